@@ -1,0 +1,88 @@
+// The contracts every component folder implements: a config schema with defaults, a factory, and the
+// component itself. A new component is a new folder plus one line in the registry (pipeline/registry.ts
+// is filled by cmd/components.ts, so pipeline/ imports no receiver, processor or exporter).
+import type { Logger } from './log.ts';
+import type { Span } from './span.ts';
+import type { WorkingBatch } from './batch.ts';
+
+/** A JSON schema (ajv, draft 2020-12 subset) describing one component's config, with `default`s. */
+export type JsonSchema = Record<string, unknown>;
+
+export type ComponentKind = 'receiver' | 'processor' | 'exporter';
+
+export interface ComponentContext {
+  /** `type` or `type/name`, as in the config. */
+  id: string;
+  logger: Logger;
+}
+
+export interface Factory<Config, Component, Context extends ComponentContext = ComponentContext> {
+  type: string;
+  kind: ComponentKind;
+  /** Applied by the config loader: unknown keys are errors, defaults filled in. */
+  schema: JsonSchema;
+  create(config: Config, context: Context): Component;
+}
+
+// ---- receivers ---------------------------------------------------------------------------------
+
+/** What a receiver calls for each request: the synchronous processors, then the append. */
+export interface IngestConsumer {
+  /** A refusal to answer before decoding (memory limit, shutting down); undefined = go ahead. */
+  admit(): { message: string; retryAfterMs: number } | undefined;
+  /** Runs the synchronous processors (flatten, validate, namespace) on the batch, in place. Never throws on input. */
+  prepare(batch: WorkingBatch): void;
+  /**
+   * Appends accepted spans to every stream this receiver feeds; resolves once every append is done
+   * (durable, when the stream is). Rejects with RefusedError: then the client must retry.
+   */
+  append(spans: Span[]): Promise<void>;
+}
+
+export interface ReceiverContext extends ComponentContext {
+  consumer: IngestConsumer;
+}
+
+export interface Receiver {
+  /** Binds its listeners; rejects with StartupError (e.g. port in use). */
+  start(): Promise<void>;
+  /** Addresses it listens on, for the start-up log line (`http://127.0.0.1:4319`). */
+  endpoints(): string[];
+  /** Stops accepting; in-flight requests finish. */
+  shutdown(): Promise<void>;
+}
+
+// ---- processors --------------------------------------------------------------------------------
+
+/** flatten, validate, namespace: run before the acknowledgement, on each request's batch. */
+export interface SyncProcessor {
+  readonly sync: true;
+  process(batch: WorkingBatch): void;
+}
+
+/** batch (and later asynchronous processors): run between the stream and each exporter. */
+export interface AsyncProcessorConfig {
+  readonly sync: false;
+}
+
+// ---- exporters ---------------------------------------------------------------------------------
+
+export interface Exporter {
+  /** Opens files, connects, checks the topic; rejects with StartupError on what the operator must fix. */
+  start(): Promise<void>;
+  /**
+   * Delivers one batch. Resolving means delivered (the stream cursor moves past it).
+   * Throw RetryableError to be retried with backoff (forever: the stream holds the data),
+   * PermanentError to send the spans to the dead-letter file. Any other error counts as an attempt
+   * and the batch is dead-lettered after `dead_letter.max_attempts`.
+   */
+  export(spans: Span[]): Promise<void>;
+  /** Flushes what it buffered and closes. */
+  shutdown(): Promise<void>;
+}
+
+/** Retry and dead-letter settings shared by every exporter (ARCHITECTURE.md, exporter defaults). */
+export interface DeliveryConfig {
+  retry: { initial_interval: number; max_interval: number; multiplier: number };
+  dead_letter: { path: string; max_attempts: number };
+}

@@ -1,0 +1,40 @@
+// Errors that cross component boundaries and change what the pipeline does with a batch.
+
+/** The ingest stream (or the memory limiter) refused an append: nothing was appended; the client retries. */
+export class RefusedError extends Error {
+  readonly retryAfterMs: number;
+  readonly status: 429 | 503;
+  constructor(message: string, retryAfterMs = 1000, status: 429 | 503 = 503) {
+    super(message);
+    this.name = 'RefusedError';
+    this.retryAfterMs = retryAfterMs;
+    this.status = status;
+  }
+}
+
+/** A delivery failure worth retrying (broker down, 503 from a peer). The stream keeps the data. */
+export class RetryableError extends Error {
+  /** A wait the peer asked for (Retry-After), raising the backoff. */
+  readonly retryAfterMs?: number;
+  constructor(message: string, retryAfterMs?: number, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'RetryableError';
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** A delivery failure that retrying cannot fix (4xx, message too large): the spans go to dead letters. */
+export class PermanentError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'PermanentError';
+  }
+}
+
+/** A start-up problem the operator must fix (port in use, unwritable path, missing topic). */
+export class StartupError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'StartupError';
+  }
+}

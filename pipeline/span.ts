@@ -1,0 +1,117 @@
+// The canonical span: the one shape that flows between receivers, processors and exporters
+// (spec/span-record.md). Receivers convert into it at the edge; exporters convert out of it.
+
+/** A scalar attribute value. Integers beyond +-(2^53-1) are held exactly as bigint. */
+export type AttrScalar = string | number | bigint | boolean | null;
+
+/** An attribute value in the flat form: a scalar or an array of scalars (types may mix). */
+export type AttrValue = AttrScalar | AttrScalar[];
+
+/**
+ * An ordered flat map of dotted keys to values (ag-namespace.md §1.1).
+ * A Map keeps insertion order for every key (plain objects move integer-like keys first)
+ * and `set` on an existing key keeps its position, which is the duplicate rule of §1.2.
+ */
+export type Attributes = Map<string, AttrValue>;
+
+export const SpanKind = {
+  UNSPECIFIED: 0,
+  INTERNAL: 1,
+  SERVER: 2,
+  CLIENT: 3,
+  PRODUCER: 4,
+  CONSUMER: 5,
+} as const;
+
+export const StatusCode = { UNSET: 0, OK: 1, ERROR: 2 } as const;
+
+export interface SpanStatus {
+  code: number;
+  message?: string;
+}
+
+export interface SpanEvent {
+  name: string;
+  timeNs: bigint;
+  attributes: Attributes;
+  /** OTLP-only, carried for a faithful forward. */
+  droppedAttributesCount?: number;
+}
+
+export interface SpanLink {
+  traceId: string;
+  spanId: string;
+  attributes: Attributes;
+  /** OTLP-only, carried for a faithful forward. */
+  traceState?: string;
+  flags?: number;
+  droppedAttributesCount?: number;
+}
+
+export interface SpanReference {
+  /** Lowercase dashed UUID. */
+  id?: string;
+  slug?: string;
+  version?: string;
+  attributes: Attributes;
+}
+
+export interface SpanScope {
+  name: string;
+  version?: string;
+  attributes?: Attributes;
+}
+
+/** OTLP fields with no place in the tracing API (spec/otlp.md "faithful forward"). */
+export interface OtlpExtras {
+  traceState?: string;
+  flags?: number;
+  droppedAttributesCount?: number;
+  droppedEventsCount?: number;
+  droppedLinksCount?: number;
+  resourceSchemaUrl?: string;
+  scopeSchemaUrl?: string;
+}
+
+export interface Span {
+  /** 32 lowercase hex, never all zeros. */
+  traceId: string;
+  /** 16 lowercase hex, never all zeros. */
+  spanId: string;
+  /** 16 lowercase hex; absent = root. */
+  parentId?: string;
+  name: string;
+  /** OTLP SpanKind number 0..5. */
+  kind: number;
+  /** Nanoseconds since the Unix epoch, UTC. */
+  startNs: bigint;
+  endNs: bigint;
+  status: SpanStatus;
+  attributes: Attributes;
+  /** Absent and [] are distinct: [] still counts as "has events" for the errors metric. */
+  events?: SpanEvent[];
+  /** Absent and [] are distinct until `namespace` ran: [] makes the trace an annotation. */
+  links?: SpanLink[];
+  references?: SpanReference[];
+  resource?: Attributes;
+  scope?: SpanScope;
+  otlp?: OtlpExtras;
+  traceType?: string;
+  spanType?: string;
+  sessionId?: string;
+  userId?: string;
+}
+
+export const SPAN_TYPES = [
+  'agent', 'chain', 'workflow', 'task', 'tool', 'embedding', 'query', 'llm', 'completion', 'chat', 'rerank',
+  'unknown',
+] as const;
+
+export const TRACE_TYPES = ['invocation', 'annotation', 'unknown'] as const;
+
+export const SPAN_KIND_NAMES = [
+  'SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_PRODUCER',
+  'SPAN_KIND_CONSUMER',
+] as const;
+
+export const STATUS_CODE_NAMES = ['STATUS_CODE_UNSET', 'STATUS_CODE_OK', 'STATUS_CODE_ERROR'] as const;

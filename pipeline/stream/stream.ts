@@ -1,0 +1,40 @@
+// The ingest stream: the point of acknowledgement (ARCHITECTURE.md). A receiver answers success only
+// after `append` resolved; from then on every reader (one per exporter) gets each record at least once.
+import type { Span } from '../span.ts';
+
+export interface StreamRecord {
+  /** Increasing per stream, never reused. */
+  seq: number;
+  spans: Span[];
+}
+
+export interface IngestStream {
+  /** Opens or recovers the stream (a disk stream replays from each reader's cursor). */
+  open(): Promise<void>;
+  /**
+   * Appends one record (one accepted request). Resolves once it is as safe as the stream promises
+   * (memory: held; disk with fsync always: on disk). Rejects with RefusedError when full or closed:
+   * then nothing was appended.
+   */
+  append(spans: Span[]): Promise<void>;
+  /** The reader for one consumer (an exporter id); created on first call, cursor kept across calls. */
+  reader(consumerId: string): StreamReader;
+  /** Spans and bytes held and not yet committed by every reader. */
+  stats(): { records: number; spans: number; bytes: number };
+  /** Stops accepting appends; readers may still drain what is held. */
+  seal(): void;
+  close(): Promise<void>;
+}
+
+export interface StreamReader {
+  /**
+   * Resolves with the next records past this reader's position (at least one, at most about `maxSpans`
+   * spans, whole records), waiting for an append if there is none. Resolves with [] when `signal` aborts
+   * or the stream is sealed and drained.
+   */
+  read(maxSpans: number, signal?: AbortSignal): Promise<StreamRecord[]>;
+  /** Records up to and including `seq` are delivered: they may be released once every reader passed them. */
+  commit(seq: number): Promise<void>;
+  /** Spans appended and not yet committed by this reader. */
+  lag(): number;
+}
