@@ -60,7 +60,7 @@ export function flattenInto(value: unknown, prefix: string, out: Attributes): vo
     if (s !== undefined) { out.set(prefix, s); return; }
     first = { prefix, keys: undefined, obj: value, i: 0 };
   } else {
-    const keys = Object.keys(value);
+    const keys = Object.keys(value as object);
     if (keys.length === 0) return;
     first = { prefix, keys, obj: value as Record<string, unknown>, i: 0 };
   }
@@ -90,7 +90,7 @@ export function flattenInto(value: unknown, prefix: string, out: Attributes): vo
       else stack.push({ prefix: key, keys: undefined, obj: v, i: 0 });
       continue;
     }
-    const keys = Object.keys(v);
+    const keys = Object.keys(v as object);
     if (keys.length === 0) {
       // An empty object keeps its index inside an expanded array, and vanishes elsewhere.
       if (inArray) out.set(key, null);
