@@ -4,6 +4,7 @@
 import type { Logger } from './log.ts';
 import type { Span } from './span.ts';
 import type { WorkingBatch } from './batch.ts';
+import type { StreamReader, StreamRecord } from './stream/stream.ts';
 
 /** A JSON schema (ajv, draft 2020-12 subset) describing one component's config, with `default`s. */
 export type JsonSchema = Record<string, unknown>;
@@ -22,6 +23,8 @@ export interface Factory<Config, Component, Context extends ComponentContext = C
   /** Applied by the config loader: unknown keys are errors, defaults filled in. */
   schema: JsonSchema;
   create(config: Config, context: Context): Component;
+  /** Rules across keys that a JSON schema cannot say; each problem names its key below the component. */
+  check?(config: Config): Array<{ key: string; message: string }>;
 }
 
 // ---- receivers ---------------------------------------------------------------------------------
@@ -60,9 +63,19 @@ export interface SyncProcessor {
   process(batch: WorkingBatch): void;
 }
 
-/** batch (and later asynchronous processors): run between the stream and each exporter. */
-export interface AsyncProcessorConfig {
+/**
+ * batch (and later asynchronous processors): runs between the stream and each exporter, deciding how
+ * many records make one delivery.
+ */
+export interface Batcher {
   readonly sync: false;
+  /**
+   * Reads the next delivery from the reader: waits for a first record, then gathers more until the size
+   * trigger or the timeout. Resolves [] when the reader is drained (sealed stream) or `signal` aborts.
+   */
+  gather(reader: StreamReader, signal: AbortSignal): Promise<StreamRecord[]>;
+  /** Cuts one delivery into export calls no larger than the configured cap. */
+  split(spans: Span[]): Span[][];
 }
 
 // ---- exporters ---------------------------------------------------------------------------------

@@ -1,3 +1,5 @@
+import type { Span } from './span.ts';
+
 // Errors that cross component boundaries and change what the pipeline does with a batch.
 
 /** The ingest stream (or the memory limiter) refused an append: nothing was appended; the client retries. */
@@ -23,11 +25,16 @@ export class RetryableError extends Error {
   }
 }
 
-/** A delivery failure that retrying cannot fix (4xx, message too large): the spans go to dead letters. */
+/**
+ * A delivery failure that retrying cannot fix (4xx, message too large): the spans go to dead letters.
+ * `spans`, when given, names the only spans that failed: the exporter delivered the rest of the batch.
+ */
 export class PermanentError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
+  readonly spans?: Span[];
+  constructor(message: string, options?: ErrorOptions & { spans?: Span[] }) {
     super(message, options);
     this.name = 'PermanentError';
+    this.spans = options?.spans;
   }
 }
 
