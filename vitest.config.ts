@@ -1,11 +1,22 @@
 import { defineConfig } from 'vitest/config';
 
+const include = ['**/*.test.ts'];
+const exclude = ['node_modules/**', 'dist/**'];
+
 export default defineConfig({
   test: {
-    include: ['**/*.test.ts'],
-    exclude: ['node_modules/**', 'dist/**'],
     testTimeout: 60_000,
     hookTimeout: 180_000,
     pool: 'forks',
+    // The Kafka tests are a project of their own so that their global setup (a real broker: a JVM,
+    // ~10 s and up to 1 GiB) runs only when a Kafka test file is selected, not for every unit test run.
+    // (`include`/`exclude` live in the projects: `extends` would concatenate them with the root's.)
+    projects: [
+      { extends: true, test: { name: 'unit', include, exclude: [...exclude, 'test/kafka/**'] } },
+      {
+        extends: true,
+        test: { name: 'kafka', include: ['test/kafka/**/*.test.ts'], exclude, globalSetup: ['test/kafka/global-setup.ts'] },
+      },
+    ],
   },
 });

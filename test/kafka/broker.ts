@@ -1,0 +1,342 @@
+// A real single-node Apache Kafka broker (KRaft, combined broker + controller) for tests and for trying
+// the kafka exporter locally. The jars come from Maven Central through Maven and are cached outside the
+// repository; each broker lives in its own work directory (properties, log dirs, server.log, state.json),
+// so any process can stop or restart it: the vitest global setup starts it, the outage test stops and
+// restarts the same broker (same ports, same data), and the global teardown stops whatever runs then.
+//
+// CLI: `test/kafka/broker.sh start|stop|status` (or `node test/kafka/broker.ts ...` on Node 24).
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export const KAFKA_VERSION = '3.9.1';
+const SLF4J_BINDING_VERSION = '1.7.36';
+const DEPENDENCY_PLUGIN = 'org.apache.maven.plugins:maven-dependency-plugin:3.8.1';
+const READY_LINE = 'Kafka Server started';
+const STATE_FILE = 'state.json';
+
+export interface BrokerState {
+  /** The broker's own directory: server.properties, log4j.properties, server.log, data/. */
+  workDir: string;
+  /** PLAINTEXT listener, `127.0.0.1:<port>`. */
+  bootstrap: string;
+  port: number;
+  controllerPort: number;
+  clusterId: string;
+  /** The java process while it runs. */
+  pid?: number;
+}
+
+export interface StartOptions {
+  /** Where the broker lives; a new temp folder when absent. */
+  workDir?: string;
+  /** How long to wait for `Kafka Server started` (ms). */
+  readyTimeoutMs?: number;
+  /** Progress lines (jar fetch, start); silent when absent. */
+  log?: (line: string) => void;
+}
+
+// ---- jars ------------------------------------------------------------------------------------------
+
+export function cacheDir(): string {
+  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(base, 'tracehop', `kafka-${KAFKA_VERSION}`);
+}
+
+/** What to install, said once, when a tool is missing. */
+function requireTool(command: string, args: string[], hint: string): void {
+  const result = spawnSync(command, args, { stdio: 'ignore' });
+  if (result.error) throw new Error(`${command} not found on PATH: ${hint}`);
+}
+
+const JAVA_HINT = 'the Kafka broker for tests needs Java 17 or newer (Debian/Ubuntu: apt-get install openjdk-17-jre-headless)';
+const MAVEN_HINT = 'the Kafka broker jars are fetched from Maven Central with Maven (Debian/Ubuntu: apt-get install maven)';
+
+function minimalPom(): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>dev.tracehop.test</groupId>
+  <artifactId>kafka-broker-jars</artifactId>
+  <version>1</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka_2.13</artifactId><version>${KAFKA_VERSION}</version></dependency>
+    <!-- the broker's POM names no logging backend: without one it logs nothing, not even readiness -->
+    <dependency><groupId>org.slf4j</groupId><artifactId>slf4j-reload4j</artifactId><version>${SLF4J_BINDING_VERSION}</version></dependency>
+  </dependencies>
+</project>
+`;
+}
+
+/** The directory holding the broker's jars, fetched with Maven on first use. */
+export function ensureJars(log: (line: string) => void = () => {}): string {
+  const libs = join(cacheDir(), 'libs');
+  if (existsSync(join(libs, '.complete'))) return libs;
+  requireTool('mvn', ['-v'], MAVEN_HINT);
+  mkdirSync(cacheDir(), { recursive: true });
+  // Fetched into a private folder and renamed into place, so a half-done fetch is never used and two
+  // processes fetching at once do not mix their files.
+  const scratch = mkdtempSync(join(cacheDir(), 'fetch-'));
+  try {
+    writeFileSync(join(scratch, 'pom.xml'), minimalPom());
+    log(`fetching Apache Kafka ${KAFKA_VERSION} jars from Maven Central into ${libs}`);
+    const result = spawnSync(
+      'mvn',
+      ['-q', '-B', `${DEPENDENCY_PLUGIN}:copy-dependencies`, '-DoutputDirectory=libs', '-DincludeScope=runtime'],
+      { cwd: scratch, encoding: 'utf8' },
+    );
+    if (result.status !== 0) {
+      throw new Error(`mvn could not fetch the Kafka jars (exit ${result.status}):\n${result.stdout}${result.stderr}`);
+    }
+    writeFileSync(join(scratch, 'libs', '.complete'), `${KAFKA_VERSION}\n`);
+    try {
+      renameSync(join(scratch, 'libs'), libs);
+    } catch (error) {
+      if (!existsSync(join(libs, '.complete'))) throw error;
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  return libs;
+}
+
+// ---- work directory --------------------------------------------------------------------------------
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function serverProperties(state: BrokerState): string {
+  const lines = [
+    'process.roles=broker,controller',
+    'node.id=1',
+    `controller.quorum.voters=1@127.0.0.1:${state.controllerPort}`,
+    `listeners=PLAINTEXT://127.0.0.1:${state.port},CONTROLLER://127.0.0.1:${state.controllerPort}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${state.port}`,
+    'controller.listener.names=CONTROLLER',
+    'inter.broker.listener.name=PLAINTEXT',
+    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    `log.dirs=${join(state.workDir, 'data')}`,
+    // A missing topic must stay missing: the exporter's start-up check is tested against it.
+    'auto.create.topics.enable=false',
+    'num.partitions=1',
+    'offsets.topic.replication.factor=1',
+    'offsets.topic.num.partitions=1',
+    'transaction.state.log.replication.factor=1',
+    'transaction.state.log.min.isr=1',
+    'group.initial.rebalance.delay.ms=0',
+  ];
+  return lines.join('\n') + '\n';
+}
+
+const LOG4J_PROPERTIES = `log4j.rootLogger=INFO, stdout
+log4j.appender.stdout=org.apache.log4j.ConsoleAppender
+log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
+log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.logger.kafka.request.logger=WARN
+log4j.logger.state.change.logger=WARN
+log4j.logger.org.apache.kafka.controller=WARN
+`;
+
+function readState(workDir: string): BrokerState | undefined {
+  try {
+    return JSON.parse(readFileSync(join(workDir, STATE_FILE), 'utf8')) as BrokerState;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeState(state: BrokerState): void {
+  writeFileSync(join(state.workDir, STATE_FILE), JSON.stringify(state, null, 2) + '\n');
+}
+
+function javaArgs(libs: string, workDir: string, mainClass: string, args: string[]): string[] {
+  return [
+    '-Xms512m', '-Xmx1g', '-XX:+UseG1GC', '-Djava.awt.headless=true',
+    `-Dlog4j.configuration=file:${join(workDir, 'log4j.properties')}`,
+    // `dir/*` is the JVM's own wildcard for every jar in a folder.
+    '-cp', join(libs, '*'), mainClass, ...args,
+  ];
+}
+
+/** Writes the properties and formats the KRaft log dir of a new broker (ports chosen now, kept for restarts). */
+async function prepare(workDir: string, libs: string): Promise<BrokerState> {
+  mkdirSync(workDir, { recursive: true });
+  const port = await freePort();
+  let controllerPort = await freePort();
+  while (controllerPort === port) controllerPort = await freePort();
+  // A Kafka Uuid is 16 random bytes in url-safe base64 without padding, what `StorageTool random-uuid`
+  // prints; making it here saves one JVM start.
+  const clusterId = randomBytes(16).toString('base64url');
+  const state: BrokerState = { workDir, bootstrap: `127.0.0.1:${port}`, port, controllerPort, clusterId };
+  writeFileSync(join(workDir, 'server.properties'), serverProperties(state));
+  writeFileSync(join(workDir, 'log4j.properties'), LOG4J_PROPERTIES);
+  const format = spawnSync(
+    'java',
+    javaArgs(libs, workDir, 'kafka.tools.StorageTool', ['format', '-t', clusterId, '-c', join(workDir, 'server.properties'), '--ignore-formatted']),
+    { encoding: 'utf8' },
+  );
+  if (format.error) throw new Error(`java not found on PATH: ${JAVA_HINT}`);
+  if (format.status !== 0) throw new Error(`formatting the Kafka log dir failed (exit ${format.status}):\n${format.stdout}${format.stderr}`);
+  writeState(state);
+  return state;
+}
+
+// ---- process ---------------------------------------------------------------------------------------
+
+/** True when `pid` is alive and is a Kafka broker (guards against a stale state file and a reused pid). */
+function isBrokerProcess(pid: number | undefined): boolean {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return cmdline.includes('kafka.Kafka');
+  } catch {
+    return true; // no /proc (macOS): trust the signal probe
+  }
+}
+
+function tail(file: string, lines = 30): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Starts the broker: a new one in a new temp folder, or the one of `options.workDir` again (same ports,
+ * same data) when it was stopped. Resolves once it logged `Kafka Server started`.
+ */
+export async function startBroker(options: StartOptions = {}): Promise<BrokerState> {
+  const log = options.log ?? (() => {});
+  requireTool('java', ['-version'], JAVA_HINT);
+  const libs = ensureJars(log);
+  const workDir = options.workDir ?? mkdtempSync(join(tmpdir(), 'tracehop-kafka-'));
+  let state = readState(workDir);
+  if (state && isBrokerProcess(state.pid)) return state;
+  state ??= await prepare(workDir, libs);
+
+  const logFile = join(workDir, 'server.log');
+  const out = openSync(logFile, 'w');
+  // Detached with its own process group and unreferenced, so a CLI `start` can exit and leave it running;
+  // whoever stops it finds the pid in state.json.
+  const child = spawn('java', javaArgs(libs, workDir, 'kafka.Kafka', [join(workDir, 'server.properties')]), {
+    detached: true,
+    stdio: ['ignore', out, out],
+  });
+  closeSync(out);
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+  child.once('error', () => (exited = -1));
+  child.unref();
+  state = { ...state, pid: child.pid };
+  writeState(state);
+  log(`starting Kafka ${KAFKA_VERSION} on ${state.bootstrap} (pid ${child.pid}, dir ${workDir})`);
+
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
+  while (Date.now() < deadline) {
+    if (exited !== undefined) {
+      throw new Error(`the Kafka broker exited (code ${exited}) before it was ready; ${logFile}:\n${tail(logFile)}`);
+    }
+    let text = '';
+    try {
+      text = readFileSync(logFile, 'utf8');
+    } catch {
+      // not written yet
+    }
+    if (text.includes(READY_LINE)) return state;
+    await sleep(200);
+  }
+  await stopBroker(workDir);
+  throw new Error(`the Kafka broker was not ready within ${options.readyTimeoutMs ?? 60_000} ms; ${logFile}:\n${tail(logFile)}`);
+}
+
+/**
+ * Stops the broker of `workDir` (SIGTERM, then SIGKILL after `graceMs`), keeping its data for a restart
+ * unless `remove` is set.
+ */
+export async function stopBroker(workDir: string, options: { remove?: boolean; graceMs?: number } = {}): Promise<void> {
+  const state = readState(workDir);
+  const pid = state?.pid;
+  if (state && pid && isBrokerProcess(pid)) {
+    process.kill(pid, 'SIGTERM');
+    const deadline = Date.now() + (options.graceMs ?? 30_000);
+    while (isBrokerProcess(pid) && Date.now() < deadline) await sleep(100);
+    if (isBrokerProcess(pid)) {
+      process.kill(pid, 'SIGKILL');
+      while (isBrokerProcess(pid)) await sleep(50);
+    }
+  }
+  if (state) writeState({ ...state, pid: undefined });
+  if (options.remove) rmSync(workDir, { recursive: true, force: true });
+}
+
+export function brokerStatus(workDir: string): { running: boolean; state?: BrokerState } {
+  const state = readState(workDir);
+  return { running: !!state && isBrokerProcess(state.pid), state };
+}
+
+// ---- CLI -------------------------------------------------------------------------------------------
+
+/** The CLI's broker lives in one well-known temp folder, so `stop` and `status` find what `start` made. */
+function cliWorkDir(): string {
+  return process.env.TRACEHOP_KAFKA_DIR || join(tmpdir(), `tracehop-kafka-${process.env.USER ?? 'user'}`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const command = argv[0];
+  const workDir = cliWorkDir();
+  const say = (line: string) => process.stderr.write(line + '\n');
+  switch (command) {
+    case 'start': {
+      const state = await startBroker({ workDir, log: say });
+      process.stdout.write(state.bootstrap + '\n');
+      return 0;
+    }
+    case 'stop':
+      await stopBroker(workDir, { remove: true });
+      say('stopped');
+      return 0;
+    case 'status': {
+      const { running, state } = brokerStatus(workDir);
+      if (running && state) {
+        process.stdout.write(`running ${state.bootstrap} (pid ${state.pid}, dir ${workDir})\n`);
+        return 0;
+      }
+      process.stdout.write('stopped\n');
+      return 3;
+    }
+    default:
+      say('usage: broker.sh start|stop|status   (start prints the bootstrap address; TRACEHOP_KAFKA_DIR overrides the work dir)');
+      return 2;
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}
