@@ -43,13 +43,23 @@ function scalarArray(arr: unknown[]): AttrScalar[] | undefined {
 interface Frame {
   prefix: string;
   keys: string[] | undefined;
-  obj: Record<string, unknown> | unknown[];
+  obj: Record<string, unknown> | unknown[] | Map<string, unknown>;
   i: number;
+}
+
+/** Member names of an object; a Map (the ordered trees `namespace` builds) counts as an object. */
+function keysOf(v: object): string[] {
+  return v instanceof Map ? Array.from((v as Map<string, unknown>).keys()) : Object.keys(v);
+}
+
+function member(obj: Record<string, unknown> | Map<string, unknown>, k: string): unknown {
+  return obj instanceof Map ? obj.get(k) : obj[k];
 }
 
 /**
  * Flattens `value` found at path `prefix` into `out`. A key emitted twice keeps the last value at the
  * first position (Map.set). Object keys are used verbatim, so dots inside keys become segments.
+ * A `Map<string, unknown>` is walked like an object, in its insertion order.
  */
 export function flattenInto(value: unknown, prefix: string, out: Attributes): void {
   if (isScalar(value)) { out.set(prefix, scalarOf(value)); return; }
@@ -60,7 +70,7 @@ export function flattenInto(value: unknown, prefix: string, out: Attributes): vo
     if (s !== undefined) { out.set(prefix, s); return; }
     first = { prefix, keys: undefined, obj: value, i: 0 };
   } else {
-    const keys = Object.keys(value as object);
+    const keys = keysOf(value as object);
     if (keys.length === 0) return;
     first = { prefix, keys, obj: value as Record<string, unknown>, i: 0 };
   }
@@ -79,7 +89,7 @@ export function flattenInto(value: unknown, prefix: string, out: Attributes): vo
     } else {
       const k = (f.keys as string[])[f.i];
       key = f.prefix + '.' + k;
-      v = (f.obj as Record<string, unknown>)[k];
+      v = member(f.obj as Record<string, unknown>, k);
     }
     f.i++;
     if (isScalar(v)) { out.set(key, scalarOf(v)); continue; }
@@ -90,7 +100,7 @@ export function flattenInto(value: unknown, prefix: string, out: Attributes): vo
       else stack.push({ prefix: key, keys: undefined, obj: v, i: 0 });
       continue;
     }
-    const keys = Object.keys(v as object);
+    const keys = keysOf(v as object);
     if (keys.length === 0) {
       // An empty object keeps its index inside an expanded array, and vanishes elsewhere.
       if (inArray) out.set(key, null);
