@@ -1,0 +1,88 @@
+// A single pass over raw JSON bytes, before any object is built: the nesting depth (so a 10,000-deep
+// body is refused without touching the call stack) and whether any number token may be too long for a
+// double (so the exact, slower parse runs only when it can matter).
+//
+// The scan works on UTF-8 bytes: quotes, backslashes and brackets are ASCII and never occur inside a
+// multi-byte sequence. String contents, the bulk of a tracing body, are skipped with the native
+// `indexOf`, so the byte loop only runs over structure and numbers.
+
+export interface JsonScan {
+  /** Some object or array opens deeper than `maxDepth` (the top-level value is depth 1). */
+  tooDeep: boolean;
+  /**
+   * A number token outside strings has 16 or more digits or an exponent: it may be an integer a double
+   * cannot hold exactly, so the caller should parse with `exactNumbers` (parse.ts).
+   */
+  exactNumbers: boolean;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const MINUS = 0x2d;
+const PLUS = 0x2b;
+const DOT = 0x2e;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const LOWER_E = 0x65;
+const UPPER_E = 0x45;
+
+/** 2^53 - 1 has 16 digits: any shorter integer literal is exact as a double. */
+const EXACT_DIGITS = 16;
+
+/**
+ * Scans `bytes` (UTF-8 JSON text). Malformed text is scanned as far as it goes; judging it is
+ * JSON.parse's job. Stops at the first bracket deeper than `maxDepth`.
+ */
+export function scanJson(bytes: Uint8Array, maxDepth: number): JsonScan {
+  const n = bytes.length;
+  let depth = 0;
+  let exactNumbers = false;
+  let i = 0;
+  while (i < n) {
+    const c = bytes[i];
+    if (c === QUOTE) {
+      i = endOfString(bytes, i);
+      if (i < 0) break; // unterminated: JSON.parse reports it
+      continue;
+    }
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > maxDepth) return { tooDeep: true, exactNumbers };
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+    } else if ((c >= DIGIT_0 && c <= DIGIT_9) || c === MINUS) {
+      // One number token: digits, sign, dot, exponent.
+      let digits = 0;
+      let exponent = false;
+      let j = i;
+      for (; j < n; j++) {
+        const d = bytes[j];
+        if (d >= DIGIT_0 && d <= DIGIT_9) digits++;
+        else if (d === LOWER_E || d === UPPER_E) exponent = true;
+        else if (d !== MINUS && d !== PLUS && d !== DOT) break;
+      }
+      if (exponent || digits >= EXACT_DIGITS) exactNumbers = true;
+      i = j;
+      continue;
+    }
+    i++;
+  }
+  return { tooDeep: false, exactNumbers };
+}
+
+/** Index just past the string that opens at `start`, or -1 when it never closes. */
+function endOfString(bytes: Uint8Array, start: number): number {
+  let j = start + 1;
+  for (;;) {
+    j = bytes.indexOf(QUOTE, j);
+    if (j < 0) return -1;
+    // The quote is escaped when an odd number of backslashes precede it.
+    let k = j - 1;
+    while (bytes[k] === BACKSLASH) k--;
+    if (((j - 1 - k) & 1) === 0) return j + 1;
+    j++;
+  }
+}

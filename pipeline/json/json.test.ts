@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { scanJson } from './depth.ts';
+import { exactInteger, parseJson, parseJsonBytes, stringifyJson } from './parse.ts';
+
+const bytes = (s: string) => Buffer.from(s, 'utf8');
+
+describe('scanJson', () => {
+  it('counts the top-level value as depth 1', () => {
+    expect(scanJson(bytes('{}'), 1).tooDeep).toBe(false);
+    expect(scanJson(bytes('{"a":[]}'), 1).tooDeep).toBe(true);
+    expect(scanJson(bytes('{"a":[]}'), 2).tooDeep).toBe(false);
+  });
+
+  it('refuses depth 65 at the default limit and accepts 64', () => {
+    const nest = (d: number) => '['.repeat(d) + ']'.repeat(d);
+    expect(scanJson(bytes(nest(64)), 64).tooDeep).toBe(false);
+    expect(scanJson(bytes(nest(65)), 64).tooDeep).toBe(true);
+  });
+
+  it('ignores brackets inside strings, including after escaped quotes and backslashes', () => {
+    expect(scanJson(bytes('{"a":"[[[[{{{{"}'), 1).tooDeep).toBe(false);
+    expect(scanJson(bytes('{"a":"x\\"[[[["}'), 1).tooDeep).toBe(false);
+    // `\\` ends with an escaped backslash, so the quote after it closes the string.
+    expect(scanJson(bytes('{"a":"x\\\\","b":[[]]}'), 2).tooDeep).toBe(true);
+  });
+
+  it('scans a 10,000-deep body without recursion', () => {
+    const deep = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
+    expect(scanJson(bytes(deep), 64).tooDeep).toBe(true);
+  });
+
+  it('flags numbers that may not fit a double, but not digits inside strings', () => {
+    expect(scanJson(bytes('{"t":1776363499}'), 64).exactNumbers).toBe(false);
+    expect(scanJson(bytes('{"t":"1776363499123456789"}'), 64).exactNumbers).toBe(false);
+    expect(scanJson(bytes('{"t":1776363499123456789}'), 64).exactNumbers).toBe(true);
+    expect(scanJson(bytes('[1.7e9]'), 64).exactNumbers).toBe(true);
+  });
+
+  it('survives unterminated strings and stray closers', () => {
+    expect(scanJson(bytes('{"a":"[[['), 1).tooDeep).toBe(false);
+    expect(scanJson(bytes(']]]]{'), 1).tooDeep).toBe(false);
+  });
+});
+
+describe('exactInteger', () => {
+  it('reads integer literals exactly, in every notation', () => {
+    expect(exactInteger('1776363499123456789')).toBe(1776363499123456789n);
+    expect(exactInteger('-9007199254740993')).toBe(-9007199254740993n);
+    expect(exactInteger('1.5e3')).toBe(1500n);
+    expect(exactInteger('1776363499123456789.000')).toBe(1776363499123456789n);
+    expect(exactInteger('17763634991234567890e-1')).toBe(1776363499123456789n);
+    expect(exactInteger('1e20')).toBe(100000000000000000000n);
+  });
+
+  it('gives undefined for literals that are not integers', () => {
+    expect(exactInteger('12e-1')).toBeUndefined();
+    expect(exactInteger('9007199254740993.5')).toBeUndefined();
+    expect(exactInteger('abc')).toBeUndefined();
+  });
+});
+
+describe('parseJson', () => {
+  it('keeps integers beyond 2^53 exact as bigint when asked', () => {
+    const v = parseJson('{"a":1776363499123456789,"b":12,"c":"1776363499123456789","d":1.5}', true) as Record<string, unknown>;
+    expect(v).toEqual({ a: 1776363499123456789n, b: 12, c: '1776363499123456789', d: 1.5 });
+  });
+
+  it('is a plain JSON.parse without the flag', () => {
+    const v = parseJson('{"a":1776363499123456789}', false) as Record<string, unknown>;
+    expect(typeof v.a).toBe('number');
+  });
+
+  it('keeps huge non-integer literals as numbers', () => {
+    const v = parseJson('[12345678901234567.5, 2e400]', true) as unknown[];
+    expect(typeof v[0]).toBe('number');
+    expect(v[1]).toBe(Infinity);
+  });
+});
+
+describe('parseJsonBytes', () => {
+  it('parses, switching to the exact path by itself', () => {
+    const r = parseJsonBytes(bytes('{"spans":[{"start_time":1776363499123456789}]}'), 64);
+    expect(r).toEqual({ ok: true, value: { spans: [{ start_time: 1776363499123456789n }] } });
+  });
+
+  it('reports empty, too deep, bad UTF-8 and bad JSON, depth first', () => {
+    expect(parseJsonBytes(new Uint8Array(0), 64)).toMatchObject({ ok: false, problem: 'empty' });
+    expect(parseJsonBytes(bytes('[[[1]]]'), 2)).toMatchObject({ ok: false, problem: 'too_deep' });
+    const badUtf8 = Buffer.concat([bytes('{"a":"'), Buffer.from([0xc3, 0x28]), bytes('"}')]);
+    expect(parseJsonBytes(badUtf8, 64)).toMatchObject({ ok: false, problem: 'invalid_utf8' });
+    const deepAndBad = Buffer.concat([bytes('[[['), Buffer.from([0xff])]);
+    expect(parseJsonBytes(deepAndBad, 2)).toMatchObject({ ok: false, problem: 'too_deep' });
+    expect(parseJsonBytes(bytes('{"a":'), 64)).toMatchObject({ ok: false, problem: 'invalid_json' });
+  });
+
+  it('accepts a plain Uint8Array view into a larger buffer', () => {
+    const backing = bytes('xx{"a":1}yy');
+    const view = new Uint8Array(backing.buffer, backing.byteOffset + 2, 7);
+    expect(parseJsonBytes(view, 64)).toEqual({ ok: true, value: { a: 1 } });
+  });
+});
+
+describe('stringifyJson', () => {
+  it('writes bigints back as exact number literals', () => {
+    expect(stringifyJson({ a: 1776363499123456789n, b: [1, 'x'] })).toBe('{"a":1776363499123456789,"b":[1,"x"]}');
+  });
+});
