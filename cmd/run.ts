@@ -1,0 +1,71 @@
+// `tracehop [--config FILE]`: load, start, run until SIGTERM/SIGINT, drain, exit.
+import { DEFAULT_CONFIG, DEFAULT_CONFIG_NAME } from '../config/default.ts';
+import { loadConfigFile, loadConfigText, type LoadedConfig } from '../config/load.ts';
+import { Graph } from '../pipeline/graph.ts';
+import { createLogger, type Logger } from '../pipeline/log.ts';
+import { MemoryStream } from '../pipeline/stream/memory.ts';
+import type { IngestStream } from '../pipeline/stream/stream.ts';
+import { builtinRegistry } from './components.ts';
+import { version } from './version.ts';
+
+const RETRY_AFTER_MS = 1000;
+
+export async function runDaemon(configPath: string | undefined): Promise<number> {
+  const registry = builtinRegistry();
+  // Config errors throw ConfigError; main prints every problem.
+  const config = configPath
+    ? loadConfigFile(configPath, registry)
+    : loadConfigText(DEFAULT_CONFIG, DEFAULT_CONFIG_NAME, registry);
+  const logger = createLogger({ level: config.service.telemetry.logs.level });
+  for (const warning of config.warnings) logger.warn(warning);
+
+  const graph = new Graph(config, {
+    registry,
+    logger,
+    createStream: (pipelineId) => createStream(config, pipelineId),
+    retryAfterMs: RETRY_AFTER_MS,
+  });
+  try {
+    await graph.start();
+  } catch (err) {
+    logger.error(`cannot start: ${(err as Error).message}`);
+    await graph.shutdown(1000).catch(() => {});
+    return 1;
+  }
+  logger.info('tracehop started', {
+    version: version(),
+    config: config.source,
+    endpoints: graph.endpoints(),
+    pipelines: config.pipelines.map((p) => ({ id: p.id, receivers: p.receivers, processors: p.processors, exporters: p.exporters })),
+    storage: config.storage.type,
+  });
+  return waitForSignal(graph, config, logger);
+}
+
+function createStream(config: LoadedConfig, _pipelineId: string): IngestStream {
+  return new MemoryStream({ maxBytes: config.storage.max_bytes, retryAfterMs: RETRY_AFTER_MS });
+}
+
+function waitForSignal(graph: Graph, config: LoadedConfig, logger: Logger): Promise<number> {
+  return new Promise((resolve) => {
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info('shutting down', { signal, timeout_ms: config.service.shutdown_timeout });
+      const undelivered = await graph.shutdown(config.service.shutdown_timeout);
+      if (undelivered > 0) {
+        logger.error('shutdown timed out with acknowledged spans not delivered', {
+          undelivered,
+          kept_on_disk: config.storage.type === 'disk',
+        });
+        resolve(1);
+        return;
+      }
+      logger.info('stopped');
+      resolve(0);
+    };
+    process.once('SIGTERM', () => void stop('SIGTERM'));
+    process.once('SIGINT', () => void stop('SIGINT'));
+  });
+}

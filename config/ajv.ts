@@ -1,0 +1,69 @@
+// The ajv instance for every config schema: defaults filled in, every error reported, and the
+// `x-duration` keyword that turns `200ms` / `5s` into milliseconds in place.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { JsonSchema } from '../pipeline/component.ts';
+import { parseDuration } from '../pipeline/schema.ts';
+
+interface DataContext {
+  parentData: Record<string, unknown>;
+  parentDataProperty: string | number;
+}
+
+function createAjv(): Ajv {
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, allowUnionTypes: true });
+  ajv.addKeyword({
+    keyword: 'x-duration',
+    schemaType: 'boolean',
+    modifying: true,
+    errors: true,
+    validate: function durationKeyword(
+      this: unknown,
+      _schema: boolean,
+      data: unknown,
+      _parent?: unknown,
+      ctx?: DataContext,
+    ): boolean {
+      const ms = parseDuration(data);
+      if (ms === undefined) {
+        (durationKeyword as unknown as { errors: Partial<ErrorObject>[] }).errors = [
+          { keyword: 'x-duration', message: `must be a duration such as 200ms, 5s or 1m (got ${JSON.stringify(data)})`, params: {} },
+        ];
+        return false;
+      }
+      if (ctx && typeof data !== 'number') ctx.parentData[ctx.parentDataProperty] = ms;
+      return true;
+    },
+  });
+  return ajv;
+}
+
+const ajv = createAjv();
+const compiled = new WeakMap<JsonSchema, ValidateFunction>();
+
+export function validator(schema: JsonSchema): ValidateFunction {
+  let fn = compiled.get(schema);
+  if (!fn) {
+    fn = ajv.compile(schema);
+    compiled.set(schema, fn);
+  }
+  return fn;
+}
+
+/** An ajv error as (path segments below the validated value, message). */
+export function describeError(error: ErrorObject): { segments: string[]; message: string } {
+  const segments = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return { segments: [...segments, String(params.additionalProperty)], message: 'unknown key' };
+    case 'required':
+      return { segments: [...segments, String(params.missingProperty)], message: 'is required' };
+    case 'enum':
+      return { segments, message: `must be one of: ${(params.allowedValues as unknown[]).join(', ')}` };
+    default:
+      return { segments, message: error.message ?? 'is invalid' };
+  }
+}

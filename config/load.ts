@@ -1,0 +1,302 @@
+// Loads the Collector-shaped YAML config: env expansion, every component's schema (defaults filled in,
+// unknown keys are errors), pipeline wiring rules. Every problem is reported with file:line:col.
+import { readFileSync } from 'node:fs';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Scalar, visit, type Document } from 'yaml';
+import type { ComponentKind } from '../pipeline/component.ts';
+import type { ComponentEntry, GraphSpec, PipelineEntry } from '../pipeline/graph.ts';
+import type { Registry } from '../pipeline/registry.ts';
+import { describeError, validator } from './ajv.ts';
+import { expandEnv } from './expand.ts';
+import { ConfigError, type Problem } from './problem.ts';
+import {
+  DEFAULT_MAX_BYTES, serviceSchema, storageSchema, SYNC_PROCESSORS, TOP_LEVEL_KEYS,
+  type ServiceConfig, type StorageConfig,
+} from './schema.ts';
+
+export interface LoadedConfig extends GraphSpec {
+  source: string;
+  service: Omit<ServiceConfig, 'pipelines'>;
+  storage: StorageConfig & { max_bytes: number };
+  /** Things worth a log line that do not stop the daemon (unset environment variables). */
+  warnings: string[];
+}
+
+const SECTION_KIND: Record<string, ComponentKind> = {
+  receivers: 'receiver',
+  processors: 'processor',
+  exporters: 'exporter',
+};
+
+export function loadConfigFile(file: string, registry: Registry, env = process.env): LoadedConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
+    throw new ConfigError([{ file, line: 1, col: 1, path: '', message: `cannot read config: ${reason}` }]);
+  }
+  return loadConfigText(text, file, registry, env);
+}
+
+export function loadConfigText(text: string, file: string, registry: Registry, env = process.env): LoadedConfig {
+  const loader = new Loader(text, file, env);
+  const config = loader.load(registry);
+  if (loader.problems.length > 0) throw new ConfigError(loader.problems);
+  return config!;
+}
+
+class Loader {
+  readonly problems: Problem[] = [];
+  readonly warnings: string[] = [];
+  private readonly lines = new LineCounter();
+  private readonly doc: Document.Parsed;
+  private readonly file: string;
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(text: string, file: string, env: NodeJS.ProcessEnv) {
+    this.file = file;
+    this.env = env;
+    this.doc = parseDocument(text, { lineCounter: this.lines, uniqueKeys: true, prettyErrors: false });
+  }
+
+  load(registry: Registry): LoadedConfig | undefined {
+    for (const err of this.doc.errors) {
+      const pos = this.lines.linePos(err.pos[0]);
+      this.problems.push({ file: this.file, line: pos.line, col: pos.col, path: '', message: err.message.split('\n')[0] });
+    }
+    if (this.problems.length > 0) return undefined;
+    this.expand();
+    const root = this.doc.toJS({ maxAliasCount: 100 }) as unknown;
+    if (root === null || typeof root !== 'object' || Array.isArray(root)) {
+      this.problem([], 'the config must be a mapping with receivers, exporters and service');
+      return undefined;
+    }
+    const top = root as Record<string, unknown>;
+    for (const key of Object.keys(top)) {
+      if (!(TOP_LEVEL_KEYS as readonly string[]).includes(key)) this.problem([key], 'unknown key');
+    }
+    const sections = {
+      receivers: this.components(top, 'receivers', registry),
+      processors: this.components(top, 'processors', registry),
+      exporters: this.components(top, 'exporters', registry),
+    };
+    const service = this.validate(['service'], top.service ?? {}, serviceSchema) as ServiceConfig | undefined;
+    const storage = this.storage(top.storage);
+    if (!service || !storage) return undefined;
+    const pipelines = this.pipelines(service, sections, registry);
+    const { pipelines: _, ...serviceRest } = service;
+    return { source: this.file, ...sections, pipelines, service: serviceRest, storage, warnings: this.warnings };
+  }
+
+  /** Replaces env references in every string scalar, keeping node positions for error messages. */
+  private expand(): void {
+    visit(this.doc, {
+      Scalar: (_key, node) => {
+        if (typeof node.value !== 'string') return;
+        const result = expandEnv(node.value, this.env);
+        if (result.error) {
+          this.problemAt(node, this.pathOf(node), result.error);
+          return;
+        }
+        for (const name of result.unset) this.warnings.push(`environment variable ${name} is not set; using ""`);
+        if (result.value === node.value) return;
+        // A plain `port: ${env:PORT}` reads as the number it expands to, as in the Collector.
+        node.value = result.whole && node.type === Scalar.PLAIN ? readScalar(result.value) : result.value;
+      },
+    });
+  }
+
+  private components(top: Record<string, unknown>, section: string, registry: Registry): Map<string, ComponentEntry> {
+    const out = new Map<string, ComponentEntry>();
+    const raw = top[section];
+    if (raw === undefined || raw === null) return out;
+    if (typeof raw !== 'object' || Array.isArray(raw)) {
+      this.problem([section], 'must be a mapping of component ids to their settings');
+      return out;
+    }
+    const kind = SECTION_KIND[section];
+    for (const [id, value] of Object.entries(raw as Record<string, unknown>)) {
+      const type = parseId(id);
+      if (!type) {
+        this.problem([section, id], 'an id is `type` or `type/name`', true);
+        continue;
+      }
+      const factory = registry.get(kind, type);
+      if (!factory) {
+        this.problem([section, id], `unknown ${kind} type "${type}" (known: ${registry.types(kind).join(', ')})`, true);
+        continue;
+      }
+      const config = this.validate([section, id], value ?? {}, factory.schema) as Record<string, unknown> | undefined;
+      if (!config) continue;
+      for (const p of factory.check?.(config) ?? []) this.problem([section, id, ...p.key.split('.')], p.message);
+      out.set(id, { id, type, config });
+    }
+    return out;
+  }
+
+  private storage(raw: unknown): LoadedConfig['storage'] | undefined {
+    const value = typeof raw === 'string' ? { type: raw } : (raw ?? {});
+    if (typeof raw === 'string' && raw !== 'memory' && raw !== 'disk') {
+      this.problem(['storage'], 'must be memory, disk, or a mapping with type');
+      return undefined;
+    }
+    const storage = this.validate(['storage'], value, storageSchema) as StorageConfig | undefined;
+    if (!storage) return undefined;
+    return { ...storage, max_bytes: storage.max_bytes ?? DEFAULT_MAX_BYTES[storage.type] };
+  }
+
+  private pipelines(
+    service: ServiceConfig,
+    sections: Record<'receivers' | 'processors' | 'exporters', Map<string, ComponentEntry>>,
+    registry: Registry,
+  ): PipelineEntry[] {
+    const out: PipelineEntry[] = [];
+    for (const [id, p] of Object.entries(service.pipelines)) {
+      const path = ['service', 'pipelines', id];
+      const signal = parseId(id);
+      if (signal !== 'traces') {
+        this.problem(path, 'only traces pipelines exist (`traces` or `traces/<name>`)', true);
+        continue;
+      }
+      if (p.receivers.length === 0) this.problem([...path, 'receivers'], 'a pipeline needs at least one receiver');
+      if (p.exporters.length === 0) this.problem([...path, 'exporters'], 'a pipeline needs at least one exporter');
+      for (const section of ['receivers', 'processors', 'exporters'] as const) {
+        const seen = new Set<string>();
+        p[section].forEach((ref, i) => {
+          if (seen.has(ref)) this.problem([...path, section, String(i)], `"${ref}" is listed twice`);
+          seen.add(ref);
+          if (sections[section].has(ref)) return;
+          // flatten, validate and namespace need no settings: listing them is enough.
+          const type = parseId(ref);
+          const implicit = section === 'processors' && ref === type && registry.get('processor', ref) &&
+            (SYNC_PROCESSORS as readonly string[]).includes(ref);
+          if (implicit) {
+            const config = this.validate([...path, section, String(i)], {}, registry.get('processor', ref)!.schema);
+            if (config) sections.processors.set(ref, { id: ref, type: ref, config: config as Record<string, unknown> });
+            return;
+          }
+          this.problem([...path, section, String(i)], `"${ref}" is not defined under ${section}`);
+        });
+      }
+      this.checkProcessorOrder(path, p.processors, sections.processors);
+      out.push({ id, ...p });
+    }
+    if (out.length === 0 && this.problems.length === 0) this.problem(['service', 'pipelines'], 'define at least one pipeline');
+    this.checkSharedReceivers(out, sections.processors);
+    return out;
+  }
+
+  /** Synchronous processors first (flatten/validate, then namespace), asynchronous ones after. */
+  private checkProcessorOrder(path: string[], refs: string[], processors: Map<string, ComponentEntry>): void {
+    let lastSync = -1;
+    let seenAsync = false;
+    refs.forEach((ref, i) => {
+      const type = processors.get(ref)?.type ?? parseId(ref) ?? ref;
+      const rank = (SYNC_PROCESSORS as readonly string[]).indexOf(type);
+      const here = [...path, 'processors', String(i)];
+      if (rank < 0) {
+        seenAsync = true;
+        return;
+      }
+      if (seenAsync) this.problem(here, `"${ref}" runs before the acknowledgement and must come before every asynchronous processor`);
+      // flatten and validate may be listed in either order: they always run flatten first.
+      const effective = Math.max(rank, 1);
+      if (effective < lastSync) this.problem(here, `"${ref}" must come before namespace`);
+      lastSync = Math.max(lastSync, effective);
+    });
+  }
+
+  /** Pipelines sharing a receiver must run the same synchronous processors with the same settings. */
+  private checkSharedReceivers(pipelines: PipelineEntry[], processors: Map<string, ComponentEntry>): void {
+    const signature = (p: PipelineEntry) =>
+      JSON.stringify(p.processors
+        .map((ref) => processors.get(ref))
+        .filter((e) => e && (SYNC_PROCESSORS as readonly string[]).includes(e.type))
+        .map((e) => [e!.type, e!.config]));
+    const byReceiver = new Map<string, PipelineEntry>();
+    for (const p of pipelines) {
+      for (const r of p.receivers) {
+        const first = byReceiver.get(r);
+        if (!first) byReceiver.set(r, p);
+        else if (signature(first) !== signature(p)) {
+          this.problem(['service', 'pipelines', p.id, 'processors'],
+            `pipelines ${first.id} and ${p.id} share receiver "${r}" and must list the same synchronous processors with the same settings`);
+        }
+      }
+    }
+  }
+
+  private validate(path: string[], value: unknown, schema: Record<string, unknown>): unknown {
+    const copy = structuredClone(value);
+    const fn = validator(schema);
+    if (fn(copy)) return copy;
+    for (const error of fn.errors ?? []) {
+      const { segments, message } = describeError(error);
+      this.problem([...path, ...segments], message, error.keyword === 'additionalProperties');
+    }
+    return undefined;
+  }
+
+  private problem(path: string[], message: string, atKey = false): void {
+    const node = this.nodeAt(path, atKey);
+    const offset = node?.range?.[0] ?? 0;
+    const pos = this.lines.linePos(offset);
+    this.problems.push({ file: this.file, line: pos.line, col: pos.col, path: path.join('.'), message });
+  }
+
+  private problemAt(node: { range?: [number, number, number] | null }, path: string[], message: string): void {
+    const pos = this.lines.linePos(node.range?.[0] ?? 0);
+    this.problems.push({ file: this.file, line: pos.line, col: pos.col, path: path.join('.'), message });
+  }
+
+  /** The deepest YAML node along `path` (the key node itself when `atKey`), for its position. */
+  private nodeAt(path: string[], atKey: boolean): { range?: [number, number, number] | null } | undefined {
+    let node: unknown = this.doc.contents;
+    let best = node as { range?: [number, number, number] | null } | undefined;
+    for (let i = 0; i < path.length; i++) {
+      const segment = path[i];
+      if (isMap(node)) {
+        const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === segment);
+        if (!pair) break;
+        if (i === path.length - 1 && atKey) return pair.key as { range?: [number, number, number] | null };
+        node = pair.value;
+        best = (pair.value ?? pair.key) as typeof best;
+      } else if (isSeq(node)) {
+        const item = node.items[Number(segment)];
+        if (item === undefined) break;
+        node = item;
+        best = item as typeof best;
+      } else break;
+    }
+    return best;
+  }
+
+  private pathOf(target: unknown): string[] {
+    const found: string[] = [];
+    const walk = (node: unknown, path: string[]): boolean => {
+      if (node === target) {
+        found.push(...path);
+        return true;
+      }
+      if (isMap(node)) {
+        return node.items.some((p) => isPair(p) && walk(p.value, [...path, String(isScalar(p.key) ? p.key.value : '?')]));
+      }
+      if (isSeq(node)) return node.items.some((item, i) => walk(item, [...path, String(i)]));
+      return false;
+    };
+    walk(this.doc.contents, []);
+    return found;
+  }
+}
+
+/** `type` of a `type` or `type/name` id, or undefined when malformed. */
+export function parseId(id: string): string | undefined {
+  const m = /^([a-z][a-z0-9_]*)(?:\/[^/\s]+)?$/.exec(id);
+  return m?.[1];
+}
+
+function readScalar(text: string): unknown {
+  const doc = parseDocument(text);
+  const value = doc.errors.length === 0 ? doc.toJS() : text;
+  return value === null || typeof value === 'object' ? text : value;
+}

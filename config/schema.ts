@@ -1,0 +1,52 @@
+// The shape of the config outside the components: service, pipelines, storage (ARCHITECTURE.md tables).
+import type { JsonSchema } from '../pipeline/component.ts';
+import { duration, integer, object, oneOf } from '../pipeline/schema.ts';
+
+export interface StorageConfig {
+  type: 'memory' | 'disk';
+  directory: string;
+  fsync: 'always' | 'interval' | 'never';
+  /** Milliseconds. */
+  fsync_interval: number;
+  /** Bytes per pipeline; the default depends on the type. */
+  max_bytes?: number;
+}
+
+export interface ServiceConfig {
+  /** Milliseconds. */
+  shutdown_timeout: number;
+  memory_limit_mib: number;
+  telemetry: { logs: { level: 'debug' | 'info' | 'warn' | 'error' } };
+  pipelines: Record<string, { receivers: string[]; processors: string[]; exporters: string[] }>;
+}
+
+export const DEFAULT_MAX_BYTES = { disk: 1024 * 1024 * 1024, memory: 128 * 1024 * 1024 } as const;
+
+const idList: JsonSchema = { type: 'array', items: { type: 'string', minLength: 1 }, default: [] };
+
+export const serviceSchema: JsonSchema = {
+  ...object({
+    shutdown_timeout: duration('10s'),
+    memory_limit_mib: integer(512, 1),
+    telemetry: object({ logs: object({ level: oneOf(['debug', 'info', 'warn', 'error'], 'info') }) }),
+    pipelines: {
+      type: 'object',
+      additionalProperties: object({ receivers: idList, processors: idList, exporters: idList }),
+    },
+  }, ['pipelines']),
+};
+
+export const storageSchema: JsonSchema = object({
+  type: oneOf(['memory', 'disk'], 'memory'),
+  directory: { type: 'string', minLength: 1, default: './data' },
+  fsync: oneOf(['always', 'interval', 'never'], 'always'),
+  fsync_interval: duration('1s'),
+  max_bytes: integer(0, 1),
+});
+// max_bytes has no static default: it depends on the type.
+delete ((storageSchema.properties as Record<string, JsonSchema>).max_bytes as Record<string, unknown>).default;
+
+export const TOP_LEVEL_KEYS = ['receivers', 'processors', 'exporters', 'service', 'storage'] as const;
+
+/** The synchronous processors, in the order they run (ARCHITECTURE.md; docs/decisions/0002). */
+export const SYNC_PROCESSORS = ['flatten', 'validate', 'namespace'] as const;

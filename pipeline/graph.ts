@@ -1,0 +1,195 @@
+// The running daemon built from a loaded config: one ingest stream per pipeline, one runner per
+// (pipeline, exporter), one consumer per receiver that runs the synchronous processors once and appends
+// to every stream the receiver feeds.
+import type { Batcher, Exporter, IngestConsumer, Receiver, SyncProcessor } from './component.ts';
+import { DeadLetterFile, defaultDeadLetterPath } from './deadletter.ts';
+import { RefusedError } from './errors.ts';
+import type { Logger } from './log.ts';
+import type { Registry } from './registry.ts';
+import { ExportRunner, SerialExporter, type RetryPolicy } from './runner.ts';
+import type { Span } from './span.ts';
+import type { IngestStream, StreamReader, StreamRecord } from './stream/stream.ts';
+import type { WorkingBatch } from './batch.ts';
+
+export interface ComponentEntry {
+  /** `type` or `type/name`. */
+  id: string;
+  type: string;
+  /** Validated, defaults filled in, durations in milliseconds. */
+  config: Record<string, unknown>;
+}
+
+export interface PipelineEntry {
+  id: string;
+  receivers: string[];
+  /** As listed; flatten and validate run first even when not listed. */
+  processors: string[];
+  exporters: string[];
+}
+
+export interface GraphSpec {
+  receivers: Map<string, ComponentEntry>;
+  processors: Map<string, ComponentEntry>;
+  exporters: Map<string, ComponentEntry>;
+  pipelines: PipelineEntry[];
+}
+
+export interface GraphOptions {
+  registry: Registry;
+  logger: Logger;
+  createStream(pipelineId: string): IngestStream;
+  /** Process-wide admission check (memory limit); undefined = admit. */
+  admission?: () => { message: string; retryAfterMs: number } | undefined;
+  retryAfterMs: number;
+}
+
+interface PipelineRuntime {
+  id: string;
+  stream: IngestStream;
+  sync: SyncProcessor[];
+  batcher: Batcher;
+}
+
+/** Without a batch processor every read is sent as it is. */
+const passThrough: Batcher = {
+  sync: false,
+  gather: (reader: StreamReader, signal: AbortSignal): Promise<StreamRecord[]> => reader.read(8192, signal),
+  split: (spans: Span[]) => [spans],
+};
+
+export class Graph {
+  readonly receivers = new Map<string, Receiver>();
+  readonly exporters = new Map<string, Exporter>();
+  readonly pipelines: PipelineRuntime[] = [];
+  readonly runners: ExportRunner[] = [];
+  readonly deadLetters = new Map<string, DeadLetterFile>();
+  private readonly options: GraphOptions;
+  private closing = false;
+
+  constructor(spec: GraphSpec, options: GraphOptions) {
+    this.options = options;
+    const { registry, logger } = options;
+    const processors = new Map<string, SyncProcessor | Batcher>();
+    const processor = (id: string) => {
+      let p = processors.get(id);
+      if (!p) {
+        const entry = spec.processors.get(id) ?? { id, type: id, config: {} };
+        p = registry.get('processor', entry.type)!.create(entry.config, { id, logger: logger.child({ component: id }) });
+        processors.set(id, p!);
+      }
+      return p!;
+    };
+
+    const serial = new Map<string, SerialExporter>();
+    for (const [id, entry] of spec.exporters) {
+      if (!spec.pipelines.some((p) => p.exporters.includes(id))) continue;
+      const exporter = registry.get('exporter', entry.type)!.create(entry.config, { id, logger: logger.child({ component: id }) }) as Exporter;
+      this.exporters.set(id, exporter);
+      serial.set(id, new SerialExporter(exporter));
+      const deadLetter = entry.config.dead_letter as { path?: string } | undefined;
+      this.deadLetters.set(id, new DeadLetterFile(deadLetter?.path ?? defaultDeadLetterPath(id), id));
+    }
+
+    for (const p of spec.pipelines) {
+      const listed = p.processors.map((id) => ({ id, instance: processor(id) }));
+      const byType = (type: string) => listed.find((l) => (spec.processors.get(l.id)?.type ?? l.id) === type)?.instance;
+      // flatten and validate always run first, in that order (docs/decisions/0002); namespace only when listed.
+      const sync = [byType('flatten') ?? processor('flatten'), byType('validate') ?? processor('validate')];
+      const namespace = byType('namespace');
+      if (namespace) sync.push(namespace);
+      const async = listed.map((l) => l.instance).filter((i): i is Batcher => !i.sync);
+      const runtime: PipelineRuntime = {
+        id: p.id,
+        stream: options.createStream(p.id),
+        sync: sync as SyncProcessor[],
+        batcher: async[0] ?? passThrough,
+      };
+      this.pipelines.push(runtime);
+      for (const exporterId of p.exporters) {
+        const config = spec.exporters.get(exporterId)!.config as { retry?: RetryPolicy; dead_letter?: { max_attempts?: number } };
+        this.runners.push(new ExportRunner({
+          exporterId,
+          pipelineId: p.id,
+          reader: runtime.stream.reader(exporterId),
+          batcher: runtime.batcher,
+          exporter: serial.get(exporterId)!,
+          retry: config.retry ?? { initial_interval: 1000, max_interval: 30_000, multiplier: 1.5 },
+          maxAttempts: config.dead_letter?.max_attempts ?? 10,
+          deadLetters: this.deadLetters.get(exporterId)!,
+          logger: logger.child({ component: exporterId, pipeline: p.id }),
+        }));
+      }
+    }
+
+    for (const [id, entry] of spec.receivers) {
+      const fed = this.pipelines.filter((_, i) => spec.pipelines[i].receivers.includes(id));
+      if (fed.length === 0) continue;
+      const consumer = this.consumer(fed);
+      const receiver = registry.get('receiver', entry.type)!.create(entry.config, {
+        id, logger: logger.child({ component: id }), consumer,
+      }) as Receiver;
+      this.receivers.set(id, receiver);
+    }
+  }
+
+  /** Exporters first (their start-up errors come before any port is bound), then streams, runners, receivers. */
+  async start(): Promise<void> {
+    for (const exporter of this.exporters.values()) await exporter.start();
+    for (const p of this.pipelines) await p.stream.open();
+    for (const runner of this.runners) runner.start();
+    for (const receiver of this.receivers.values()) await receiver.start();
+  }
+
+  endpoints(): string[] {
+    return [...this.receivers.values()].flatMap((r) => r.endpoints());
+  }
+
+  /**
+   * Stops accepting, delivers what was acknowledged, then closes exporters and streams. Returns the number
+   * of acknowledged spans not delivered when `timeoutMs` ran out (0 = clean).
+   */
+  async shutdown(timeoutMs: number): Promise<number> {
+    this.closing = true;
+    await Promise.allSettled([...this.receivers.values()].map((r) => r.shutdown()));
+    for (const p of this.pipelines) p.stream.seal();
+    const drained = Promise.all(this.runners.map((r) => r.drained()));
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), timeoutMs); });
+    const outcome = await Promise.race([drained.then(() => 'drained' as const), expired]);
+    clearTimeout(timer);
+    let undelivered = 0;
+    if (outcome === 'timeout') {
+      for (const r of this.runners) r.abort();
+      for (const p of this.pipelines) undelivered += p.stream.stats().spans;
+    }
+    await Promise.allSettled([...this.exporters.values()].map((e) => e.shutdown()));
+    await Promise.allSettled(this.pipelines.map((p) => p.stream.close()));
+    return undelivered;
+  }
+
+  private consumer(fed: PipelineRuntime[]): IngestConsumer {
+    const chain = fed[0].sync;
+    const streams = fed.map((p) => p.stream);
+    const { admission, retryAfterMs } = this.options;
+    return {
+      admit: () => {
+        if (this.closing) return { message: 'tracehop is shutting down', retryAfterMs };
+        return admission?.();
+      },
+      prepare: (batch: WorkingBatch) => {
+        for (let i = 0; i < chain.length; i++) chain[i].process(batch);
+      },
+      append: async (spans: Span[]) => {
+        if (spans.length === 0) return;
+        if (streams.length === 1) return streams[0].append(spans);
+        // Every stream must take the batch; what others appended stays (at least once, ARCHITECTURE.md).
+        const results = await Promise.allSettled(streams.map((s) => s.append(spans)));
+        const refused = results.find((r) => r.status === 'rejected');
+        if (refused) {
+          const reason = (refused as PromiseRejectedResult).reason;
+          throw reason instanceof RefusedError ? reason : new RefusedError(String(reason), retryAfterMs);
+        }
+      },
+    };
+  }
+}

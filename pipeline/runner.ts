@@ -1,0 +1,157 @@
+// Delivers one pipeline's stream to one exporter: read, batch, export with retries, commit the cursor.
+// Each (pipeline, exporter) pair has its own runner and its own cursor, so a slow exporter holds back only
+// itself until the stream's bound is reached.
+import type { Batcher, Exporter } from './component.ts';
+import { PermanentError, RetryableError } from './errors.ts';
+import type { Logger } from './log.ts';
+import type { Span } from './span.ts';
+import type { StreamReader } from './stream/stream.ts';
+
+export interface RetryPolicy {
+  initial_interval: number;
+  max_interval: number;
+  multiplier: number;
+}
+
+/** Where spans that can never be delivered go (one JSON line each, with the reason). */
+export interface DeadLetterSink {
+  write(spans: Span[], reason: string): Promise<void>;
+}
+
+export interface RunnerOptions {
+  exporterId: string;
+  pipelineId: string;
+  reader: StreamReader;
+  batcher: Batcher;
+  exporter: SerialExporter;
+  retry: RetryPolicy;
+  /** Attempts after which a batch whose export throws (not a retryable error) is dead-lettered. */
+  maxAttempts: number;
+  deadLetters: DeadLetterSink;
+  logger: Logger;
+}
+
+/**
+ * One exporter instance may serve several pipelines; its export calls are made one at a time so that
+ * exporters need not be re-entrant.
+ */
+export class SerialExporter {
+  readonly exporter: Exporter;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(exporter: Exporter) {
+    this.exporter = exporter;
+  }
+
+  export(spans: Span[]): Promise<void> {
+    const run = this.tail.then(() => this.exporter.export(spans));
+    this.tail = run.catch(() => {});
+    return run;
+  }
+}
+
+export class ExportRunner {
+  private readonly options: RunnerOptions;
+  private readonly stopping = new AbortController();
+  private loop: Promise<void> | undefined;
+  delivered = 0;
+  deadLettered = 0;
+
+  constructor(options: RunnerOptions) {
+    this.options = options;
+  }
+
+  start(): void {
+    this.loop ??= this.run().catch((err) => {
+      this.options.logger.error('export runner stopped on an unexpected error', { err });
+    });
+  }
+
+  /** Resolves once the runner has delivered everything a sealed stream holds. */
+  drained(): Promise<void> {
+    return this.loop ?? Promise.resolve();
+  }
+
+  /** Stops at once; what was not committed stays in the stream. */
+  abort(): void {
+    this.stopping.abort();
+  }
+
+  private async run(): Promise<void> {
+    const { reader, batcher } = this.options;
+    const signal = this.stopping.signal;
+    for (;;) {
+      const records = await batcher.gather(reader, signal);
+      if (records.length === 0) return;
+      const spans: Span[] = [];
+      for (const record of records) for (const span of record.spans) spans.push(span);
+      for (const part of batcher.split(spans)) {
+        if (!(await this.deliver(part, signal))) return;
+      }
+      await reader.commit(records[records.length - 1].seq);
+    }
+  }
+
+  /** Delivers or dead-letters one export call; false only when stopped before that. */
+  private async deliver(spans: Span[], signal: AbortSignal): Promise<boolean> {
+    const { exporter, retry, maxAttempts, logger } = this.options;
+    let interval = retry.initial_interval;
+    let failedAttempts = 0;
+    let failingSince: number | undefined;
+    for (;;) {
+      if (signal.aborted) return false;
+      try {
+        await exporter.export(spans);
+        this.delivered += spans.length;
+        if (failingSince !== undefined) {
+          logger.info('export recovered', { spans: spans.length, failed_for_ms: Date.now() - failingSince });
+        }
+        return true;
+      } catch (err) {
+        if (err instanceof PermanentError) {
+          await this.deadLetter(err.spans ?? spans, err.message);
+          // The exporter may have delivered the rest of the batch and named only what it could not send.
+          if (err.spans) this.delivered += spans.length - err.spans.length;
+          return true;
+        }
+        failingSince ??= Date.now();
+        const retryable = err instanceof RetryableError;
+        if (!retryable && ++failedAttempts >= maxAttempts) {
+          await this.deadLetter(spans, `export failed ${failedAttempts} times: ${describe(err)}`);
+          return true;
+        }
+        const wait = Math.max(interval, retryable ? (err.retryAfterMs ?? 0) : 0);
+        logger.warn('export failed, retrying', {
+          error: describe(err),
+          spans: spans.length,
+          next_attempt_at: new Date(Date.now() + wait).toISOString(),
+        });
+        await sleep(wait, signal);
+        interval = Math.min(interval * retry.multiplier, retry.max_interval);
+      }
+    }
+  }
+
+  private async deadLetter(spans: Span[], reason: string): Promise<void> {
+    await this.options.deadLetters.write(spans, reason);
+    this.deadLettered += spans.length;
+    this.options.logger.error('spans dead-lettered', { spans: spans.length, reason });
+  }
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,178 @@
+// The in-memory ingest stream (`storage: memory`): bounded by an estimate of the bytes it holds.
+// Speed over durability: what it holds is lost if the process dies. When full it refuses (503 +
+// Retry-After at the receiver), never drops.
+import { RefusedError } from '../errors.ts';
+import type { Span } from '../span.ts';
+import type { IngestStream, StreamReader, StreamRecord } from './stream.ts';
+import { estimateSpanBytes } from './size.ts';
+
+export interface MemoryStreamOptions {
+  maxBytes: number;
+  /** Told to clients in Retry-After when the stream is full. */
+  retryAfterMs: number;
+}
+
+interface HeldRecord extends StreamRecord {
+  bytes: number;
+}
+
+export class MemoryStream implements IngestStream {
+  private readonly options: MemoryStreamOptions;
+  /** Records not yet committed by every reader, oldest first; `records[i].seq === firstSeq + i`. */
+  private records: HeldRecord[] = [];
+  private firstSeq = 1;
+  private nextSeq = 1;
+  private bytes = 0;
+  private spans = 0;
+  private sealed = false;
+  private readonly readers = new Map<string, MemoryReader>();
+  /** Resolvers of readers waiting for an append or the seal. */
+  private waiters: Array<() => void> = [];
+
+  constructor(options: MemoryStreamOptions) {
+    this.options = options;
+  }
+
+  async open(): Promise<void> {}
+
+  async append(spans: Span[]): Promise<void> {
+    if (this.sealed) throw new RefusedError('ingest stream is shutting down', this.options.retryAfterMs);
+    let bytes = 0;
+    for (let i = 0; i < spans.length; i++) bytes += estimateSpanBytes(spans[i]);
+    // A record larger than the whole bound is still taken when the stream is empty, so one big request
+    // can never be refused forever.
+    if (this.bytes + bytes > this.options.maxBytes && this.bytes > 0) {
+      throw new RefusedError(
+        `ingest stream full (${this.bytes} of ${this.options.maxBytes} bytes held)`,
+        this.options.retryAfterMs,
+      );
+    }
+    this.records.push({ seq: this.nextSeq++, spans, bytes });
+    this.bytes += bytes;
+    this.spans += spans.length;
+    this.wake();
+  }
+
+  reader(consumerId: string): StreamReader {
+    let reader = this.readers.get(consumerId);
+    if (!reader) {
+      reader = new MemoryReader(this, this.firstSeq);
+      this.readers.set(consumerId, reader);
+    }
+    return reader;
+  }
+
+  stats(): { records: number; spans: number; bytes: number } {
+    return { records: this.records.length, spans: this.spans, bytes: this.bytes };
+  }
+
+  seal(): void {
+    this.sealed = true;
+    this.wake();
+  }
+
+  async close(): Promise<void> {
+    this.seal();
+  }
+
+  // ---- used by readers ----
+
+  isSealed(): boolean {
+    return this.sealed;
+  }
+
+  lastSeq(): number {
+    return this.nextSeq - 1;
+  }
+
+  /** Whole records from `fromSeq` on, at least one when any exists, up to about `maxSpans` spans. */
+  slice(fromSeq: number, maxSpans: number): StreamRecord[] {
+    const out: StreamRecord[] = [];
+    let count = 0;
+    for (let i = Math.max(0, fromSeq - this.firstSeq); i < this.records.length; i++) {
+      const record = this.records[i];
+      if (out.length > 0 && count + record.spans.length > maxSpans) break;
+      out.push(record);
+      count += record.spans.length;
+    }
+    return out;
+  }
+
+  spansAfter(seq: number): number {
+    let n = 0;
+    for (let i = Math.max(0, seq + 1 - this.firstSeq); i < this.records.length; i++) n += this.records[i].spans.length;
+    return n;
+  }
+
+  waitForAppend(signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const done = () => {
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      this.waiters.push(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /** Drops records every reader has committed. */
+  release(): void {
+    let upTo = Infinity;
+    for (const reader of this.readers.values()) upTo = Math.min(upTo, reader.committed);
+    if (upTo === Infinity) return;
+    let drop = 0;
+    while (drop < this.records.length && this.records[drop].seq <= upTo) {
+      this.bytes -= this.records[drop].bytes;
+      this.spans -= this.records[drop].spans.length;
+      drop++;
+    }
+    if (drop > 0) {
+      this.records = this.records.slice(drop);
+      this.firstSeq += drop;
+    }
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+}
+
+class MemoryReader implements StreamReader {
+  private readonly stream: MemoryStream;
+  /** Next seq to hand out. */
+  private position: number;
+  /** Highest seq delivered. */
+  committed: number;
+
+  constructor(stream: MemoryStream, firstSeq: number) {
+    this.stream = stream;
+    this.position = firstSeq;
+    this.committed = firstSeq - 1;
+  }
+
+  async read(maxSpans: number, signal?: AbortSignal): Promise<StreamRecord[]> {
+    for (;;) {
+      if (signal?.aborted) return [];
+      const records = this.stream.slice(this.position, maxSpans);
+      if (records.length > 0) {
+        this.position = records[records.length - 1].seq + 1;
+        return records;
+      }
+      if (this.stream.isSealed()) return [];
+      await this.stream.waitForAppend(signal);
+    }
+  }
+
+  async commit(seq: number): Promise<void> {
+    if (seq <= this.committed) return;
+    this.committed = seq;
+    this.stream.release();
+  }
+
+  lag(): number {
+    return this.stream.spansAfter(this.committed);
+  }
+}

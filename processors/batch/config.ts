@@ -1,0 +1,25 @@
+import type { JsonSchema } from '../../pipeline/component.ts';
+import { duration, integer, object } from '../../pipeline/schema.ts';
+
+export interface BatchConfig {
+  /** Spans that trigger a send: a trigger, not a cap. */
+  send_batch_size: number;
+  /** Milliseconds: the longest wait before a partial batch is sent; 0 sends at once. */
+  timeout: number;
+  /** Cap per export call (larger batches are split); 0: none. */
+  send_batch_max_size: number;
+}
+
+export const schema: JsonSchema = object({
+  send_batch_size: integer(8192, 1),
+  timeout: duration('200ms'),
+  send_batch_max_size: integer(0, 0),
+});
+
+/** The cross-key rule the schema cannot say. */
+export function checkBatchConfig(config: BatchConfig): Array<{ key: string; message: string }> {
+  if (config.send_batch_max_size !== 0 && config.send_batch_max_size < config.send_batch_size) {
+    return [{ key: 'send_batch_max_size', message: 'must be 0 or >= send_batch_size' }];
+  }
+  return [];
+}
