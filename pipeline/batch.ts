@@ -26,6 +26,9 @@ export interface SpanDraft {
   parent?: number;
   /** Tree only, top-level nodes: the trace key (inherited as trace_id when it is valid). */
   traceKey?: string;
+  /** Tree only: the node's `spans` is present but not an object, so its children were not visited;
+   *  `validate` rejects the node `invalid spans`. */
+  invalidSpans?: true;
 }
 
 /** A span that did not pass; reported to the client, nothing of it enters the pipeline. */

@@ -1,0 +1,175 @@
+// Trace, span and reference ids (ingest-api.md §4.3): the accepted input forms, the one output form
+// (lowercase hex), and fresh random ids. Runs for several ids of every span, so it works on char codes
+// and allocates only when the input is not already in output form.
+import { randomFillSync } from 'node:crypto';
+
+/** 0..15 for a hex digit (either case), -1 otherwise. */
+function hexValue(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48; // 0-9
+  if (c >= 97 && c <= 102) return c - 87; // a-f
+  if (c >= 65 && c <= 70) return c - 55; // A-F
+  return -1;
+}
+
+/**
+ * Checks that s[from, to) is all hex digits. Returns 1 when it is and already lowercase, 2 when it is but
+ * holds uppercase digits, 0 when it is not hex. Bit 4 is set when every digit is zero.
+ */
+function scanHex(s: string, from: number, to: number): number {
+  let upper = false;
+  let zero = true;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    const v = hexValue(c);
+    if (v < 0) return 0;
+    if (c >= 65 && c <= 70) upper = true;
+    if (v !== 0) zero = false;
+  }
+  return (upper ? 2 : 1) | (zero ? 4 : 0);
+}
+
+const ZERO_TRACE = '00000000000000000000000000000000';
+const ZERO_SPAN = '0000000000000000';
+
+/**
+ * The 32 hex digits of the dashed / braced / `urn:uuid:` forms, lowercased; undefined when the input is
+ * not one of them. Algorithm of §4.3: drop a leading `urn:uuid:`, then one enclosing `{` `}` pair, then
+ * every `-`; exactly 32 hex digits must remain. Zero is not checked here.
+ */
+function hex32Form(s: string): string | undefined {
+  const n = s.length;
+  // Fast path: already 32 plain hex digits (the usual case).
+  if (n === 32) {
+    const r = scanHex(s, 0, 32);
+    if (r === 0) return undefined;
+    return (r & 2) !== 0 ? s.toLowerCase() : s;
+  }
+  if (n < 32) return undefined;
+  let from = 0;
+  let to = n;
+  if (s.startsWith('urn:uuid:')) from = 9;
+  if (to - from >= 2 && s.charCodeAt(from) === 123 /* { */ && s.charCodeAt(to - 1) === 125 /* } */) {
+    from++;
+    to--;
+  }
+  let out = '';
+  let count = 0;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 45 /* - */) continue;
+    if (hexValue(c) < 0) return undefined;
+    if (++count > 32) return undefined;
+    out += s[i];
+  }
+  if (count !== 32) return undefined;
+  return out.toLowerCase();
+}
+
+/** A trace id in output form (32 lowercase hex, non-zero), or undefined when the input is invalid. */
+export function normaliseTraceId(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  let hex: string | undefined;
+  if (value.length === 34 && value.charCodeAt(0) === 48 && value.charCodeAt(1) === 120 /* 0x */) {
+    const r = scanHex(value, 2, 34);
+    if (r === 0) return undefined;
+    hex = value.slice(2);
+    if ((r & 2) !== 0) hex = hex.toLowerCase();
+  } else {
+    hex = hex32Form(value);
+  }
+  if (hex === undefined || hex === ZERO_TRACE) return undefined;
+  return hex;
+}
+
+/**
+ * A span id in output form (16 lowercase hex), zero included, or undefined when the input is not one of
+ * the span-id forms. `parent_id` needs the zero case ("no parent"); other callers use normaliseSpanId.
+ */
+export function spanIdHex(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const n = value.length;
+  if (n === 16) {
+    const r = scanHex(value, 0, 16);
+    if (r === 0) return undefined;
+    return (r & 2) !== 0 ? value.toLowerCase() : value;
+  }
+  if (n === 18 && value.charCodeAt(0) === 48 && value.charCodeAt(1) === 120 /* 0x */) {
+    const r = scanHex(value, 2, 18);
+    if (r === 0) return undefined;
+    const hex = value.slice(2);
+    return (r & 2) !== 0 ? hex.toLowerCase() : hex;
+  }
+  // A trace-id-shaped value gives its last 16 digits (OpenTelemetry bridges that widen span ids).
+  const hex = hex32Form(value);
+  return hex === undefined ? undefined : hex.slice(16);
+}
+
+/** True for the all-zero span id (`parent_id`: no parent). */
+export function isZeroSpanId(hex: string): boolean {
+  return hex === ZERO_SPAN;
+}
+
+/** A span id in output form (16 lowercase hex, non-zero), or undefined when the input is invalid. */
+export function normaliseSpanId(value: unknown): string | undefined {
+  const hex = spanIdHex(value);
+  if (hex === undefined || hex === ZERO_SPAN) return undefined;
+  return hex;
+}
+
+/**
+ * A reference id as a lowercase dashed UUID `8-4-4-4-12`, from any 32-hex form of §4.3 (no `0x`).
+ * The nil UUID is accepted: it is a well-formed UUID, and the all-zero rule exists for trace ids only
+ * because OpenTelemetry reserves zero as "invalid" (docs/decisions/0100).
+ */
+export function normaliseUuid(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const h = hex32Form(value);
+  if (h === undefined) return undefined;
+  return h.slice(0, 8) + '-' + h.slice(8, 12) + '-' + h.slice(12, 16) + '-' + h.slice(16, 20) + '-' + h.slice(20);
+}
+
+/** True for exactly `len` lowercase hex digits, not all zero: the in-memory id form (span-record.md). */
+export function isCanonicalHexId(value: unknown, len: 16 | 32): boolean {
+  if (typeof value !== 'string' || value.length !== len) return false;
+  return scanHex(value, 0, len) === 1;
+}
+
+// ---- random ids ---------------------------------------------------------------------------------
+// Flat spans without a name get a random one, so this can run once per span: bytes come from a pooled
+// buffer refilled in one system call instead of one call per id.
+
+const HEX = '0123456789abcdef';
+const POOL_SIZE = 4096;
+const pool = Buffer.allocUnsafe(POOL_SIZE);
+let poolPos = POOL_SIZE;
+
+/** `chars` random lowercase hex digits (chars even, at most 2 * POOL_SIZE). */
+export function randomHex(chars: number): string {
+  const bytes = chars >> 1;
+  if (poolPos + bytes > POOL_SIZE) {
+    randomFillSync(pool);
+    poolPos = 0;
+  }
+  let out = '';
+  for (let i = 0; i < bytes; i++) {
+    const b = pool[poolPos++];
+    out += HEX[b >> 4] + HEX[b & 15];
+  }
+  return out;
+}
+
+/** A fresh trace id: 32 lowercase hex, never all zeros. */
+export function randomTraceId(): string {
+  for (;;) {
+    const id = randomHex(32);
+    if (id !== ZERO_TRACE) return id;
+  }
+}
+
+/** A fresh span id: 16 lowercase hex, never all zeros. */
+export function randomSpanId(): string {
+  for (;;) {
+    const id = randomHex(16);
+    if (id !== ZERO_SPAN) return id;
+  }
+}

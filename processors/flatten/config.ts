@@ -1,0 +1,7 @@
+// `processors.flatten` has no settings yet; listing it is allowed (it runs on every pipeline anyway).
+import type { JsonSchema } from '../../pipeline/component.ts';
+import { object } from '../../pipeline/schema.ts';
+
+export type FlattenConfig = Record<string, never>;
+
+export const schema: JsonSchema = object({});

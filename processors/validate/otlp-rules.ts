@@ -1,0 +1,43 @@
+// The receiver rules of otlp.md ("what a span must be"), checked on spans an OTLP codec decoded straight
+// into canonical form. The codec hands over the hex of whatever bytes arrived, so ids are checked here.
+import { isCanonicalHexId } from '../../pipeline/ids.ts';
+import type { Span } from '../../pipeline/span.ts';
+
+const ZERO_SPAN = '0000000000000000';
+
+function isIntIn(v: unknown, min: number, max: number): boolean {
+  return typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
+}
+
+/**
+ * The rejection reason for a decoded span, or undefined when it may pass. An empty or all-zero parent
+ * id means "root" and is removed from the span here (the one change this makes).
+ */
+export function otlpSpanProblem(span: Span): string | undefined {
+  if (!isCanonicalHexId(span.traceId, 32)) return 'invalid trace_id';
+  if (!isCanonicalHexId(span.spanId, 16)) return 'invalid span_id';
+  const parent = span.parentId;
+  if (parent !== undefined) {
+    if (parent === '' || parent === ZERO_SPAN) delete span.parentId;
+    else if (!isCanonicalHexId(parent, 16)) return 'invalid parent_id';
+  }
+  if (typeof span.startNs !== 'bigint' || span.startNs <= 0n) return 'missing start_time';
+  if (typeof span.endNs !== 'bigint' || span.endNs <= 0n) return 'missing end_time';
+  if (!isIntIn(span.kind, 0, 5)) return 'invalid span_kind';
+  if (!isIntIn(span.status?.code, 0, 2)) return 'invalid status_code';
+  const events = span.events;
+  if (events !== undefined) {
+    for (let i = 0; i < events.length; i++) {
+      const name = events[i].name;
+      if (typeof name !== 'string' || name.length === 0) return `invalid events[${i}].name: empty`;
+    }
+  }
+  const links = span.links;
+  if (links !== undefined) {
+    for (let i = 0; i < links.length; i++) {
+      if (!isCanonicalHexId(links[i].traceId, 32)) return `invalid links[${i}].trace_id`;
+      if (!isCanonicalHexId(links[i].spanId, 16)) return `invalid links[${i}].span_id`;
+    }
+  }
+  return undefined;
+}

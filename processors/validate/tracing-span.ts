@@ -1,0 +1,171 @@
+// One draft of the tracing API -> a canonical span, or the reason it is rejected (ingest-api.md §3.3
+// inheritance, then the §4.1 checks in table order; only the first failing field is reported).
+import type { SpanDraft } from '../../pipeline/batch.ts';
+import { isZeroSpanId, normaliseSpanId, normaliseTraceId, randomHex, spanIdHex } from '../../pipeline/ids.ts';
+import type { Span } from '../../pipeline/span.ts';
+import { SPAN_KIND_NAMES, SPAN_TYPES, STATUS_CODE_NAMES, TRACE_TYPES } from '../../pipeline/span.ts';
+import { parseTimestamp } from '../../pipeline/time.ts';
+import { isJsonObject } from '../../pipeline/tracing/tree.ts';
+import {
+  attributesOf, isAbsent, parseEvents, parseLinks, parseOtlpExtras, parseReferences, parseScope,
+} from './span-parts.ts';
+
+const KIND_BY_NAME = new Map<string, number>(SPAN_KIND_NAMES.map((n, i) => [n, i]));
+const STATUS_BY_NAME = new Map<string, number>(STATUS_CODE_NAMES.map((n, i) => [n, i]));
+const SPAN_TYPE_SET = new Set<string>(SPAN_TYPES);
+const TRACE_TYPE_SET = new Set<string>(TRACE_TYPES);
+
+/**
+ * What children inherit (§3.3): each draft's effective, normalised trace_id and its own span_id, by
+ * draft index, undefined when missing or invalid. Recorded for every object node, rejected or not,
+ * since a rejected parent still passes on what of it is valid.
+ */
+export interface Lineage {
+  traceIds: Array<string | undefined>;
+  spanIds: Array<string | undefined>;
+}
+
+export function newLineage(size: number): Lineage {
+  return { traceIds: new Array(size), spanIds: new Array(size) };
+}
+
+/** The draft as a span, or the rejection reason. Records the draft's ids in `lineage` first. */
+export function checkDraft(draft: SpanDraft, lineage: Lineage): Span | string {
+  const o = draft.value;
+  if (!isJsonObject(o)) return 'invalid span: expected an object';
+  const index = draft.index;
+
+  // trace_id: explicit, else inherited (tree only).
+  let reason: string | undefined;
+  let traceId: string | undefined;
+  const rawTrace = o.trace_id;
+  if (!isAbsent(rawTrace)) {
+    traceId = normaliseTraceId(rawTrace);
+    if (traceId === undefined) reason = 'invalid trace_id: expected 32 hex digits (optionally dashed)';
+  } else if (draft.parent !== undefined) {
+    traceId = lineage.traceIds[draft.parent];
+    if (traceId === undefined) reason = 'cannot inherit trace_id';
+  } else {
+    if (draft.traceKey !== undefined) traceId = normaliseTraceId(draft.traceKey);
+    if (traceId === undefined) reason = 'missing trace_id';
+  }
+  const rawSpan = o.span_id;
+  const spanId = isAbsent(rawSpan) ? undefined : normaliseSpanId(rawSpan);
+  lineage.traceIds[index] = traceId;
+  lineage.spanIds[index] = spanId;
+  if (reason !== undefined || traceId === undefined) return reason ?? 'missing trace_id';
+  if (isAbsent(rawSpan)) return 'missing span_id';
+  if (spanId === undefined) return 'invalid span_id: expected 16 or 32 hex digits';
+
+  // parent_id: explicit (all zero = root), else the enclosing node's span_id (tree children).
+  let parentId: string | undefined;
+  const rawParent = o.parent_id;
+  if (!isAbsent(rawParent)) {
+    const hex = spanIdHex(rawParent);
+    if (hex === undefined) return 'invalid parent_id: expected 16 or 32 hex digits';
+    if (!isZeroSpanId(hex)) parentId = hex;
+  } else if (draft.parent !== undefined) {
+    parentId = lineage.spanIds[draft.parent];
+    if (parentId === undefined) return 'cannot inherit parent_id';
+  }
+
+  const rawStart = o.start_time;
+  if (isAbsent(rawStart)) return 'missing start_time';
+  const startNs = parseTimestamp(rawStart);
+  if (startNs === undefined) return 'invalid start_time';
+  const rawEnd = o.end_time;
+  if (isAbsent(rawEnd)) return 'missing end_time';
+  const endNs = parseTimestamp(rawEnd);
+  if (endNs === undefined) return 'invalid end_time';
+
+  let name: string;
+  const rawName = o.span_name;
+  if (isAbsent(rawName)) name = draft.nodeName ?? randomHex(12);
+  else if (typeof rawName === 'string') name = rawName;
+  else return 'invalid span_name: expected a string';
+
+  let kind = 0;
+  const rawKind = o.span_kind;
+  if (!isAbsent(rawKind)) {
+    const k = typeof rawKind === 'string' ? KIND_BY_NAME.get(rawKind) : undefined;
+    if (k === undefined) return 'invalid span_kind';
+    kind = k;
+  }
+  const rawSpanType = o.span_type;
+  if (!isAbsent(rawSpanType) && !(typeof rawSpanType === 'string' && SPAN_TYPE_SET.has(rawSpanType))) {
+    return 'invalid span_type';
+  }
+  const rawTraceType = o.trace_type;
+  if (!isAbsent(rawTraceType) && !(typeof rawTraceType === 'string' && TRACE_TYPE_SET.has(rawTraceType))) {
+    return 'invalid trace_type';
+  }
+  let code = 0;
+  const rawCode = o.status_code;
+  if (!isAbsent(rawCode)) {
+    const c = typeof rawCode === 'string' ? STATUS_BY_NAME.get(rawCode) : undefined;
+    if (c === undefined) return 'invalid status_code';
+    code = c;
+  }
+  const message = o.status_message;
+  if (!isAbsent(message) && typeof message !== 'string') return 'invalid status_message: expected a string';
+
+  const attributes = attributesOf(o.attributes);
+  if (attributes === undefined) return 'invalid attributes: expected an object';
+
+  const span: Span = {
+    traceId,
+    spanId,
+    name,
+    kind,
+    startNs,
+    endNs,
+    status: typeof message === 'string' ? { code, message } : { code },
+    attributes,
+  };
+  if (parentId !== undefined) span.parentId = parentId;
+
+  // Lists: absent stays absent; [] is kept (it means something for links and events).
+  if (!isAbsent(o.events)) {
+    const events = parseEvents(o.events);
+    if (typeof events === 'string') return events;
+    span.events = events;
+  }
+  if (!isAbsent(o.links)) {
+    const links = parseLinks(o.links);
+    if (typeof links === 'string') return links;
+    span.links = links;
+  }
+  if (!isAbsent(o.references)) {
+    const references = parseReferences(o.references);
+    if (typeof references === 'string') return references;
+    span.references = references;
+  }
+  const sessionId = o.session_id;
+  if (!isAbsent(sessionId)) {
+    if (typeof sessionId !== 'string') return 'invalid session_id: expected a string';
+    span.sessionId = sessionId;
+  }
+  const userId = o.user_id;
+  if (!isAbsent(userId)) {
+    if (typeof userId !== 'string') return 'invalid user_id: expected a string';
+    span.userId = userId;
+  }
+  const rawResource = o.resource;
+  if (!isAbsent(rawResource)) {
+    if (!isJsonObject(rawResource)) return 'invalid resource: expected an object';
+    span.resource = attributesOf(rawResource);
+  }
+  if (!isAbsent(o.scope)) {
+    const scope = parseScope(o.scope);
+    if (typeof scope === 'string') return scope;
+    span.scope = scope;
+  }
+  const otlp = parseOtlpExtras(o.otlp);
+  if (otlp !== undefined) span.otlp = otlp;
+  if (draft.invalidSpans) return 'invalid spans: expected an object of child spans';
+
+  // Candidates only: `namespace` resolves the final types (ag-namespace.md §4).
+  if (typeof rawSpanType === 'string') span.spanType = rawSpanType;
+  if (typeof rawTraceType === 'string') span.traceType = rawTraceType;
+  return span;
+}

@@ -1,0 +1,95 @@
+// The `validate` processor: tracing-API drafts -> accepted spans (de-duplicated) + rejections
+// (ingest-api.md §4, §5), or, for batches decoded straight to spans (OTLP), the otlp.md receiver rules.
+import type { Rejection, SpanDraft, WorkingBatch } from '../../pipeline/batch.ts';
+import type { SyncProcessor } from '../../pipeline/component.ts';
+import type { Span } from '../../pipeline/span.ts';
+import { otlpSpanProblem } from './otlp-rules.ts';
+import { checkDraft, newLineage } from './tracing-span.ts';
+
+export class ValidateProcessor implements SyncProcessor {
+  readonly sync = true as const;
+
+  process(batch: WorkingBatch): void {
+    if (batch.drafts !== undefined) validateDrafts(batch, batch.drafts);
+    else validateDecoded(batch);
+  }
+}
+
+/**
+ * A rejection entry (§5.2): trace_id / span_id as sent, present only when they were strings. Keys are
+ * inserted in the documented order, since the receiver serialises the entry as it is.
+ */
+export function rejection(index: number, path: string, traceId: unknown, spanId: unknown, reason: string): Rejection {
+  const entry = { index, path } as Rejection;
+  if (typeof traceId === 'string') entry.trace_id = traceId;
+  if (typeof spanId === 'string') entry.span_id = spanId;
+  entry.reason = reason;
+  return entry;
+}
+
+function draftRejection(draft: SpanDraft, reason: string): Rejection {
+  const v = draft.value;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return rejection(draft.index, draft.path, 0, 0, reason);
+  const o = v as Record<string, unknown>;
+  return rejection(draft.index, draft.path, o.trace_id, o.span_id, reason);
+}
+
+/**
+ * Drafts are in index order, so rejections come out in index order. Duplicates (same normalised trace
+ * and span id) collapse: the later one's data at the first one's position (§5.3).
+ */
+function validateDrafts(batch: WorkingBatch, drafts: SpanDraft[]): void {
+  const spans: Span[] = [];
+  const indexes: number[] = [];
+  const rejections: Rejection[] = [];
+  const lineage = newLineage(drafts.length);
+  const seen = new Map<string, number>();
+  for (let i = 0; i < drafts.length; i++) {
+    const draft = drafts[i];
+    const result = checkDraft(draft, lineage);
+    if (typeof result === 'string') {
+      rejections.push(draftRejection(draft, result));
+      continue;
+    }
+    const key = result.traceId + result.spanId;
+    const at = seen.get(key);
+    if (at === undefined) {
+      seen.set(key, spans.length);
+      spans.push(result);
+      indexes.push(draft.index);
+    } else {
+      spans[at] = result;
+    }
+  }
+  batch.spans = spans;
+  batch.indexes = indexes;
+  batch.rejections = rejections;
+}
+
+/** OTLP: bad spans move to rejections (index = position); no de-duplication. */
+function validateDecoded(batch: WorkingBatch): void {
+  const input = batch.spans;
+  const spans: Span[] = [];
+  const indexes: number[] = [];
+  const hadRejections = batch.rejections !== undefined && batch.rejections.length > 0;
+  const rejections: Rejection[] = hadRejections ? batch.rejections : [];
+  for (let i = 0; i < input.length; i++) {
+    const span = input[i];
+    const reason = otlpSpanProblem(span);
+    if (reason === undefined) {
+      spans.push(span);
+      indexes.push(i);
+      continue;
+    }
+    rejections.push(rejection(i, `spans[${i}]`, span.traceId, span.spanId, reason));
+  }
+  // The codec may have rejected spans it could not decode at all; keep the list in index order.
+  if (hadRejections) rejections.sort(byIndex);
+  batch.spans = spans;
+  batch.indexes = indexes;
+  batch.rejections = rejections;
+}
+
+function byIndex(a: Rejection, b: Rejection): number {
+  return a.index - b.index;
+}
