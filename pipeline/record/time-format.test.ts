@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { formatTimeNs } from './time-format.ts';
+
+const msOf = (iso: string) => BigInt(Date.parse(iso));
+
+describe('formatTimeNs', () => {
+  // The output column of ingest-api.md §4.4, from the nanoseconds each input normalises to.
+  it.each([
+    ['"2026-04-16T20:18:18+02:00"', msOf('2026-04-16T18:18:18Z') * 1_000_000n, '2026-04-16T18:18:18Z'],
+    ['"2026-04-16 18:18:18.123456789123"', msOf('2026-04-16T18:18:18Z') * 1_000_000n + 123_456_789n,
+      '2026-04-16T18:18:18.123456789Z'],
+    ['1670000000', 1_670_000_000n * 1_000_000_000n, '2022-12-02T16:53:20Z'],
+    ['1776363499123', 1_776_363_499_123n * 1_000_000n, '2026-04-16T18:18:19.123Z'],
+    ['"1776363499123456789"', 1_776_363_499_123_456_789n, '2026-04-16T18:18:19.123456789Z'],
+  ])('§4.4 input %s -> %s', (_input, ns, expected) => {
+    expect(formatTimeNs(ns)).toBe(expected);
+  });
+
+  it('trims trailing zeros of the fraction and keeps leading ones', () => {
+    const base = msOf('2026-04-16T18:18:19Z') * 1_000_000n;
+    expect(formatTimeNs(base + 500_000_000n)).toBe('2026-04-16T18:18:19.5Z');
+    expect(formatTimeNs(base + 1n)).toBe('2026-04-16T18:18:19.000000001Z');
+    expect(formatTimeNs(base + 10n)).toBe('2026-04-16T18:18:19.00000001Z');
+    expect(formatTimeNs(base + 120_000n)).toBe('2026-04-16T18:18:19.00012Z');
+    expect(formatTimeNs(base + 999_999_999n)).toBe('2026-04-16T18:18:19.999999999Z');
+  });
+
+  it('writes the epoch and the largest valid time (2^64 - 1 ns)', () => {
+    expect(formatTimeNs(0n)).toBe('1970-01-01T00:00:00Z');
+    expect(formatTimeNs(2n ** 64n - 1n)).toBe('2554-07-21T23:34:33.709551615Z');
+  });
+
+  it('rolls over days, months and leap days', () => {
+    const midnight = msOf('2024-03-01T00:00:00Z') * 1_000_000n;
+    expect(formatTimeNs(midnight - 1n)).toBe('2024-02-29T23:59:59.999999999Z');
+    expect(formatTimeNs(midnight)).toBe('2024-03-01T00:00:00Z');
+    expect(formatTimeNs(midnight + 3_723_000_000_000n)).toBe('2024-03-01T01:02:03Z');
+  });
+
+  it('does not reuse the cached second for a different second', () => {
+    const a = msOf('2026-04-16T18:18:19Z') * 1_000_000n;
+    expect(formatTimeNs(a)).toBe('2026-04-16T18:18:19Z');
+    expect(formatTimeNs(a + 1_000_000_000n)).toBe('2026-04-16T18:18:20Z');
+    expect(formatTimeNs(a + 7n)).toBe('2026-04-16T18:18:19.000000007Z');
+  });
+});
