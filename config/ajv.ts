@@ -43,7 +43,10 @@ const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 export function validator(schema: JsonSchema): ValidateFunction {
   let fn = compiled.get(schema);
   if (!fn) {
-    fn = ajv.compile(schema);
+    // A component schema carries `default: {}` for when it is nested; at the root ajv's strict mode
+    // would flag it as ignored.
+    const { default: _ignored, ...root } = schema;
+    fn = ajv.compile(root);
     compiled.set(schema, fn);
   }
   return fn;

@@ -73,7 +73,7 @@ class Loader {
     }
     const top = root as Record<string, unknown>;
     for (const key of Object.keys(top)) {
-      if (!(TOP_LEVEL_KEYS as readonly string[]).includes(key)) this.problem([key], 'unknown key');
+      if (!(TOP_LEVEL_KEYS as readonly string[]).includes(key)) this.problem([key], 'unknown key', true);
     }
     const sections = {
       receivers: this.components(top, 'receivers', registry),
@@ -119,17 +119,20 @@ class Loader {
       const type = parseId(id);
       if (!type) {
         this.problem([section, id], 'an id is `type` or `type/name`', true);
+        out.set(id, { id, type: id, config: {} });
         continue;
       }
       const factory = registry.get(kind, type);
       if (!factory) {
         this.problem([section, id], `unknown ${kind} type "${type}" (known: ${registry.types(kind).join(', ')})`, true);
+        out.set(id, { id, type, config: {} });
         continue;
       }
       const config = this.validate([section, id], value ?? {}, factory.schema) as Record<string, unknown> | undefined;
+      // An invalid component stays known by its id, so pipelines that list it are not reported again.
+      out.set(id, { id, type, config: config ?? {} });
       if (!config) continue;
       for (const p of factory.check?.(config) ?? []) this.problem([section, id, ...p.key.split('.')], p.message);
-      out.set(id, { id, type, config });
     }
     return out;
   }
@@ -208,11 +211,11 @@ class Loader {
 
   /** Pipelines sharing a receiver must run the same synchronous processors with the same settings. */
   private checkSharedReceivers(pipelines: PipelineEntry[], processors: Map<string, ComponentEntry>): void {
-    const signature = (p: PipelineEntry) =>
-      JSON.stringify(p.processors
-        .map((ref) => processors.get(ref))
-        .filter((e) => e && (SYNC_PROCESSORS as readonly string[]).includes(e.type))
-        .map((e) => [e!.type, e!.config]));
+    // flatten and validate run whether listed or not; an unlisted one runs with its (empty) defaults.
+    const signature = (p: PipelineEntry) => {
+      const listed = new Map(p.processors.map((ref) => processors.get(ref)).filter((e) => e).map((e) => [e!.type, e!.config]));
+      return JSON.stringify(SYNC_PROCESSORS.map((type) => listed.get(type) ?? (type === 'namespace' ? null : {})));
+    };
     const byReceiver = new Map<string, PipelineEntry>();
     for (const p of pipelines) {
       for (const r of p.receivers) {
@@ -249,26 +252,29 @@ class Loader {
     this.problems.push({ file: this.file, line: pos.line, col: pos.col, path: path.join('.'), message });
   }
 
-  /** The deepest YAML node along `path` (the key node itself when `atKey`), for its position. */
+  /**
+   * The YAML node a problem at `path` points to: the value there (its key when `atKey`), or, when the
+   * path goes past what the file has (a missing key), the key of the deepest entry that exists.
+   */
   private nodeAt(path: string[], atKey: boolean): { range?: [number, number, number] | null } | undefined {
+    type Positioned = { range?: [number, number, number] | null };
     let node: unknown = this.doc.contents;
-    let best = node as { range?: [number, number, number] | null } | undefined;
+    let lastKey: Positioned | undefined;
     for (let i = 0; i < path.length; i++) {
       const segment = path[i];
       if (isMap(node)) {
         const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === segment);
-        if (!pair) break;
-        if (i === path.length - 1 && atKey) return pair.key as { range?: [number, number, number] | null };
-        node = pair.value;
-        best = (pair.value ?? pair.key) as typeof best;
+        if (!pair) return lastKey ?? (node as Positioned);
+        if (i === path.length - 1 && atKey) return pair.key as Positioned;
+        lastKey = pair.key as Positioned;
+        node = pair.value ?? pair.key;
       } else if (isSeq(node)) {
         const item = node.items[Number(segment)];
-        if (item === undefined) break;
+        if (item === undefined) return lastKey ?? (node as Positioned);
         node = item;
-        best = item as typeof best;
-      } else break;
+      } else return lastKey ?? (node as Positioned);
     }
-    return best;
+    return node as Positioned;
   }
 
   private pathOf(target: unknown): string[] {

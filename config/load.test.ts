@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import { Registry } from '../pipeline/registry.ts';
+import { duration, endpoint, object, oneOf } from '../pipeline/schema.ts';
+import { factory as batch } from '../processors/batch/factory.ts';
+import { loadConfigText } from './load.ts';
+import { ConfigError, formatProblem } from './problem.ts';
+
+// Stand-in factories: the loader only reads type, kind, schema and check.
+const fake = (kind: 'receiver' | 'processor' | 'exporter', type: string, schema = object({})) =>
+  ({ type, kind, schema, create: () => ({}) });
+
+function registry(): Registry {
+  return new Registry()
+    .register(fake('receiver', 'http', object({ endpoint: endpoint('127.0.0.1:4319'), retry_after: duration('1s') })))
+    .register(fake('processor', 'flatten'))
+    .register(fake('processor', 'validate'))
+    .register(fake('processor', 'namespace', object({ semconv: oneOf(['otlp', 'all', 'none'], 'otlp') })))
+    .register(batch)
+    .register(fake('exporter', 'file', object({ path: { type: 'string' } }, ['path'])));
+}
+
+const minimal = `receivers:
+  http: {}
+exporters:
+  file:
+    path: out.jsonl
+service:
+  pipelines:
+    traces:
+      receivers: [http]
+      exporters: [file]
+`;
+
+function problems(text: string, env: NodeJS.ProcessEnv = {}): string[] {
+  try {
+    loadConfigText(text, 'c.yaml', registry(), env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems.map(formatProblem);
+    throw err;
+  }
+  return [];
+}
+
+describe('config loader', () => {
+  it('fills defaults, converts durations to milliseconds and applies the storage defaults', () => {
+    const c = loadConfigText(minimal, 'c.yaml', registry(), {});
+    expect(c.receivers.get('http')!.config).toEqual({ endpoint: '127.0.0.1:4319', retry_after: 1000 });
+    expect(c.service.shutdown_timeout).toBe(10_000);
+    expect(c.service.memory_limit_mib).toBe(512);
+    expect(c.storage).toMatchObject({ type: 'memory', max_bytes: 134217728, directory: './data', fsync: 'always' });
+    expect(c.pipelines).toEqual([{ id: 'traces', receivers: ['http'], processors: [], exporters: ['file'] }]);
+  });
+
+  it('reads `storage: disk` as short for {type: disk} with the disk bound', () => {
+    const c = loadConfigText(minimal + 'storage: disk\n', 'c.yaml', registry(), {});
+    expect(c.storage).toMatchObject({ type: 'disk', max_bytes: 1073741824 });
+  });
+
+  it('expands ${env:NAME}, ${NAME}, ${env:NAME:-default} and $$', () => {
+    const text = minimal
+      .replace('http: {}', 'http:\n    endpoint: ${env:HOST}:${PORT}\n    retry_after: ${env:RA:-2s}')
+      .replace('path: out.jsonl', 'path: cost$$5-${env:NAME:-x}.jsonl');
+    const c = loadConfigText(text, 'c.yaml', registry(), { HOST: '0.0.0.0', PORT: '9000' });
+    expect(c.receivers.get('http')!.config).toEqual({ endpoint: '0.0.0.0:9000', retry_after: 2000 });
+    expect(c.exporters.get('file')!.config.path).toBe('cost$5-x.jsonl');
+  });
+
+  it('warns about an unset variable and uses the empty string, as the Collector does', () => {
+    const text = minimal.replace('path: out.jsonl', 'path: out${env:MISSING}.jsonl');
+    const c = loadConfigText(text, 'c.yaml', registry(), {});
+    expect(c.exporters.get('file')!.config.path).toBe('out.jsonl');
+    expect(c.warnings).toEqual(['environment variable MISSING is not set; using ""']);
+  });
+
+  it('reports unknown keys with file:line:col at the key', () => {
+    const text = minimal.replace('http: {}', 'http:\n    endpont: 1.2.3.4:5');
+    expect(problems(text)).toEqual(['c.yaml:3:5 receivers.http.endpont: unknown key']);
+  });
+
+  it('reports every problem, not only the first', () => {
+    const text = `receivers:
+  http:
+    retry_after: soon
+  grpc: {}
+exporters:
+  file: {}
+service:
+  pipelines:
+    traces:
+      receivers: [http, otlp]
+      processors: [batch, namespace]
+      exporters: [file]
+extensions: {}
+`;
+    expect(problems(text)).toEqual([
+      'c.yaml:13:1 extensions: unknown key',
+      'c.yaml:3:18 receivers.http.retry_after: must be a duration such as 200ms, 5s or 1m (got "soon")',
+      'c.yaml:4:3 receivers.grpc: unknown receiver type "grpc" (known: http)',
+      'c.yaml:6:3 exporters.file.path: is required',
+      'c.yaml:10:25 service.pipelines.traces.receivers.1: "otlp" is not defined under receivers',
+      'c.yaml:11:20 service.pipelines.traces.processors.0: "batch" is not defined under processors',
+      'c.yaml:11:27 service.pipelines.traces.processors.1: "namespace" runs before the acknowledgement and must come before every asynchronous processor',
+    ]);
+  });
+
+  it('rejects a batch cap smaller than the trigger', () => {
+    const text = minimal.replace('exporters:\n', 'processors:\n  batch:\n    send_batch_size: 10\n    send_batch_max_size: 5\nexporters:\n');
+    expect(problems(text)).toEqual(['c.yaml:6:26 processors.batch.send_batch_max_size: must be 0 or >= send_batch_size']);
+  });
+
+  it('accepts type/name ids and several pipelines sharing a receiver and an exporter', () => {
+    const text = `receivers:
+  http/public: {}
+processors:
+  batch/fast:
+    timeout: 0
+exporters:
+  file/a: {path: a.jsonl}
+  file/b: {path: b.jsonl}
+service:
+  pipelines:
+    traces/a:
+      receivers: [http/public]
+      processors: [validate, namespace, batch/fast]
+      exporters: [file/a, file/b]
+    traces/b:
+      receivers: [http/public]
+      processors: [flatten, validate, namespace]
+      exporters: [file/b]
+`;
+    const c = loadConfigText(text, 'c.yaml', registry(), {});
+    expect(c.pipelines.map((p) => p.id)).toEqual(['traces/a', 'traces/b']);
+    expect(c.processors.get('batch/fast')!.config).toEqual({ send_batch_size: 8192, timeout: 0, send_batch_max_size: 0 });
+  });
+
+  it('requires pipelines sharing a receiver to run the same synchronous processors', () => {
+    const text = `receivers:
+  http: {}
+exporters:
+  file: {path: a.jsonl}
+service:
+  pipelines:
+    traces/a:
+      receivers: [http]
+      processors: [namespace]
+      exporters: [file]
+    traces/b:
+      receivers: [http]
+      exporters: [file]
+`;
+    expect(problems(text)).toEqual([
+      'c.yaml:11:5 service.pipelines.traces/b.processors: pipelines traces/a and traces/b share receiver "http" and must list the same synchronous processors with the same settings',
+    ]);
+  });
+
+  it('rejects non-traces pipelines and YAML syntax errors with positions', () => {
+    expect(problems(minimal.replace('    traces:', '    metrics:'))[0]).toBe(
+      'c.yaml:8:5 service.pipelines.metrics: only traces pipelines exist (`traces` or `traces/<name>`)');
+    expect(problems('receivers: [unclosed\n')[0]).toMatch(/^c\.yaml:\d+:\d+ \(top level\): /);
+  });
+});

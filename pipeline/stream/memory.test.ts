@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { makeSpans } from '../../test/helpers/spans.ts';
+import { RefusedError } from '../errors.ts';
+import { MemoryStream } from './memory.ts';
+
+describe('memory stream', () => {
+  it('hands every record to each reader independently and releases what all readers committed', async () => {
+    const stream = new MemoryStream({ maxBytes: 1 << 20, retryAfterMs: 1000 });
+    const a = stream.reader('a');
+    const b = stream.reader('b');
+    await stream.append(makeSpans(2));
+    await stream.append(makeSpans(3));
+    const readA = await a.read(100);
+    expect(readA.map((r) => [r.seq, r.spans.length])).toEqual([[1, 2], [2, 3]]);
+    await a.commit(2);
+    expect(stream.stats().records).toBe(2); // b has not committed
+    expect(a.lag()).toBe(0);
+    expect(b.lag()).toBe(5);
+    const readB = await b.read(2);
+    expect(readB.map((r) => r.seq)).toEqual([1]); // whole records, about maxSpans
+    await b.commit(1);
+    expect(stream.stats()).toMatchObject({ records: 1, spans: 3 });
+  });
+
+  it('makes a reader wait for the next append', async () => {
+    const stream = new MemoryStream({ maxBytes: 1 << 20, retryAfterMs: 1000 });
+    const reader = stream.reader('a');
+    const pending = reader.read(10);
+    await stream.append(makeSpans(1));
+    expect((await pending).map((r) => r.seq)).toEqual([1]);
+  });
+
+  it('refuses when full, with nothing appended, and takes records again once space frees', async () => {
+    const stream = new MemoryStream({ maxBytes: 4000, retryAfterMs: 2000 });
+    const reader = stream.reader('a');
+    await stream.append(makeSpans(5));
+    const err = await stream.append(makeSpans(5)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RefusedError);
+    expect((err as RefusedError).retryAfterMs).toBe(2000);
+    expect(stream.stats().records).toBe(1);
+    const [record] = await reader.read(100);
+    await reader.commit(record.seq);
+    await stream.append(makeSpans(5));
+    expect(stream.stats().records).toBe(1);
+  });
+
+  it('after seal: refuses appends, drains what it holds, then reads end', async () => {
+    const stream = new MemoryStream({ maxBytes: 1 << 20, retryAfterMs: 1000 });
+    const reader = stream.reader('a');
+    await stream.append(makeSpans(1));
+    stream.seal();
+    await expect(stream.append(makeSpans(1))).rejects.toBeInstanceOf(RefusedError);
+    expect((await reader.read(10)).length).toBe(1);
+    expect(await reader.read(10)).toEqual([]);
+  });
+
+  it('ends a waiting read when its signal aborts', async () => {
+    const stream = new MemoryStream({ maxBytes: 1 << 20, retryAfterMs: 1000 });
+    const controller = new AbortController();
+    const pending = stream.reader('a').read(10, controller.signal);
+    controller.abort();
+    expect(await pending).toEqual([]);
+  });
+});

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryStream } from '../../pipeline/stream/memory.ts';
+import { makeSpans } from '../../test/helpers/spans.ts';
+import { SizeOrTimeBatcher } from './batcher.ts';
+
+const never = new AbortController().signal;
+
+describe('batch processor', () => {
+  it('sends as soon as send_batch_size spans are held', async () => {
+    const stream = new MemoryStream({ maxBytes: 1 << 24, retryAfterMs: 1000 });
+    const reader = stream.reader('x');
+    const batcher = new SizeOrTimeBatcher({ send_batch_size: 4, timeout: 60_000, send_batch_max_size: 0 });
+    const gathering = batcher.gather(reader, never);
+    await stream.append(makeSpans(3));
+    await stream.append(makeSpans(3));
+    const records = await gathering;
+    expect(records.map((r) => r.spans.length)).toEqual([3, 3]); // a trigger, not a cap
+  });
+
+  it('sends a partial batch when the timeout passes', async () => {
+    const stream = new MemoryStream({ maxBytes: 1 << 24, retryAfterMs: 1000 });
+    const batcher = new SizeOrTimeBatcher({ send_batch_size: 100, timeout: 30, send_batch_max_size: 0 });
+    await stream.append(makeSpans(2));
+    const records = await batcher.gather(stream.reader('x'), never);
+    expect(records.map((r) => r.spans.length)).toEqual([2]);
+  });
+
+  it('with timeout 0 sends what is there at once', async () => {
+    const stream = new MemoryStream({ maxBytes: 1 << 24, retryAfterMs: 1000 });
+    const batcher = new SizeOrTimeBatcher({ send_batch_size: 100, timeout: 0, send_batch_max_size: 0 });
+    await stream.append(makeSpans(1));
+    expect((await batcher.gather(stream.reader('x'), never)).length).toBe(1);
+  });
+
+  it('splits deliveries larger than send_batch_max_size', () => {
+    const batcher = new SizeOrTimeBatcher({ send_batch_size: 2, timeout: 0, send_batch_max_size: 3 });
+    expect(batcher.split(makeSpans(7)).map((p) => p.length)).toEqual([3, 3, 1]);
+    expect(batcher.split(makeSpans(3)).map((p) => p.length)).toEqual([3]);
+  });
+});

@@ -1,0 +1,25 @@
+// Canonical spans for unit tests.
+import type { Span } from '../../pipeline/span.ts';
+
+let counter = 0;
+
+/** A valid span with distinct ids; `overrides` replaces fields. */
+export function makeSpan(overrides: Partial<Span> = {}): Span {
+  counter++;
+  const hex = counter.toString(16).padStart(16, '0');
+  return {
+    traceId: '4bf92f3577b34da6' + hex,
+    spanId: hex,
+    name: `span-${counter}`,
+    kind: 0,
+    startNs: 1776363498000000000n,
+    endNs: 1776363499500000000n,
+    status: { code: 0 },
+    attributes: new Map([['ag.type.span', 'task']]),
+    ...overrides,
+  };
+}
+
+export function makeSpans(n: number): Span[] {
+  return Array.from({ length: n }, () => makeSpan());
+}
