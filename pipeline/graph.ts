@@ -140,8 +140,11 @@ export class Graph {
     for (const receiver of this.receivers.values()) await receiver.start();
   }
 
-  endpoints(): string[] {
-    return [...this.receivers.values()].flatMap((r) => r.endpoints());
+  /** Listening addresses by receiver id, for the start-up log line. */
+  endpoints(): Record<string, string[]> {
+    const out: Record<string, string[]> = {};
+    for (const [id, receiver] of this.receivers) out[id] = receiver.endpoints();
+    return out;
   }
 
   /**
