@@ -1,0 +1,12 @@
+// The OTLP codec shared by the otlp receiver, the http receiver's /otlp/v1/traces route and the OTLP
+// and Kafka exporters (spec/otlp.md, span-record.md "OTLP encodings").
+export { OtlpDecodeError } from './errors.ts';
+export { decodeExportRequest, type DecodedRequest } from './decode-proto.ts';
+export { decodeExportRequestJson } from './decode-json.ts';
+export { encodeExportRequest } from './encode-proto.ts';
+export { encodeExportRequestJson, exportRequestJson } from './encode-json.ts';
+export {
+  GrpcCode, type PartialSuccess, encodeExportResponse, encodeExportResponseJson, decodeExportResponse,
+  decodeExportResponseJson, encodeStatus, encodeStatusJson, decodeStatus,
+} from './response.ts';
+export { groupSpans, agExtras } from './group.ts';
