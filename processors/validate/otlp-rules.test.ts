@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import type { WorkingBatch } from '../../pipeline/batch.ts';
+import { createLogger } from '../../pipeline/log.ts';
+import type { Span } from '../../pipeline/span.ts';
+import { factory } from './factory.ts';
+
+const validate = factory.create({}, { id: 'validate', logger: createLogger({ write: () => {} }) });
+const T = '4bf92f3577b34da6a3ce929d0e0e4736';
+const S = '00f067aa0ba902b7';
+
+function span(over: Partial<Span> = {}): Span {
+  return { traceId: T, spanId: S, name: 'x', kind: 1, startNs: 1n, endNs: 2n, status: { code: 0 }, attributes: new Map(), ...over };
+}
+
+function run(spans: Span[]): WorkingBatch {
+  const batch: WorkingBatch = { origin: 'otlp', spans, rejections: [] };
+  validate.process(batch);
+  return batch;
+}
+
+function reasonFor(s: Span): string {
+  const b = run([s]);
+  return b.spans.length === 1 ? 'accepted' : b.rejections[0].reason.split(':')[0];
+}
+
+describe('validate on decoded OTLP spans (otlp.md receiver rules)', () => {
+  it.each([
+    ['invalid trace_id', { traceId: '0'.repeat(32) }],
+    ['invalid trace_id', { traceId: 'abcd' }],
+    ['invalid trace_id', { traceId: T.toUpperCase() }],
+    ['invalid span_id', { spanId: '0000000000000000' }],
+    ['invalid span_id', { spanId: T }],
+    ['invalid parent_id', { parentId: 'abc' }],
+    ['missing start_time', { startNs: 0n }],
+    ['missing end_time', { endNs: 0n }],
+    ['invalid span_kind', { kind: 6 }],
+    ['invalid span_kind', { kind: -1 }],
+    ['invalid status_code', { status: { code: 3 } }],
+    ['invalid events[1].name', { events: [{ name: 'a', timeNs: 1n, attributes: new Map() }, { name: '', timeNs: 1n, attributes: new Map() }] }],
+    ['invalid links[0].trace_id', { links: [{ traceId: '0'.repeat(32), spanId: S, attributes: new Map() }] }],
+    ['invalid links[0].span_id', { links: [{ traceId: T, spanId: '', attributes: new Map() }] }],
+  ])('%s', (reason, over) => {
+    expect(reasonFor(span(over as Partial<Span>))).toBe(reason);
+  });
+
+  it('an all-zero or empty parent id means root and is dropped', () => {
+    for (const parentId of ['0000000000000000', '']) {
+      const b = run([span({ parentId })]);
+      expect(b.spans).toHaveLength(1);
+      expect('parentId' in b.spans[0]).toBe(false);
+    }
+    expect(run([span({ parentId: 'a1b2c3d4e5f60718' })]).spans[0].parentId).toBe('a1b2c3d4e5f60718');
+  });
+
+  it('bad spans move to rejections with position, path and the hex as decoded; no de-duplication', () => {
+    const b = run([span(), span({ spanId: 'ab', kind: 9 }), span(), span({ startNs: 0n })]);
+    expect(b.spans).toHaveLength(2);
+    expect(b.indexes).toEqual([0, 2]);
+    expect(b.rejections).toEqual([
+      { index: 1, path: 'spans[1]', trace_id: T, span_id: 'ab', reason: 'invalid span_id' },
+      { index: 3, path: 'spans[3]', trace_id: T, span_id: S, reason: 'missing start_time' },
+    ]);
+  });
+
+  it('kind 0..5, status 0..2, [] links and events are fine', () => {
+    for (let kind = 0; kind <= 5; kind++) expect(reasonFor(span({ kind }))).toBe('accepted');
+    for (let code = 0; code <= 2; code++) expect(reasonFor(span({ status: { code } }))).toBe('accepted');
+    expect(reasonFor(span({ links: [], events: [] }))).toBe('accepted');
+  });
+});
