@@ -1,0 +1,37 @@
+// `receivers.http` (ingest-api.md §9): the tracing API listener and its limits.
+import type { JsonSchema } from '../../pipeline/component.ts';
+import { duration, endpoint, integer, object } from '../../pipeline/schema.ts';
+
+export interface HttpReceiverConfig {
+  /** `host:port`; port 0 picks a free port (tests). */
+  endpoint: string;
+  /** Bytes, applied to the raw body and again to the decompressed body. */
+  max_request_body_size: number;
+  /** JSON nesting depth; the top-level value is depth 1. */
+  max_nesting_depth: number;
+  /** Flat spans plus tree nodes, valid or not. */
+  max_spans_per_request: number;
+  /** Accepted keys; empty turns auth off. */
+  api_keys: string[];
+  /** Milliseconds; sent as whole seconds (rounded up) in `Retry-After` on 429/503. */
+  retry_after: number;
+}
+
+export const schema: JsonSchema = object({
+  endpoint: endpoint('127.0.0.1:4319'),
+  max_request_body_size: integer(20_971_520, 1),
+  max_nesting_depth: integer(64, 1),
+  max_spans_per_request: integer(100_000, 1),
+  api_keys: { type: 'array', items: { type: 'string', minLength: 1 }, default: [] },
+  retry_after: duration('1s'),
+});
+
+/** The defaults, as the config loader would fill them in (durations already in milliseconds). */
+export const defaultConfig: HttpReceiverConfig = {
+  endpoint: '127.0.0.1:4319',
+  max_request_body_size: 20_971_520,
+  max_nesting_depth: 64,
+  max_spans_per_request: 100_000,
+  api_keys: [],
+  retry_after: 1000,
+};

@@ -1,0 +1,164 @@
+// One request of the tracing API, in the order of ingest-api.md §2.1: the first failing check decides
+// the answer, and nothing reaches the ingest stream unless every check before the append passed.
+import type { IncomingMessage } from 'node:http';
+import type { TracingBody, WorkingBatch } from '../../pipeline/batch.ts';
+import type { IngestConsumer } from '../../pipeline/component.ts';
+import { RefusedError } from '../../pipeline/errors.ts';
+import { randomSpanId, randomTraceId } from '../../pipeline/ids.ts';
+import { parseJsonBytes, stringifyJson } from '../../pipeline/json/parse.ts';
+import type { Span } from '../../pipeline/span.ts';
+import { countTracingSpans } from '../../pipeline/tracing/tree.ts';
+import { apiKeyCheck } from './auth.ts';
+import { declaredTooLarge, decodeBody, readBody } from './body.ts';
+import type { HttpReceiverConfig } from './config.ts';
+import type { OtlpRoute } from './otlp-route.ts';
+import {
+  detailReply, methodNotAllowed, NOT_FOUND, refusedReply, UNAUTHORIZED, validationReply, type Reply,
+} from './replies.ts';
+import { matchRoute, type WriteRoute } from './routes.ts';
+import { checkSimpleTrace, simpleTraceEcho, simpleTraceSpan } from './simple-trace.ts';
+import { checkTraceBody, checkTraceSpans } from './single-trace.ts';
+import { tracingBodyOf } from './tracing-body.ts';
+import { checkTransport } from './transport.ts';
+
+/** Wall-clock now in nanoseconds (microsecond resolution). */
+function nowNs(): bigint {
+  const ms = performance.timeOrigin + performance.now();
+  const whole = Math.floor(ms);
+  return BigInt(whole) * 1_000_000n + BigInt(Math.floor((ms - whole) * 1e6));
+}
+
+function isReply(v: unknown): v is Reply {
+  return typeof v === 'object' && v !== null && 'status' in v && !Buffer.isBuffer(v);
+}
+
+/** The 202 body of §5.3, written directly: ids are canonical hex and need no escaping. */
+function linksBody(batch: WorkingBatch): string {
+  const spans = batch.spans;
+  let out = '{"count":' + spans.length + ',"links":[';
+  for (let i = 0; i < spans.length; i++) {
+    if (i > 0) out += ',';
+    out += '{"trace_id":"' + spans[i].traceId + '","span_id":"' + spans[i].spanId + '"}';
+  }
+  out += ']';
+  if (batch.rejections.length > 0) out += ',"rejected":' + JSON.stringify(batch.rejections);
+  return out + '}';
+}
+
+export class TracingApiHandler {
+  readonly #config: HttpReceiverConfig;
+  readonly #consumer: IngestConsumer;
+  readonly #otlp: OtlpRoute;
+  readonly #authorized: ((authorization: string | undefined) => boolean) | undefined;
+  readonly #retryAfterSeconds: number;
+
+  constructor(config: HttpReceiverConfig, consumer: IngestConsumer, otlp: OtlpRoute) {
+    this.#config = config;
+    this.#consumer = consumer;
+    this.#otlp = otlp;
+    this.#authorized = apiKeyCheck(config.api_keys);
+    this.#retryAfterSeconds = Math.ceil(config.retry_after / 1000);
+  }
+
+  /** Answers one request. Never throws on client input; an exception is a bug (the server answers 500). */
+  handle(incoming: IncomingMessage): Promise<Reply> | Reply {
+    const method = incoming.method ?? 'GET';
+    const match = matchRoute(method, incoming.url ?? '/');
+    if (match.kind === 'not_found') return NOT_FOUND;
+    if (match.kind === 'method_not_allowed') return methodNotAllowed(match.allow);
+    if (this.#authorized !== undefined && !this.#authorized(incoming.headers.authorization)) return UNAUTHORIZED;
+    if (match.kind === 'unavailable') return detailReply(501, match.detail);
+    if (match.kind === 'otlp') return this.#otlp(method, incoming);
+    return this.#write(match.route, incoming);
+  }
+
+  async #write(route: WriteRoute, incoming: IncomingMessage): Promise<Reply> {
+    const receivedNs = nowNs();
+    const codings = checkTransport(incoming.headers);
+    if (isReply(codings)) return codings;
+    const limit = this.#config.max_request_body_size;
+    const declared = declaredTooLarge(incoming, limit);
+    if (declared !== undefined) return declared;
+    // Refuse before reading and decoding: the point is to stop spending memory.
+    const refusal = this.#consumer.admit();
+    if (refusal !== undefined) return refusedReply(503, refusal.message, this.#retryAfterSeconds);
+
+    const raw = await readBody(incoming, limit);
+    if (isReply(raw)) return raw;
+    const bytes = decodeBody(raw, codings, limit);
+    if (isReply(bytes)) return bytes;
+    const parsed = parseJsonBytes(bytes, this.#config.max_nesting_depth);
+    if (!parsed.ok) {
+      switch (parsed.problem) {
+        case 'too_deep':
+          return detailReply(413, parsed.message);
+        case 'empty':
+          return validationReply([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
+        default:
+          return validationReply([{ loc: ['body'], msg: parsed.message, type: 'json_invalid' }]);
+      }
+    }
+    return route === 'simple'
+      ? this.#simple(parsed.value, receivedNs)
+      : this.#tracing(route, parsed.value, receivedNs);
+  }
+
+  async #tracing(route: 'ingest' | 'traces', value: unknown, receivedNs: bigint): Promise<Reply> {
+    const body = tracingBodyOf(value);
+    if (Array.isArray(body)) return validationReply(body);
+    const limit = this.#config.max_spans_per_request;
+    const count = countTracingSpans(body, limit);
+    if (count > limit) return detailReply(413, `Request holds more than max_spans_per_request (${limit}) spans`);
+    if (route === 'traces') {
+      const problem = checkTraceBody(body, count);
+      if (problem !== undefined) return detailReply(400, problem);
+    }
+
+    const batch = this.#prepare(body, receivedNs);
+    if (batch.spans.length === 0 && batch.rejections.length > 0) {
+      return { status: 422, body: '{"detail":' + JSON.stringify(batch.rejections) + '}' };
+    }
+    if (route === 'traces') {
+      const problem = checkTraceSpans(batch.spans);
+      if (problem !== undefined) {
+        const rejected = batch.rejections.length > 0 ? batch.rejections : undefined;
+        return { status: 400, body: JSON.stringify({ detail: problem, rejected }) };
+      }
+    }
+    const refused = await this.#append(batch.spans);
+    return refused ?? { status: 202, body: linksBody(batch) };
+  }
+
+  async #simple(value: unknown, receivedNs: bigint): Promise<Reply> {
+    const trace = checkSimpleTrace(value);
+    if (Array.isArray(trace)) return validationReply(trace);
+    const traceId = randomTraceId();
+    const spanId = randomSpanId();
+    const span = simpleTraceSpan(trace, traceId, spanId, receivedNs.toString());
+    const batch = this.#prepare({ form: 'flat', spans: [span] }, receivedNs);
+    // The body was checked above, so validate accepts the span; if it ever did not, say so, append nothing.
+    if (batch.spans.length === 0) {
+      return { status: 422, body: '{"detail":' + JSON.stringify(batch.rejections) + '}' };
+    }
+    const refused = await this.#append(batch.spans);
+    return refused ?? { status: 202, body: stringifyJson({ count: 1, trace: simpleTraceEcho(trace, traceId, spanId) }) };
+  }
+
+  #prepare(body: TracingBody, receivedNs: bigint): WorkingBatch {
+    const batch: WorkingBatch = { origin: 'tracing', tracing: body, spans: [], rejections: [], receivedNs };
+    this.#consumer.prepare(batch);
+    return batch;
+  }
+
+  /** Appends; a refusal becomes its 429/503 answer (nothing was appended). Nothing to append: no call. */
+  async #append(spans: Span[]): Promise<Reply | undefined> {
+    if (spans.length === 0) return undefined;
+    try {
+      await this.#consumer.append(spans);
+      return undefined;
+    } catch (error) {
+      if (error instanceof RefusedError) return refusedReply(error.status, error.message, this.#retryAfterSeconds);
+      throw error;
+    }
+  }
+}

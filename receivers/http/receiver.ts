@@ -1,0 +1,94 @@
+// The `http` receiver: a Node HTTP server running one Hono catch-all route that hands every request to
+// TracingApiHandler. Routing is done by the handler's own path normalisation (routes.ts); Hono supplies
+// the request/response plumbing, and the body is read straight from Node's IncomingMessage as Buffers.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
+import { Hono } from 'hono';
+import type { IngestConsumer, Receiver } from '../../pipeline/component.ts';
+import { StartupError } from '../../pipeline/errors.ts';
+import type { Logger } from '../../pipeline/log.ts';
+import type { HttpReceiverConfig } from './config.ts';
+import { TracingApiHandler } from './handler.ts';
+import { createOtlpRoute } from './otlp-route.ts';
+import { detailReply, INTERNAL_ERROR, JSON_CONTENT_TYPE, type Reply } from './replies.ts';
+
+const JSON_HEADERS: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE };
+const BAD_REQUEST = detailReply(400, 'Bad Request');
+
+/** `host:port` -> parts; `[::1]:4319` -> `::1`; an empty host listens on every interface. */
+export function parseEndpoint(endpoint: string): { host: string | undefined; port: number } {
+  const colon = endpoint.lastIndexOf(':');
+  let host = endpoint.slice(0, colon);
+  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+  return { host: host === '' ? undefined : host, port: Number(endpoint.slice(colon + 1)) };
+}
+
+function toResponse(reply: Reply): Response {
+  const headers = reply.headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...reply.headers };
+  return new Response(reply.body as string, { status: reply.status, headers });
+}
+
+export class HttpReceiver implements Receiver {
+  readonly #config: HttpReceiverConfig;
+  readonly #logger: Logger;
+  readonly #handler: TracingApiHandler;
+  #server: Server | undefined;
+
+  constructor(config: HttpReceiverConfig, consumer: IngestConsumer, logger: Logger) {
+    this.#config = config;
+    this.#logger = logger;
+    this.#handler = new TracingApiHandler(config, consumer, createOtlpRoute({ config, consumer, logger }));
+  }
+
+  async #respond(incoming: IncomingMessage): Promise<Response> {
+    try {
+      return toResponse(await this.#handler.handle(incoming));
+    } catch (error) {
+      this.#logger.error('request failed', { error, method: incoming.method, url: incoming.url });
+      return toResponse(INTERNAL_ERROR);
+    }
+  }
+
+  start(): Promise<void> {
+    const { host, port } = parseEndpoint(this.#config.endpoint);
+    const app = new Hono<{ Bindings: HttpBindings }>();
+    app.all('*', (c) => this.#respond(c.env.incoming));
+    const listener = getRequestListener(app.fetch, {
+      hostname: host,
+      // The adapter rejects some request targets before Hono runs (e.g. a missing Host header).
+      errorHandler: () => toResponse(BAD_REQUEST),
+    });
+    const server = createServer(listener);
+    return new Promise((resolve, reject) => {
+      const onError = (error: NodeJS.ErrnoException) => {
+        reject(new StartupError(`http receiver: cannot listen on ${this.#config.endpoint}: ${error.code ?? error.message}`, { cause: error }));
+      };
+      server.once('error', onError);
+      server.listen(port, host, () => {
+        server.off('error', onError);
+        server.on('error', (error) => this.#logger.error('http server error', { error }));
+        this.#server = server;
+        resolve();
+      });
+    });
+  }
+
+  endpoints(): string[] {
+    const address = this.#server?.address() as AddressInfo | null | undefined;
+    if (!address) return [];
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return [`http://${host}:${address.port}`];
+  }
+
+  shutdown(): Promise<void> {
+    const server = this.#server;
+    if (server === undefined) return Promise.resolve();
+    this.#server = undefined;
+    return new Promise((resolve) => {
+      // In-flight requests finish; idle keep-alive connections are closed now, busy ones once they answer.
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+  }
+}

@@ -1,0 +1,40 @@
+// The answers of the tracing API (ingest-api.md §2.2): every body is JSON with a `detail`, except 202.
+// A Reply is plain data; the server turns it into an HTTP response in one place (server.ts).
+
+export interface Reply {
+  status: number;
+  /** JSON text, unless `headers` names another `content-type` (the OTLP route answers protobuf). */
+  body: string | Uint8Array;
+  /** Lowercase names. */
+  headers?: Record<string, string>;
+}
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** One FastAPI-style validation entry (§2.3); `loc` and `type` are the contract, `msg` is free text. */
+export interface ValidationItem {
+  loc: Array<string | number>;
+  msg: string;
+  type: string;
+}
+
+export function detailReply(status: number, detail: string, headers?: Record<string, string>): Reply {
+  return { status, body: JSON.stringify({ detail }), headers };
+}
+
+export function validationReply(items: ValidationItem[]): Reply {
+  return { status: 422, body: JSON.stringify({ detail: items }) };
+}
+
+/** 429/503: the client retries after `retryAfterSeconds`. Nothing was appended. */
+export function refusedReply(status: number, detail: string, retryAfterSeconds: number): Reply {
+  return detailReply(status, detail, { 'retry-after': String(retryAfterSeconds) });
+}
+
+export const NOT_FOUND: Reply = detailReply(404, 'Not Found');
+export const UNAUTHORIZED: Reply = detailReply(401, 'Unauthorized');
+export const INTERNAL_ERROR: Reply = detailReply(500, 'Internal Server Error');
+
+export function methodNotAllowed(allow: string): Reply {
+  return detailReply(405, 'Method Not Allowed', { allow });
+}

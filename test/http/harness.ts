@@ -1,0 +1,151 @@
+// The http receiver over real loopback HTTP, fed into an IngestConsumer made of the real synchronous
+// processors (flatten, validate, namespace) that records what it appends, or refuses.
+import { Agent, request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
+import type { WorkingBatch } from '../../pipeline/batch.ts';
+import type { IngestConsumer, Receiver, SyncProcessor } from '../../pipeline/component.ts';
+import { RefusedError } from '../../pipeline/errors.ts';
+import { silentLogger } from '../../pipeline/log.ts';
+import type { Span } from '../../pipeline/span.ts';
+import { factory as flattenFactory } from '../../processors/flatten/factory.ts';
+import { factory as validateFactory } from '../../processors/validate/factory.ts';
+import { defaultConfig, type HttpReceiverConfig } from '../../receivers/http/config.ts';
+import { factory } from '../../receivers/http/factory.ts';
+
+export interface ConsumerOptions {
+  /** Every append rejects with this error (nothing recorded). */
+  refuseAppend?: RefusedError;
+  /** admit() refuses. */
+  refuseAdmit?: { message: string; retryAfterMs: number };
+}
+
+export interface RecordingConsumer extends IngestConsumer {
+  /** One entry per append call. */
+  appended: Span[][];
+  /** Every appended span, in order. */
+  spans(): Span[];
+  options: ConsumerOptions;
+}
+
+// TEMPORARY until processors/namespace lands: then a static import.
+const namespaceFactory = await import('../../processors/namespace/factory.ts' as string).then(
+  (m: { factory: { create(config: never, ctx: unknown): SyncProcessor } }) => m.factory,
+  () => undefined,
+);
+
+function processors(): SyncProcessor[] {
+  const ctx = (id: string) => ({ id, logger: silentLogger });
+  return [
+    flattenFactory.create({} as never, ctx('flatten')),
+    validateFactory.create({} as never, ctx('validate')),
+    ...(namespaceFactory ? [namespaceFactory.create({ semconv: 'otlp', propagate_metrics: false } as never, ctx('namespace'))] : []),
+  ];
+}
+
+export function recordingConsumer(options: ConsumerOptions = {}): RecordingConsumer {
+  const chain = processors();
+  const appended: Span[][] = [];
+  return {
+    appended,
+    options,
+    spans: () => appended.flat(),
+    admit: () => options.refuseAdmit,
+    prepare(batch: WorkingBatch) {
+      for (const p of chain) p.process(batch);
+    },
+    async append(spans: Span[]) {
+      if (options.refuseAppend) throw options.refuseAppend;
+      appended.push(spans);
+    },
+  };
+}
+
+export interface Running {
+  receiver: Receiver;
+  consumer: RecordingConsumer;
+  port: number;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(
+  overrides: Partial<HttpReceiverConfig> = {}, consumer: RecordingConsumer = recordingConsumer(),
+): Promise<Running> {
+  const config: HttpReceiverConfig = { ...defaultConfig, endpoint: '127.0.0.1:0', ...overrides };
+  const receiver = factory.create(config, { id: 'http', logger: silentLogger, consumer });
+  await receiver.start();
+  const port = Number(new URL(receiver.endpoints()[0]).port);
+  return { receiver, consumer, port, close: () => receiver.shutdown() };
+}
+
+export interface HttpResult {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any;
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+
+/** One request with exact control of the path, headers and body bytes (fetch would rewrite some). */
+export function send(
+  port: number, method: string, path: string, body?: string | Buffer, headers: OutgoingHttpHeaders = {},
+): Promise<HttpResult> {
+  return new Promise((resolve, reject) => {
+    const hasType = Object.keys(headers).some((h) => h.toLowerCase() === 'content-type');
+    const req = httpRequest(
+      {
+        host: '127.0.0.1', port, method, path, agent,
+        headers: { ...(body !== undefined && !hasType ? { 'content-type': 'application/json' } : {}), ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export function post(port: number, path: string, body: unknown, headers: OutgoingHttpHeaders = {}): Promise<HttpResult> {
+  return send(port, 'POST', path, typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body), headers);
+}
+
+// ---- bodies ------------------------------------------------------------------------------------
+
+export const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+
+/** A valid flat span; `i` makes the span id distinct. */
+export function flatSpan(i: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    trace_id: TRACE_ID,
+    span_id: (0x1000 + i).toString(16).padStart(16, '0'),
+    span_name: `span-${i}`,
+    start_time: 1776363498,
+    end_time: 1776363499,
+    ...extra,
+  };
+}
+
+export const ROUTES = ['/tracing/spans/ingest', '/tracing/traces/', '/simple/traces/'] as const;
+
+/** Every alias of a route (§1.1): `/api` prefixes, `/preview`, with and without the trailing slash. */
+export function aliases(route: string): string[] {
+  const bare = route.endsWith('/') ? route.slice(0, -1) : route;
+  const out: string[] = [];
+  for (const prefix of ['', '/api', '/api/api', '/preview', '/api/preview', '/api/api/preview']) {
+    out.push(prefix + bare, prefix + bare + '/');
+  }
+  return out;
+}
