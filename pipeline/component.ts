@@ -90,6 +90,11 @@ export interface Exporter {
    * and the batch is dead-lettered after `dead_letter.max_attempts`.
    */
   export(spans: Span[]): Promise<void>;
+  /**
+   * Shutdown has begun: write what is buffered now and write later batches at once rather than waiting
+   * for a flush interval, so the drain is not held up by a timer. Optional.
+   */
+  flush?(): Promise<void>;
   /** Flushes what it buffered and closes. */
   shutdown(): Promise<void>;
 }

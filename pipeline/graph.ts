@@ -155,6 +155,7 @@ export class Graph {
     this.closing = true;
     await Promise.allSettled([...this.receivers.values()].map((r) => r.shutdown()));
     for (const p of this.pipelines) p.stream.seal();
+    for (const e of this.exporters.values()) void e.flush?.().catch(() => {});
     const drained = Promise.all(this.runners.map((r) => r.drained()));
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), timeoutMs); });
