@@ -1,0 +1,132 @@
+// The CLI as a user runs it: the built dist/cmd/main.js in a child process.
+import { createServer } from 'node:net';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, startDaemon, tempDir } from '../helpers/daemon.ts';
+
+const pipeline = (exporterYaml: string, receiverYaml = 'http:\n    endpoint: 127.0.0.1:0') => `receivers:
+  ${receiverYaml}
+processors:
+  batch:
+    timeout: 5s
+exporters:
+  ${exporterYaml}
+service:
+  shutdown_timeout: 20s
+  pipelines:
+    traces:
+      receivers: [http]
+      processors: [batch]
+      exporters: [file]
+`;
+
+function flatSpans(n: number, offset = 0) {
+  return {
+    spans: Array.from({ length: n }, (_, i) => ({
+      trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
+      span_id: (offset + i + 1).toString(16).padStart(16, '0'),
+      span_name: `s${offset + i}`,
+      start_time: 1776363498,
+      end_time: 1776363499,
+    })),
+  };
+}
+
+describe('tracehop CLI', () => {
+  it('prints its version and help', async () => {
+    const v = await runCli(['--version']);
+    expect(v.code).toBe(0);
+    expect(v.stdout).toMatch(/^tracehop \d+\.\d+\.\d+\n$/);
+    const h = await runCli(['--help']);
+    expect(h.code).toBe(0);
+    expect(h.stdout).toContain('tracehop validate --config FILE');
+    const bad = await runCli(['--bogus']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('unknown argument "--bogus"');
+  });
+
+  it('validate: exit 0 for the shipped examples', async () => {
+    for (const example of ['examples/sidecar.yaml', 'examples/gateway.yaml']) {
+      const r = await runCli(['validate', '--config', example]);
+      expect({ example, code: r.code, stderr: r.stderr }).toEqual({ example, code: 0, stderr: '' });
+    }
+  });
+
+  it('validate: exit 2 with every problem as FILE:LINE:COL path: message', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'bad.yaml');
+    await writeFile(file, `receivers:
+  http:
+    endpoint: 127.0.0.1:4319
+    max_body: 5
+exporters:
+  file:
+    path: out.jsonl
+    flush_interval: often
+service:
+  pipelines:
+    traces:
+      receivers: [http]
+      exporters: [file, kafka]
+`);
+    const r = await runCli(['validate', '--config', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `${file}:4:5 receivers.http.max_body: unknown key`,
+      `${file}:8:21 exporters.file.flush_interval: must be a duration such as 200ms, 5s or 1m (got "often")`,
+      `${file}:13:25 service.pipelines.traces.exporters.1: "kafka" is not defined under exporters`,
+    ]);
+  });
+
+  it('a port in use: one clear line and a non-zero exit', async () => {
+    const blocker = createServer();
+    await new Promise<void>((res) => blocker.listen(0, '127.0.0.1', res));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const dir = await tempDir();
+      const err = await startDaemon(pipeline('file:\n    path: out.jsonl', `http:\n    endpoint: 127.0.0.1:${port}`), { dir })
+        .catch((e: Error) => e);
+      expect(err).toBeInstanceOf(Error);
+      const lines = (err as Error).message.split('\n').filter((l) => l.startsWith('{'));
+      expect(lines).toHaveLength(1);
+      const line = JSON.parse(lines[0]);
+      expect(line.level).toBe('error');
+      expect(line.msg).toContain(`127.0.0.1:${port}`);
+      expect((err as Error).message).toMatch(/exited with 1/);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('an unwritable file path: one clear line naming it and a non-zero exit', async () => {
+    const dir = await tempDir();
+    await mkdir(join(dir, 'ro'));
+    await chmod(join(dir, 'ro'), 0o500);
+    // root ignores directory permissions; a path under a regular file fails for everyone.
+    await writeFile(join(dir, 'not-a-dir'), '');
+    const err = await startDaemon(pipeline('file:\n    path: ./not-a-dir/spans.jsonl'), { dir }).catch((e: Error) => e);
+    expect((err as Error).message).toMatch(/exited with 1/);
+    const line = JSON.parse((err as Error).message.split('\n').find((l) => l.includes('"error"'))!);
+    expect(line.msg).toContain('not-a-dir/spans.jsonl');
+  });
+
+  it('SIGTERM: stops accepting, delivers everything acknowledged, exits 0', async () => {
+    // A 5 s batch timeout and a 10 s flush interval: nothing reaches the file before the signal.
+    const daemon = await startDaemon(pipeline('file:\n    path: ./spans.jsonl\n    flush_interval: 10s'));
+    const url = daemon.url('http');
+    let acknowledged = 0;
+    for (let i = 0; i < 20; i++) {
+      const res = await fetch(`${url}/tracing/spans/ingest`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(flatSpans(50, i * 50)),
+      });
+      expect(res.status).toBe(202);
+      acknowledged += ((await res.json()) as { count: number }).count;
+    }
+    expect(await daemon.stop('SIGTERM')).toBe(0);
+    const lines = (await readFile(join(daemon.dir, 'spans.jsonl'), 'utf8')).trim().split('\n');
+    expect(acknowledged).toBe(1000);
+    expect(new Set(lines.map((l) => JSON.parse(l).span_id)).size).toBe(1000);
+    expect(daemon.logs.map((l) => l.msg)).toContain('stopped');
+  });
+});
