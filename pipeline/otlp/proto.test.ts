@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { ProtoReader, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-reader.ts';
+import { ProtoWriter } from './proto-writer.ts';
+import { OtlpDecodeError } from './errors.ts';
+
+function roundTripInt64(v: number | bigint): number | bigint {
+  const w = new ProtoWriter(8);
+  w.int64(v);
+  return new ProtoReader(w.finish()).int64();
+}
+
+describe('protobuf wire', () => {
+  it('int64 varints keep every value exactly, as number when safe and bigint beyond', () => {
+    const cases: Array<[number | bigint, number | bigint]> = [
+      [0, 0], [1, 1], [-1, -1], [127, 127], [128, 128], [2 ** 31, 2 ** 31], [-(2 ** 31), -(2 ** 31)],
+      [2 ** 32, 2 ** 32], [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+      [Number.MIN_SAFE_INTEGER, Number.MIN_SAFE_INTEGER],
+      [2n ** 53n, 2n ** 53n], [-(2n ** 53n), -(2n ** 53n)],
+      [2n ** 63n - 1n, 2n ** 63n - 1n], [-(2n ** 63n), -(2n ** 63n)], [123n, 123],
+    ];
+    for (const [input, expected] of cases) expect(roundTripInt64(input)).toStrictEqual(expected);
+  });
+
+  it('negative int64 takes ten bytes (two\'s complement), as protobuf requires', () => {
+    const w = new ProtoWriter(8);
+    w.int64(-1);
+    expect(Array.from(w.finish())).toEqual([255, 255, 255, 255, 255, 255, 255, 255, 255, 1]);
+  });
+
+  it('nested messages get their length written in front, also when it needs several bytes', () => {
+    for (const size of [0, 1, 127, 128, 300, 20_000, 3_000_000]) {
+      const w = new ProtoWriter(16);
+      w.tag(1, WIRE_LEN);
+      const m = w.begin();
+      w.tag(2, WIRE_LEN);
+      w.string('x'.repeat(size));
+      w.end(m);
+      w.tag(3, WIRE_VARINT);
+      w.varint(7);
+      const r = new ProtoReader(w.finish());
+      expect(r.tag()).toBe((1 << 3) | WIRE_LEN);
+      const len = r.length();
+      const end = r.pos + len;
+      expect(r.tag()).toBe((2 << 3) | WIRE_LEN);
+      expect(r.string()).toHaveLength(size);
+      expect(r.pos).toBe(end);
+      expect(r.tag()).toBe((3 << 3) | WIRE_VARINT);
+      expect(r.uint32()).toBe(7);
+    }
+  });
+
+  it('strings: ASCII, multi-byte UTF-8 and astral characters', () => {
+    for (const s of ['', 'a', 'héllo wörld', '日本語のテキスト', '🙂 emoji 🚀', 'x'.repeat(23) + 'é']) {
+      const w = new ProtoWriter(4);
+      w.string(s);
+      expect(new ProtoReader(w.finish()).string()).toBe(s);
+    }
+  });
+
+  it('skips unknown fields of every wire type, groups included', () => {
+    const w = new ProtoWriter(64);
+    w.tag(9, WIRE_VARINT); w.varint(300);
+    w.tag(10, WIRE_FIXED64); w.fixed64(5n);
+    w.tag(11, WIRE_LEN); w.string('skip me');
+    w.tag(12, WIRE_FIXED32); w.fixed32(9);
+    w.tag(13, 3); w.tag(1, WIRE_VARINT); w.varint(1); w.tag(13, 4); // a group
+    w.tag(1, WIRE_VARINT); w.varint(42);
+    const r = new ProtoReader(w.finish());
+    let found = -1;
+    while (r.pos < r.end) {
+      const tag = r.tag();
+      if (tag === ((1 << 3) | WIRE_VARINT)) found = r.uint32();
+      else r.skip(tag & 7, tag >>> 3);
+    }
+    expect(found).toBe(42);
+  });
+
+  it('refuses what is not well formed instead of reading past the end', () => {
+    const bad: number[][] = [
+      [0x0a, 0x05, 0x01], // length past the end
+      [0x08], // truncated varint
+      [0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01], // 11-byte varint
+      [0x09, 0x01, 0x02], // truncated fixed64
+      [0x0f], // wire type 7
+      [0x00], // field 0
+      [0x0c], // end group without start
+      [0x0b, 0x08, 0x01], // group never closed
+      [0x0a, 0xff, 0xff, 0xff, 0xff, 0x7f], // length over 2^32
+    ];
+    for (const bytes of bad) {
+      const r = new ProtoReader(new Uint8Array(bytes));
+      expect(() => {
+        while (r.pos < r.end) {
+          const tag = r.tag();
+          r.skip(tag & 7, tag >>> 3);
+        }
+      }, JSON.stringify(bytes)).toThrow(OtlpDecodeError);
+    }
+  });
+});
