@@ -1,0 +1,163 @@
+// Turns one export call's spans into Kafka messages (span-record.md "Kafka message"): key = trace id,
+// value = one span (json) or one trace's spans of this batch (otlp_*), and a record of which spans each
+// message carries, so that what cannot be sent is dead-lettered and nothing else.
+import type { MessageToProduce } from '@platformatic/kafka';
+import { encodeSpanJson } from '../../pipeline/record/index.ts';
+import type { Span } from '../../pipeline/span.ts';
+
+export type KafkaMessage = MessageToProduce<Buffer, Buffer, Buffer, Buffer>;
+
+/** Encodes spans of one trace into one message value (an OTLP export request). */
+export type TraceEncoder = (spans: Span[]) => Uint8Array;
+
+/** Kafka record batch framing (magic v2): 61 bytes per batch, whatever it holds. */
+export const BATCH_OVERHEAD = 61;
+/** Per record beyond key, value and headers: length, attributes, deltas and lengths as varints (upper bound). */
+const RECORD_OVERHEAD = 24;
+
+export interface MessagePlan {
+  messages: KafkaMessage[];
+  /** Estimated bytes of each message inside a record batch. */
+  sizes: number[];
+  /** The spans of message i are `sources[i].slice(starts[i], ends[i])`. */
+  sources: Span[][];
+  starts: number[];
+  ends: number[];
+  /** Spans that alone make a message larger than `max_message_bytes`: never sendable. */
+  tooLarge: Span[];
+  /** Largest encoded size among `tooLarge`, for the log line. */
+  tooLargeBytes: number;
+}
+
+export interface PlanOptions {
+  topic: string;
+  /** Shared by every message; never mutated. */
+  headers: Map<Buffer, Buffer>;
+  /** Bytes of the headers inside one record. */
+  headersBytes: number;
+  maxMessageBytes: number;
+}
+
+function emptyPlan(): MessagePlan {
+  return { messages: [], sizes: [], sources: [], starts: [], ends: [], tooLarge: [], tooLargeBytes: 0 };
+}
+
+/** Largest value (key included) that still fits one message under the limit. */
+function valueLimit(options: PlanOptions, keyBytes: number): number {
+  return options.maxMessageBytes - BATCH_OVERHEAD - RECORD_OVERHEAD - options.headersBytes - keyBytes;
+}
+
+/** `encoding: json`: one message per span, in batch order. */
+export function planJsonMessages(spans: Span[], options: PlanOptions): MessagePlan {
+  const plan = emptyPlan();
+  let lastTrace = '';
+  let key: Buffer = Buffer.alloc(0);
+  for (let i = 0; i < spans.length; i++) {
+    const span = spans[i];
+    // Spans of a trace usually sit together: one key buffer per run of a trace.
+    if (span.traceId !== lastTrace) {
+      lastTrace = span.traceId;
+      key = Buffer.from(lastTrace, 'latin1');
+    }
+    const value = Buffer.from(encodeSpanJson(span), 'utf8');
+    if (value.length > valueLimit(options, key.length)) {
+      plan.tooLarge.push(span);
+      if (value.length > plan.tooLargeBytes) plan.tooLargeBytes = value.length;
+      continue;
+    }
+    push(plan, options, key, value, spans, i, i + 1);
+  }
+  return plan;
+}
+
+/**
+ * `encoding: otlp_*`: one message per trace of the batch (traces in order of first appearance, spans in
+ * batch order). A trace too big for one message is cut into consecutive parts with the same key.
+ */
+export function planTraceMessages(spans: Span[], encode: TraceEncoder, options: PlanOptions): MessagePlan {
+  const plan = emptyPlan();
+  const traces = new Map<string, Span[]>();
+  for (let i = 0; i < spans.length; i++) {
+    const span = spans[i];
+    const group = traces.get(span.traceId);
+    if (group === undefined) traces.set(span.traceId, [span]);
+    else group.push(span);
+  }
+  for (const [traceId, group] of traces) {
+    const key = Buffer.from(traceId, 'latin1');
+    addTrace(plan, options, encode, key, group, 0, group.length);
+  }
+  return plan;
+}
+
+/** Encodes `group[start, end)`; when too big, cuts it into as many even parts as its size suggests. */
+function addTrace(
+  plan: MessagePlan,
+  options: PlanOptions,
+  encode: TraceEncoder,
+  key: Buffer,
+  group: Span[],
+  start: number,
+  end: number,
+): void {
+  const limit = valueLimit(options, key.length);
+  const value = toBuffer(encode(start === 0 && end === group.length ? group : group.slice(start, end)));
+  if (value.length <= limit) {
+    push(plan, options, key, value, group, start, end);
+    return;
+  }
+  const count = end - start;
+  if (count === 1) {
+    plan.tooLarge.push(group[start]);
+    if (value.length > plan.tooLargeBytes) plan.tooLargeBytes = value.length;
+    return;
+  }
+  // Spans differ in size, so a part may still be too big: it is cut again.
+  const parts = Math.min(count, Math.ceil(value.length / limit) + 1);
+  const step = Math.ceil(count / parts);
+  for (let from = start; from < end; from += step) {
+    addTrace(plan, options, encode, key, group, from, Math.min(from + step, end));
+  }
+}
+
+function toBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function push(plan: MessagePlan, options: PlanOptions, key: Buffer, value: Buffer, source: Span[], start: number, end: number): void {
+  plan.messages.push({ topic: options.topic, key, value, headers: options.headers });
+  plan.sizes.push(key.length + value.length + options.headersBytes + RECORD_OVERHEAD);
+  plan.sources.push(source);
+  plan.starts.push(start);
+  plan.ends.push(end);
+}
+
+/**
+ * Cuts the plan into produce requests. Each request holds at most `maxMessageBytes` of records, so even
+ * when every message goes to one partition its record batch stays under the broker's message size limit.
+ * Returns the index where each request starts, plus the end.
+ */
+export function requestBounds(plan: MessagePlan, maxMessageBytes: number): number[] {
+  const bounds = [0];
+  const budget = maxMessageBytes - BATCH_OVERHEAD;
+  let used = 0;
+  for (let i = 0; i < plan.sizes.length; i++) {
+    if (used > 0 && used + plan.sizes[i] > budget) {
+      bounds.push(i);
+      used = 0;
+    }
+    used += plan.sizes[i];
+  }
+  if (plan.sizes.length > 0) bounds.push(plan.sizes.length);
+  return bounds;
+}
+
+/** The spans carried by messages `[from, to)`, for dead letters. */
+export function spansOf(plan: MessagePlan, from: number, to: number): Span[] {
+  const out: Span[] = [];
+  for (let m = from; m < to; m++) {
+    const source = plan.sources[m];
+    for (let i = plan.starts[m]; i < plan.ends[m]; i++) out.push(source[i]);
+  }
+  return out;
+}
