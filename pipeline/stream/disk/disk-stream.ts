@@ -1,0 +1,625 @@
+// The durable ingest stream: a write-ahead log of segment files under one directory per pipeline
+// (docs/decisions/0230-disk-stream-format.md, 0232-disk-stream-fsync.md).
+//
+// append: encode the spans, check the bound, queue. One flush at a time writes every queued record with
+// one writev and (fsync: always) one fdatasync, so concurrent requests share a sync (group commit); each
+// append resolves only after the write, and the sync, that covers it. Then its record becomes visible to
+// readers, from memory (RecentRecords) while they keep up, from the segment files when they fall behind.
+// commit: the reader's cursor goes to cursors.json; a segment every reader has passed is deleted.
+import path from 'node:path';
+import { RefusedError, StartupError } from '../../errors.ts';
+import type { Logger } from '../../log.ts';
+import type { Span } from '../../span.ts';
+import type { IngestStream, StreamReader, StreamRecord } from '../stream.ts';
+import { CursorStore, loadCursors } from './cursors.ts';
+import { nodeIo, syncDirectory, writeAll, type DiskIo } from './io.ts';
+import { lockDirectory } from './lock.ts';
+import { Quarantine, type QuarantineEntry } from './quarantine.ts';
+import { decodeRecordSpans, encodeRecord, parseRecord, stampSeq } from './record.ts';
+import { RecentRecords } from './recent.ts';
+import { recoverSegment } from './recover.ts';
+import { parseSegmentName, Segment } from './segment.ts';
+
+export type FsyncMode = 'always' | 'interval' | 'never';
+
+export interface DiskStreamOptions {
+  /** This stream's own directory (the pipeline's, e.g. `./data/traces_default`); created if missing. */
+  directory: string;
+  fsync: FsyncMode;
+  /** With `fsync: interval`: how often written records are synced. */
+  fsyncIntervalMs: number;
+  /** Bound on the segment files; appends are refused (RefusedError) while it is reached. */
+  maxBytes: number;
+  logger: Logger;
+  /** Told about each damaged byte range moved to `<directory>/quarantine.jsonl` (e.g. for a metric). */
+  deadLetter?: (entry: QuarantineEntry) => void;
+  /** When given, persisted cursors of other consumers (an exporter removed from the config) are
+   *  dropped at open instead of holding segments forever. */
+  consumers?: string[];
+  /** A segment is closed once it reaches this size. Default: maxBytes / 16, within 64 KiB..64 MiB. */
+  segmentBytes?: number;
+  /** Bytes of recent records kept decoded for readers. Default: min(32 MiB, maxBytes). */
+  recentBytes?: number;
+  /** Retry-After of refusals. Default 1000. */
+  retryAfterMs?: number;
+  /** File operations (tests inject failures and count syncs). */
+  io?: DiskIo;
+}
+
+interface Pending {
+  seq: number;
+  spans: Span[];
+  buf: Buffer;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+/** Largest read from the segment files per `read` call, beyond the first record. */
+const MAX_DISK_READ = 16 * 1024 * 1024;
+
+export function createDiskStream(options: DiskStreamOptions): IngestStream {
+  return new DiskStream(options);
+}
+
+class DiskReader implements StreamReader {
+  readonly id: string;
+  /** Last seq this reader committed. */
+  committed: number;
+  /** Next seq to hand out. */
+  next: number;
+  private readonly stream: DiskStream;
+
+  constructor(stream: DiskStream, id: string, committed: number) {
+    this.stream = stream;
+    this.id = id;
+    this.committed = committed;
+    this.next = committed + 1;
+  }
+
+  read(maxSpans: number, signal?: AbortSignal): Promise<StreamRecord[]> {
+    return this.stream.readFor(this, maxSpans, signal);
+  }
+
+  commit(seq: number): Promise<void> {
+    return this.stream.commitFor(this, seq);
+  }
+
+  lag(): number {
+    return this.stream.countAfter(this.committed).spans;
+  }
+}
+
+export class DiskStream implements IngestStream {
+  private readonly dir: string;
+  private readonly fsync: FsyncMode;
+  private readonly fsyncIntervalMs: number;
+  private readonly maxBytes: number;
+  private readonly segmentBytes: number;
+  private readonly retryAfterMs: number;
+  private readonly logger: Logger;
+  private readonly io: DiskIo;
+  private readonly options: DiskStreamOptions;
+  private readonly quarantine: Quarantine;
+  private readonly cursors: CursorStore;
+  private readonly recent: RecentRecords;
+
+  private state: 'new' | 'opening' | 'open' | 'sealed' | 'closed' = 'new';
+  private unlock?: () => Promise<void>;
+  private segments: Segment[] = [];
+  /** The segment appends go to, with its open descriptor. */
+  private active?: { segment: Segment; fd: number };
+  private nextSeq = 1;
+  /** Highest seq readers may see: written (and synced, with fsync: always). */
+  private visibleSeq = 0;
+  private pending: Pending[] = [];
+  /** Bytes queued or being written. */
+  private pendingBytes = 0;
+  /** Bytes of the segment files. */
+  private diskBytes = 0;
+  private flushScheduled = false;
+  private flushing?: Promise<void>;
+  /** A failed write left bytes past the active segment's end that must be cut before the next write. */
+  private needsTruncate = false;
+  /** Written since the last sync (interval and never modes). */
+  private dirty = false;
+  /** File changes (writes, syncs, deletions) run one at a time, in order. */
+  private chain: Promise<void> = Promise.resolve();
+  private releaseScheduled = false;
+  private readonly readers = new Map<string, DiskReader>();
+  private waiters = new Set<() => void>();
+  private timer?: NodeJS.Timeout;
+  private refusedLoggedAt = new Map<string, number>();
+  private writeFailing = false;
+
+  constructor(options: DiskStreamOptions) {
+    this.options = options;
+    this.dir = path.resolve(options.directory);
+    this.fsync = options.fsync;
+    this.fsyncIntervalMs = options.fsyncIntervalMs;
+    this.maxBytes = options.maxBytes;
+    this.segmentBytes =
+      options.segmentBytes ?? Math.min(64 * 1024 * 1024, Math.max(64 * 1024, Math.floor(options.maxBytes / 16)));
+    this.retryAfterMs = options.retryAfterMs ?? 1000;
+    this.logger = options.logger;
+    this.io = options.io ?? nodeIo;
+    this.quarantine = new Quarantine(this.io, this.dir, this.logger, options.deadLetter);
+    this.cursors = new CursorStore(this.io, this.dir, this.logger, () => this.cursorSnapshot());
+    this.recent = new RecentRecords(options.recentBytes ?? Math.min(32 * 1024 * 1024, options.maxBytes));
+  }
+
+  // ---- open and recovery ------------------------------------------------------------------------
+
+  async open(): Promise<void> {
+    if (this.state !== 'new') throw new StartupError(`stream ${this.dir} was already opened`);
+    this.state = 'opening';
+    try {
+      await this.io.mkdir(this.dir);
+    } catch (err) {
+      throw new StartupError(`cannot create stream directory ${this.dir}: ${(err as Error).message}`);
+    }
+    try {
+      this.unlock = await lockDirectory(this.io, this.dir);
+    } catch (err) {
+      this.state = 'closed';
+      throw err;
+    }
+    try {
+      await this.recover();
+    } catch (err) {
+      await this.unlock();
+      this.state = 'closed';
+      throw err instanceof StartupError ? err : new StartupError(`cannot recover stream ${this.dir}: ${(err as Error).message}`, { cause: err });
+    }
+    if (this.fsync === 'interval') {
+      this.timer = setInterval(() => void this.syncIfDirty(), Math.max(1, this.fsyncIntervalMs));
+      this.timer.unref();
+    }
+    this.state = 'open';
+    const held = this.countAfter(-1);
+    this.logger.info('ingest stream opened', {
+      directory: this.dir,
+      fsync: this.fsync,
+      segments: this.segments.length,
+      records: held.records,
+      spans: held.spans,
+      bytes: held.bytes,
+      readers: Object.fromEntries([...this.readers.values()].map((r) => [r.id, r.committed])),
+    });
+  }
+
+  private async recover(): Promise<void> {
+    const cursors = await loadCursors(this.io, this.dir, this.logger);
+    if (this.options.consumers) {
+      const keep = new Set(this.options.consumers);
+      for (const id of [...cursors.keys()]) {
+        if (!keep.has(id)) {
+          this.logger.warn('dropping the cursor of a reader no longer configured', { reader: id, committed: cursors.get(id) });
+          cursors.delete(id);
+        }
+      }
+    }
+    const minCursor = cursors.size > 0 ? Math.min(...cursors.values()) : -1;
+
+    const bases: number[] = [];
+    for (const name of await this.io.readdir(this.dir)) {
+      const base = parseSegmentName(name);
+      if (base !== undefined) bases.push(base);
+      else if (name.endsWith('.seg.rewrite')) await this.io.unlink(path.join(this.dir, name)).catch(() => undefined);
+    }
+    bases.sort((a, b) => a - b);
+
+    const ctx = { io: this.io, directory: this.dir, logger: this.logger, quarantine: this.quarantine };
+    let lastSeq = 0;
+    for (let i = 0; i < bases.length; i++) {
+      // Every record of a segment has a seq below the next segment's name: a segment all readers
+      // passed is deleted without reading it.
+      if (i + 1 < bases.length && bases[i + 1] - 1 <= minCursor) {
+        await this.io.unlink(path.join(this.dir, new Segment(this.dir, bases[i]).name));
+        continue;
+      }
+      const segment = await recoverSegment(ctx, bases[i], i === bases.length - 1, lastSeq);
+      if (segment.count === 0) {
+        await this.io.unlink(segment.path);
+        continue;
+      }
+      lastSeq = segment.lastSeq;
+      this.segments.push(segment);
+      this.diskBytes += segment.size;
+    }
+
+    // Never reuse a seq a reader may have committed, even if the record itself was lost.
+    this.nextSeq = Math.max(lastSeq, minCursor) + 1;
+    this.visibleSeq = this.nextSeq - 1;
+    for (const [id, seq] of cursors) this.readers.set(id, new DiskReader(this, id, seq));
+    for (const r of this.readers.values()) if (r.next < this.oldestSeq()) r.next = this.oldestSeq();
+    await this.releaseConsumed();
+
+    const newest = this.segments[this.segments.length - 1];
+    if (newest && newest.size < this.segmentBytes) {
+      this.active = { segment: newest, fd: await this.io.open(newest.path, 'r+') };
+    }
+  }
+
+  // ---- append -----------------------------------------------------------------------------------
+
+  append(spans: Span[]): Promise<void> {
+    if (this.state !== 'open') {
+      return Promise.reject(new RefusedError(`ingest stream is ${this.state === 'sealed' ? 'shutting down' : 'not open'}`, this.retryAfterMs));
+    }
+    let buf: Buffer;
+    try {
+      buf = encodeRecord(spans);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (this.diskBytes + this.pendingBytes + buf.length > this.maxBytes) {
+      this.logRefusal('full', 'ingest stream full: appends refused until exporters catch up', { maxBytes: this.maxBytes });
+      return Promise.reject(new RefusedError(`ingest stream full (storage.max_bytes ${this.maxBytes} reached)`, this.retryAfterMs));
+    }
+    const seq = this.nextSeq++;
+    stampSeq(buf, seq);
+    this.pendingBytes += buf.length;
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ seq, spans, buf, resolve, reject });
+      this.scheduleFlush();
+    });
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.flushing) return;
+    this.flushScheduled = true;
+    // setImmediate rather than a microtask: requests completing in the same event-loop turn join one group.
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flushing = this.flushLoop()
+        .catch((err) => this.logger.error('ingest stream flush failed', { error: err }))
+        .finally(() => {
+          this.flushing = undefined;
+          if (this.pending.length > 0) this.scheduleFlush();
+          this.notify();
+        });
+    });
+  }
+
+  private async flushLoop(): Promise<void> {
+    while (this.pending.length > 0) {
+      const group = this.pending;
+      this.pending = [];
+      await this.exclusive(() => this.writeGroup(group));
+    }
+  }
+
+  private async writeGroup(group: Pending[]): Promise<void> {
+    const buffers = new Array<Buffer>(group.length);
+    let total = 0;
+    for (let i = 0; i < group.length; i++) {
+      buffers[i] = group[i].buf;
+      total += group[i].buf.length;
+    }
+    let active: { segment: Segment; fd: number };
+    let position: number;
+    try {
+      active = await this.activeSegment(group[0].seq);
+      position = active.segment.size;
+      await writeAll(this.io, active.fd, buffers, position);
+      if (this.fsync === 'always') await this.io.fdatasync(active.fd);
+      else this.dirty = true;
+    } catch (err) {
+      this.pendingBytes -= total;
+      // Cut whatever part of the group reached the file: those appends are refused, so their bytes
+      // must not be replayed after a restart.
+      if (this.active) {
+        this.needsTruncate = true;
+        await this.truncateActive();
+      }
+      const code = (err as NodeJS.ErrnoException).code;
+      const message = code === 'ENOSPC' || code === 'EDQUOT'
+        ? 'ingest stream cannot write: disk full'
+        : `ingest stream cannot write: ${(err as Error).message}`;
+      this.writeFailing = true;
+      this.logRefusal(code ?? 'write', message, { directory: this.dir, error: err });
+      const refused = new RefusedError(message, this.retryAfterMs);
+      for (const p of group) p.reject(refused);
+      return;
+    }
+    let offset = position;
+    for (const p of group) {
+      active.segment.add(p.seq, offset, p.buf.length, p.spans.length);
+      offset += p.buf.length;
+      this.recent.push(p.seq, p.spans, p.buf.length);
+    }
+    this.diskBytes += total;
+    this.pendingBytes -= total;
+    this.visibleSeq = group[group.length - 1].seq;
+    if (this.writeFailing) {
+      this.writeFailing = false;
+      this.logger.info('ingest stream writes again', { directory: this.dir });
+    }
+    for (const p of group) p.resolve();
+    this.notify();
+  }
+
+  /** The segment to write a group starting at `seq` to: the open one, or a new file once it is full. */
+  private async activeSegment(seq: number): Promise<{ segment: Segment; fd: number }> {
+    if (this.needsTruncate) await this.truncateActive();
+    if (this.needsTruncate) throw Object.assign(new Error('a failed write could not be cut off'), { code: 'EIO' });
+    if (this.active && this.active.segment.size < this.segmentBytes) return this.active;
+    if (this.active) await this.closeActive(this.fsync !== 'never');
+    const segment = new Segment(this.dir, seq);
+    const fd = await this.io.open(segment.path, 'w');
+    try {
+      if (this.fsync !== 'never') await syncDirectory(this.io, this.dir);
+    } catch (err) {
+      await this.io.close(fd).catch(() => undefined);
+      await this.io.unlink(segment.path).catch(() => undefined);
+      throw err;
+    }
+    this.segments.push(segment);
+    this.active = { segment, fd };
+    return this.active;
+  }
+
+  private async closeActive(sync: boolean): Promise<void> {
+    const active = this.active;
+    if (!active) return;
+    this.active = undefined;
+    if (this.dirty && sync) await this.io.fdatasync(active.fd).catch((err) => this.logger.error('fsync failed', { error: err }));
+    this.dirty = false;
+    await this.io.close(active.fd).catch(() => undefined);
+  }
+
+  private async truncateActive(): Promise<void> {
+    if (!this.active) {
+      this.needsTruncate = false;
+      return;
+    }
+    try {
+      await this.io.ftruncate(this.active.fd, this.active.segment.size);
+      this.needsTruncate = false;
+    } catch (err) {
+      this.logger.error('cannot cut a failed write off the stream; appends are refused until it works', { error: err });
+    }
+  }
+
+  private async syncIfDirty(): Promise<void> {
+    await this.exclusive(async () => {
+      if (!this.dirty || !this.active) return;
+      this.dirty = false;
+      try {
+        await this.io.fdatasync(this.active.fd);
+      } catch (err) {
+        this.dirty = true;
+        this.logger.error('periodic fsync of the ingest stream failed', { error: err });
+      }
+    });
+  }
+
+  private exclusive(fn: () => Promise<void>): Promise<void> {
+    const run = this.chain.then(fn);
+    this.chain = run.catch((err) => this.logger.error('ingest stream file operation failed', { error: err }));
+    return run;
+  }
+
+  private logRefusal(kind: string, msg: string, fields: Record<string, unknown>): void {
+    const now = Date.now();
+    const last = this.refusedLoggedAt.get(kind);
+    if (last !== undefined && now - last < 10_000) return;
+    this.refusedLoggedAt.set(kind, now);
+    this.logger.warn(msg, fields);
+  }
+
+  // ---- readers ----------------------------------------------------------------------------------
+
+  reader(consumerId: string): StreamReader {
+    let r = this.readers.get(consumerId);
+    if (!r) {
+      // A new reader starts at the oldest retained record; its cursor is written at once so a restart
+      // keeps that record for it even before its first commit.
+      r = new DiskReader(this, consumerId, this.oldestSeq() - 1);
+      this.readers.set(consumerId, r);
+      if (this.state === 'open' || this.state === 'sealed') void this.cursors.persist();
+    }
+    return r;
+  }
+
+  /** @internal */
+  async readFor(r: DiskReader, maxSpans: number, signal?: AbortSignal): Promise<StreamRecord[]> {
+    const limit = Math.max(1, maxSpans);
+    for (;;) {
+      if (this.state === 'closed' || signal?.aborted) return [];
+      if (r.next <= this.visibleSeq) {
+        const records = await this.collect(r, limit);
+        if (records.length > 0) return records;
+        continue;
+      }
+      if (this.state === 'sealed' && this.pending.length === 0 && !this.flushing && !this.flushScheduled) return [];
+      await this.changed(signal);
+    }
+  }
+
+  /** The next records for `r`, from memory when held there, else from its segment file. */
+  private async collect(r: DiskReader, maxSpans: number): Promise<StreamRecord[]> {
+    const held = this.recent.take(r.next, maxSpans);
+    if (held) {
+      if (held.length > 0) r.next = held[held.length - 1].seq + 1;
+      return held;
+    }
+    const segment = this.segments.find((s) => s.lastSeq >= r.next);
+    if (!segment) {
+      r.next = this.visibleSeq + 1;
+      return [];
+    }
+    const first = segment.indexFrom(r.next);
+    let last = first;
+    let spans = segment.spansAt(first);
+    while (last + 1 < segment.count && segment.seqs[last + 1] < this.recent.firstSeq) {
+      const n = segment.spansAt(last + 1);
+      if (spans + n > maxSpans) break;
+      if (segment.offsets[last + 1] + segment.lengths[last + 1] - segment.offsets[first] > MAX_DISK_READ) break;
+      spans += n;
+      last++;
+    }
+    // Move the position before reading, so a concurrent read of the same reader does not repeat these.
+    r.next = segment.seqs[last] + 1;
+    const start = segment.offsets[first];
+    const end = segment.offsets[last] + segment.lengths[last];
+    const buf = Buffer.allocUnsafe(end - start);
+    const fd = await this.io.open(segment.path, 'r');
+    try {
+      let got = 0;
+      while (got < buf.length) {
+        const n = await this.io.read(fd, buf, got, buf.length - got, start + got);
+        if (n === 0) break;
+        got += n;
+      }
+    } finally {
+      await this.io.close(fd);
+    }
+    const out: StreamRecord[] = [];
+    for (let i = first; i <= last; i++) {
+      const p = segment.offsets[i] - start;
+      const parsed = parseRecord(buf, p, p + segment.lengths[i]);
+      try {
+        if (parsed.kind !== 'ok' || parsed.seq !== segment.seqs[i]) throw new Error(parsed.kind === 'bad' ? parsed.reason : 'record changed on disk');
+        out.push({ seq: parsed.seq, spans: decodeRecordSpans(buf, p, parsed.end) });
+      } catch (err) {
+        // Damaged after start-up (the start-up scan checked it): keep the bytes, skip the record.
+        await this.quarantine
+          .put({ segment: segment.name, offset: segment.offsets[i], length: segment.lengths[i], reason: (err as Error).message }, buf.subarray(p, p + segment.lengths[i]))
+          .catch((qerr) => this.logger.error('cannot write the quarantine file', { error: qerr }));
+      }
+    }
+    return out;
+  }
+
+  private changed(signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const wake = () => {
+        signal?.removeEventListener('abort', wake);
+        this.waiters.delete(wake);
+        resolve();
+      };
+      this.waiters.add(wake);
+      signal?.addEventListener('abort', wake, { once: true });
+    });
+  }
+
+  private notify(): void {
+    if (this.waiters.size === 0) return;
+    const waiters = this.waiters;
+    this.waiters = new Set();
+    for (const wake of waiters) wake();
+  }
+
+  /** @internal */
+  commitFor(r: DiskReader, seq: number): Promise<void> {
+    const upTo = Math.min(seq, this.visibleSeq);
+    if (upTo <= r.committed) return Promise.resolve();
+    r.committed = upTo;
+    if (r.next <= upTo) r.next = upTo + 1;
+    const persisted = this.cursors.persist();
+    if (!this.releaseScheduled) {
+      this.releaseScheduled = true;
+      // After the cursor write, so a restart never finds a cursor behind a deleted segment... which
+      // would still be safe (it starts at the oldest retained record), but re-reads less this way.
+      void persisted
+        .then(() =>
+          this.exclusive(() => {
+            this.releaseScheduled = false;
+            return this.releaseConsumed();
+          }),
+        )
+        .catch(() => undefined); // logged by exclusive()
+    }
+    return persisted;
+  }
+
+  /** Deletes segments every reader committed, and forgets recent records likewise. */
+  private async releaseConsumed(): Promise<void> {
+    if (this.readers.size === 0) return;
+    let min = Infinity;
+    for (const r of this.readers.values()) min = Math.min(min, r.committed);
+    this.recent.dropThrough(min);
+    while (this.segments.length > 0) {
+      const s = this.segments[0];
+      if (s.lastSeq > min) break;
+      if (this.active?.segment === s) {
+        // The open segment is reused while it is small: deleting and recreating it on every catch-up
+        // would add a file creation and a directory sync per exporter batch.
+        if (s.size < this.segmentBytes / 4 && this.diskBytes + this.pendingBytes < this.maxBytes / 2) break;
+        if (this.active.segment.size === 0) break;
+        await this.closeActive(false);
+      }
+      try {
+        await this.io.unlink(s.path);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+          this.logger.error('cannot delete a consumed segment', { segment: s.path, error: err });
+          break;
+        }
+      }
+      this.segments.shift();
+      this.diskBytes -= s.size;
+    }
+  }
+
+  private cursorSnapshot(): Map<string, number> {
+    const m = new Map<string, number>();
+    for (const r of this.readers.values()) m.set(r.id, r.committed);
+    return m;
+  }
+
+  /** The oldest record still held (the next seq when none). */
+  private oldestSeq(): number {
+    for (const s of this.segments) if (s.count > 0) return s.firstSeq;
+    return this.visibleSeq + 1;
+  }
+
+  // ---- stats, seal, close -----------------------------------------------------------------------
+
+  /** @internal Records, spans and bytes held with seq > `seq`. */
+  countAfter(seq: number): { records: number; spans: number; bytes: number } {
+    const total = { records: 0, spans: 0, bytes: 0 };
+    for (let i = this.segments.length - 1; i >= 0; i--) {
+      const s = this.segments[i];
+      if (s.lastSeq <= seq) break;
+      const c = s.countFrom(s.indexFrom(seq + 1));
+      total.records += c.records;
+      total.spans += c.spans;
+      total.bytes += c.bytes;
+    }
+    return total;
+  }
+
+  stats(): { records: number; spans: number; bytes: number } {
+    let min = Infinity;
+    for (const r of this.readers.values()) min = Math.min(min, r.committed);
+    return this.countAfter(min === Infinity ? -1 : min);
+  }
+
+  seal(): void {
+    if (this.state === 'open' || this.state === 'new' || this.state === 'opening') this.state = 'sealed';
+    this.notify();
+  }
+
+  async close(): Promise<void> {
+    if (this.state === 'closed') return;
+    const wasOpen = this.state === 'open' || this.state === 'sealed';
+    this.state = 'sealed';
+    if (this.timer) clearInterval(this.timer);
+    // Let queued appends finish (they resolve or are refused), then sync and release the files.
+    while (this.flushing || this.flushScheduled || this.pending.length > 0) {
+      if (this.flushing) await this.flushing;
+      else await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (wasOpen) {
+      // A clean shutdown syncs whatever the mode: it costs one fsync.
+      await this.exclusive(() => this.closeActive(true));
+      await this.cursors.persist();
+    }
+    await this.chain;
+    await this.unlock?.();
+    this.state = 'closed';
+    this.notify();
+  }
+}
