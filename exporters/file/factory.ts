@@ -1,0 +1,18 @@
+import type { Exporter, Factory } from '../../pipeline/component.ts';
+import { BYTES_PER_MEGABYTE, schema, type FileConfig } from './config.ts';
+import { FileExporter } from './file-exporter.ts';
+
+export const factory: Factory<FileConfig, Exporter> = {
+  type: 'file',
+  kind: 'exporter',
+  schema,
+  create: (config, context) =>
+    new FileExporter({
+      path: config.path,
+      attributesShape: config.attributes_shape,
+      flushIntervalMs: config.flush_interval,
+      maxBytes: Math.floor(config.rotation.max_megabytes * BYTES_PER_MEGABYTE),
+      maxBackups: config.rotation.max_backups,
+      logger: context.logger,
+    }),
+};
