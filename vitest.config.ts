@@ -15,7 +15,14 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include, exclude: [...exclude, 'test/kafka/**'] } },
       {
         extends: true,
-        test: { name: 'kafka', include: ['test/kafka/**/*.test.ts'], exclude, globalSetup: ['test/kafka/global-setup.ts'] },
+        test: {
+          name: 'kafka',
+          include: ['test/kafka/**/*.test.ts'],
+          exclude,
+          globalSetup: ['test/kafka/global-setup.ts'],
+          // One file at a time: the outage test stops and restarts the shared broker.
+          fileParallelism: false,
+        },
       },
     ],
   },
