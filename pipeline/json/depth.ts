@@ -3,8 +3,7 @@
 // double (so the exact, slower parse runs only when it can matter).
 //
 // The scan works on UTF-8 bytes: quotes, backslashes and brackets are ASCII and never occur inside a
-// multi-byte sequence. String contents, the bulk of a tracing body, are skipped with the native
-// `indexOf`, so the byte loop only runs over structure and numbers.
+// multi-byte sequence. It is one plain loop; measured at a fraction of JSON.parse's own time.
 
 export interface JsonScan {
   /** Some object or array opens deeper than `maxDepth` (the top-level value is depth 1). */
@@ -43,46 +42,31 @@ export function scanJson(bytes: Uint8Array, maxDepth: number): JsonScan {
   let exactNumbers = false;
   let i = 0;
   while (i < n) {
-    const c = bytes[i];
+    let c = bytes[i++];
     if (c === QUOTE) {
-      i = endOfString(bytes, i);
-      if (i < 0) break; // unterminated: JSON.parse reports it
-      continue;
-    }
-    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      // Skip the string: a tight loop, faster than one native indexOf call per (mostly short) string.
+      for (;;) {
+        if (i >= n) return { tooDeep: false, exactNumbers }; // unterminated: JSON.parse reports it
+        c = bytes[i++];
+        if (c === QUOTE) break;
+        if (c === BACKSLASH) i++; // the escaped byte cannot end the string
+      }
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       if (++depth > maxDepth) return { tooDeep: true, exactNumbers };
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       depth--;
     } else if ((c >= DIGIT_0 && c <= DIGIT_9) || c === MINUS) {
-      // One number token: digits, sign, dot, exponent.
-      let digits = 0;
+      // The rest of one number token: digits, sign, dot, exponent.
+      let digits = c === MINUS ? 0 : 1;
       let exponent = false;
-      let j = i;
-      for (; j < n; j++) {
-        const d = bytes[j];
+      for (; i < n; i++) {
+        const d = bytes[i];
         if (d >= DIGIT_0 && d <= DIGIT_9) digits++;
         else if (d === LOWER_E || d === UPPER_E) exponent = true;
         else if (d !== MINUS && d !== PLUS && d !== DOT) break;
       }
       if (exponent || digits >= EXACT_DIGITS) exactNumbers = true;
-      i = j;
-      continue;
     }
-    i++;
   }
   return { tooDeep: false, exactNumbers };
-}
-
-/** Index just past the string that opens at `start`, or -1 when it never closes. */
-function endOfString(bytes: Uint8Array, start: number): number {
-  let j = start + 1;
-  for (;;) {
-    j = bytes.indexOf(QUOTE, j);
-    if (j < 0) return -1;
-    // The quote is escaped when an odd number of backslashes precede it.
-    let k = j - 1;
-    while (bytes[k] === BACKSLASH) k--;
-    if (((j - 1 - k) & 1) === 0) return j + 1;
-    j++;
-  }
 }

@@ -95,7 +95,13 @@ export function send(
     const req = httpRequest(
       {
         host: '127.0.0.1', port, method, path, agent,
-        headers: { ...(body !== undefined && !hasType ? { 'content-type': 'application/json' } : {}), ...headers },
+        // A header given as undefined is left out (e.g. no Content-Type at all).
+        headers: Object.fromEntries(Object.entries({
+          ...(body !== undefined && !hasType ? { 'content-type': 'application/json' } : {}),
+          // Explicit, because Node sends a DELETE body with neither a length nor chunked framing.
+          ...(body !== undefined ? { 'content-length': Buffer.byteLength(body) } : {}),
+          ...headers,
+        }).filter(([, v]) => v !== undefined)),
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -148,4 +154,30 @@ export function aliases(route: string): string[] {
     out.push(prefix + bare, prefix + bare + '/');
   }
   return out;
+}
+
+/** A POST sent with chunked framing (no Content-Length), so the size limit is enforced while reading. */
+export function postChunked(
+  port: number, path: string, chunks: Buffer[], headers: OutgoingHttpHeaders = {},
+): Promise<HttpResult> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method: 'POST', path, agent: false,
+        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', ...headers } },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(parts).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: JSON.parse(text) });
+        });
+      },
+    );
+    // The server may answer 413 and close before every chunk is written.
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE' && error.code !== 'ECONNRESET') reject(error);
+    });
+    for (const c of chunks) req.write(c);
+    req.end();
+  });
 }
