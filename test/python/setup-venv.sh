@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Creates (once) a Python venv with the pinned OpenTelemetry SDK and OTLP/HTTP exporter, outside the repo:
+#   ${XDG_CACHE_HOME:-$HOME/.cache}/tracehop/py-venv/
+# and prints the path of its python. The venv is rebuilt when requirements.txt changes (a copy of the
+# installed requirements is kept inside the venv), and a flock serialises concurrent callers.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+requirements="$here/requirements.txt"
+cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/tracehop"
+venv="$cache_root/py-venv"
+stamp="$venv/tracehop-requirements.txt"
+python="${PYTHON:-python3}"
+
+ready() { [[ -x "$venv/bin/python" ]] && cmp -s "$requirements" "$stamp"; }
+
+if ready; then
+  echo "$venv/bin/python"
+  exit 0
+fi
+
+if ! command -v "$python" >/dev/null 2>&1; then
+  echo "setup-venv.sh: '$python' not found; install Python 3.9+ with venv and pip (Debian: apt-get install python3 python3-venv python3-pip)" >&2
+  exit 3
+fi
+if ! "$python" -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  echo "setup-venv.sh: '$python' lacks the venv/ensurepip modules; install them (Debian: apt-get install python3-venv)" >&2
+  exit 3
+fi
+
+mkdir -p "$cache_root"
+exec 9>"$cache_root/py-venv.lock"
+if command -v flock >/dev/null 2>&1; then flock 9; fi
+if ready; then
+  echo "$venv/bin/python"
+  exit 0
+fi
+
+echo "setup-venv.sh: creating $venv" >&2
+rm -rf "$venv"
+"$python" -m venv "$venv"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements" >&2
+cp "$requirements" "$stamp"
+echo "$venv/bin/python"
