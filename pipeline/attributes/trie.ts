@@ -137,3 +137,7 @@ export function convertTrie(root: TrieNode, asMap: boolean): unknown {
   return out;
 }
 
+
+/** An ordered tree as `namespace` works on it: Maps for objects (member order kept for any name). */
+export type Tree = AttrValue | Tree[] | TreeMap;
+export type TreeMap = Map<string, Tree>;

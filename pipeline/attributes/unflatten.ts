@@ -1,7 +1,7 @@
 // unflatten(flat map) -> (tree, shadowed) (ag-namespace.md §1.3) and the nested attribute shape that
 // exporters write for `attributes_shape: nested`.
 import type { AttrValue, Attributes } from '../span.ts';
-import { buildTrie, convertTrie, setMember, shadowedOf } from './trie.ts';
+import { buildTrie, convertTrie, setMember, shadowedOf, type TreeMap } from './trie.ts';
 
 export interface Unflattened {
   tree: Record<string, unknown>;
@@ -33,4 +33,16 @@ export function nestedShape(attrs: Attributes): Record<string, unknown> {
     setMember(tree, '_shadowed', s);
   }
   return tree;
+}
+
+export interface UnflattenedOrdered {
+  tree: TreeMap;
+  shadowed: [string, AttrValue][];
+}
+
+/** unflatten into ordered Maps instead of plain objects, so integer-like member names keep their place. */
+export function unflattenOrdered(attrs: Iterable<[string, AttrValue]>): UnflattenedOrdered {
+  const trie = buildTrie(attrs);
+  const tree = trie.root.children === null ? new Map() : (convertTrie(trie.root, true) as TreeMap);
+  return { tree, shadowed: shadowedOf(trie, attrs) };
 }

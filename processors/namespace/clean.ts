@@ -1,0 +1,243 @@
+// S7: every slot of the unflattened `ag` tree is checked against the layout (ag-namespace.md §3.1).
+// What does not fit is quarantined (§3.2) in slot order; a null at a slot or typed leaf means absent.
+import type { Tree, TreeMap } from '../../pipeline/attributes/trie.ts';
+import { SPAN_TYPES } from '../../pipeline/span.ts';
+import type { Quarantine } from './quarantine.ts';
+import { cleanReferences } from './references.ts';
+
+/** The cleaned layout, slot by slot; undefined = absent. */
+export interface Cleaned {
+  typeSpan?: string;
+  typeTrace?: string;
+  parameters?: TreeMap;
+  inputs?: TreeMap;
+  /** Any value; `hasOutputs` tells a present value apart. */
+  outputs?: Tree;
+  hasOutputs: boolean;
+  internals?: TreeMap;
+  durationIncremental?: number | bigint;
+  durationCumulative?: number | bigint;
+  errorsIncremental?: number | bigint;
+  errorsCumulative?: number | bigint;
+  tokensIncremental?: TreeMap;
+  tokensCumulative?: TreeMap;
+  costsIncremental?: TreeMap;
+  costsCumulative?: TreeMap;
+  references?: TreeMap;
+  sessionId?: string;
+  userId?: string;
+  flags?: TreeMap;
+  tags?: TreeMap;
+  meta?: TreeMap;
+  exception?: TreeMap;
+  selector?: TreeMap;
+  unsupported?: TreeMap;
+}
+
+export function emptyCleaned(): Cleaned {
+  return { hasOutputs: false };
+}
+
+const SPAN_TYPE_SET: ReadonlySet<string> = new Set(SPAN_TYPES);
+
+export function isSpanType(v: unknown): v is string {
+  return typeof v === 'string' && SPAN_TYPE_SET.has(v);
+}
+
+function isNumber(v: unknown): v is number | bigint {
+  return typeof v === 'number' || typeof v === 'bigint';
+}
+
+/** Marks a leaf that must be quarantined; DROP a null leaf that simply goes away. */
+const BAD: unique symbol = Symbol('bad');
+const DROP: unique symbol = Symbol('drop');
+type LeafResult = Tree | typeof BAD | typeof DROP;
+
+function numberLeaf(v: Tree): LeafResult {
+  if (v === null) return DROP;
+  return isNumber(v) ? v : BAD;
+}
+
+function flagLeaf(v: Tree): LeafResult {
+  if (v === null) return DROP;
+  if (typeof v === 'string' || typeof v === 'boolean') return v;
+  if (v === 0 || v === 0n) return false;
+  if (v === 1 || v === 1n) return true;
+  return BAD;
+}
+
+interface Frame {
+  map: TreeMap;
+  keys: string[];
+  i: number;
+  name: string;
+}
+
+/**
+ * Checks every leaf below `root` (nested Maps allowed, arrays count as leaves) depth-first in member order;
+ * bad leaves are quarantined one by one at `base.<path>` and removed. Iterative: a key with very many
+ * segments makes a very deep tree.
+ */
+function cleanLeaves(root: TreeMap, base: string[], fix: (v: Tree) => LeafResult, q: Quarantine): void {
+  const stack: Frame[] = [{ map: root, keys: Array.from(root.keys()), i: 0, name: '' }];
+  while (stack.length > 0) {
+    const f = stack[stack.length - 1];
+    if (f.i >= f.keys.length) { stack.pop(); continue; }
+    const k = f.keys[f.i++];
+    const v = f.map.get(k) as Tree;
+    if (v instanceof Map) {
+      stack.push({ map: v, keys: Array.from(v.keys()), i: 0, name: k });
+      continue;
+    }
+    const r = fix(v);
+    if (r === v) continue;
+    if (r === DROP) { f.map.delete(k); continue; }
+    if (r === BAD) {
+      const path = base.slice();
+      for (let j = 1; j < stack.length; j++) path.push(stack[j].name);
+      path.push(k);
+      q.add(path, v);
+      f.map.delete(k);
+      continue;
+    }
+    f.map.set(k, r);
+  }
+}
+
+/** A Map slot: kept; null: absent; anything else quarantined at `path`. */
+function objectSlot(v: Tree | undefined, path: string[], q: Quarantine): TreeMap | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (v instanceof Map) return v;
+  q.add(path, v);
+  return undefined;
+}
+
+/** duration/errors entry value: a number, or an object holding one under total, count or value. */
+function scalarMetric(v: Tree, path: string[], q: Quarantine): number | bigint | undefined {
+  if (v === null) return undefined;
+  if (isNumber(v)) return v;
+  if (v instanceof Map) {
+    for (const name of ['total', 'count', 'value']) {
+      const n = v.get(name);
+      if (isNumber(n)) return n;
+    }
+  }
+  q.add(path, v);
+  return undefined;
+}
+
+function cleanScalarMetric(entry: Tree | undefined, name: string, c: Cleaned, q: Quarantine): void {
+  const m = objectSlot(entry, ['metrics', name], q);
+  if (m === undefined) return;
+  let inc: number | bigint | undefined;
+  let cum: number | bigint | undefined;
+  const i = m.get('incremental');
+  if (i !== undefined) inc = scalarMetric(i, ['metrics', name, 'incremental'], q);
+  const cu = m.get('cumulative');
+  if (cu !== undefined) cum = scalarMetric(cu, ['metrics', name, 'cumulative'], q);
+  for (const [k, v] of m) if (k !== 'incremental' && k !== 'cumulative') q.add(['metrics', name, k], v);
+  if (name === 'duration') { c.durationIncremental = inc; c.durationCumulative = cum; }
+  else { c.errorsIncremental = inc; c.errorsCumulative = cum; }
+}
+
+function cleanTreeMetric(entry: Tree | undefined, name: string, q: Quarantine): [TreeMap?, TreeMap?] {
+  const m = objectSlot(entry, ['metrics', name], q);
+  if (m === undefined) return [];
+  const inc = objectSlot(m.get('incremental'), ['metrics', name, 'incremental'], q);
+  if (inc !== undefined) cleanLeaves(inc, ['metrics', name, 'incremental'], numberLeaf, q);
+  const cum = objectSlot(m.get('cumulative'), ['metrics', name, 'cumulative'], q);
+  if (cum !== undefined) cleanLeaves(cum, ['metrics', name, 'cumulative'], numberLeaf, q);
+  for (const [k, v] of m) if (k !== 'incremental' && k !== 'cumulative') q.add(['metrics', name, k], v);
+  return [inc, cum];
+}
+
+function cleanType(t: TreeMap, c: Cleaned, q: Quarantine): void {
+  const span = t.get('span');
+  if (span !== undefined && span !== null) {
+    if (isSpanType(span)) c.typeSpan = span;
+    else q.add(['type', 'span'], span);
+  }
+  const trace = t.get('trace');
+  if (trace !== undefined && trace !== null) {
+    if (trace === 'invocation' || trace === 'annotation') c.typeTrace = trace;
+    else if (trace !== 'unknown') q.add(['type', 'trace'], trace);
+  }
+  for (const [k, v] of t) if (k !== 'span' && k !== 'trace') q.add(['type', k], v);
+}
+
+const DATA_KNOWN = new Set(['parameters', 'inputs', 'outputs', 'internals']);
+
+function cleanData(d: TreeMap, c: Cleaned, q: Quarantine): void {
+  c.parameters = objectSlot(d.get('parameters'), ['data', 'parameters'], q);
+  c.inputs = objectSlot(d.get('inputs'), ['data', 'inputs'], q);
+  const out = d.get('outputs');
+  if (out !== undefined && out !== null) { c.outputs = out; c.hasOutputs = true; }
+  c.internals = objectSlot(d.get('internals'), ['data', 'internals'], q);
+  for (const [k, v] of d) if (!DATA_KNOWN.has(k)) q.add(['data', k], v);
+}
+
+const METRICS_KNOWN = new Set(['duration', 'errors', 'tokens', 'costs']);
+
+function cleanMetrics(m: TreeMap, c: Cleaned, q: Quarantine): void {
+  cleanScalarMetric(m.get('duration'), 'duration', c, q);
+  cleanScalarMetric(m.get('errors'), 'errors', c, q);
+  [c.tokensIncremental, c.tokensCumulative] = cleanTreeMetric(m.get('tokens'), 'tokens', q);
+  [c.costsIncremental, c.costsCumulative] = cleanTreeMetric(m.get('costs'), 'costs', q);
+  for (const [k, v] of m) if (!METRICS_KNOWN.has(k)) q.add(['metrics', k], v);
+}
+
+/** `ag.session` / `ag.user`: only `id`, a string (a number becomes its decimal text). */
+function identity(entry: Tree | undefined, name: string, q: Quarantine): string | undefined {
+  const m = objectSlot(entry, [name], q);
+  if (m === undefined) return undefined;
+  let id: string | undefined;
+  for (const [k, v] of m) {
+    if (k !== 'id') { q.add([name, k], v); continue; }
+    if (typeof v === 'string') id = v;
+    else if (isNumber(v)) id = String(v);
+    else if (v !== null) q.add([name, 'id'], v);
+  }
+  return id;
+}
+
+function cleanSelector(s: TreeMap, q: Quarantine): void {
+  for (const [k, v] of s) {
+    if (typeof v === 'string') continue;
+    if (v !== null) q.add(['selector', k], v);
+    s.delete(k);
+  }
+}
+
+/** Slots S7 knows, so unknown `ag.<key>`s can be told apart (and quarantined last, in input order). */
+const TOP_KNOWN = new Set([
+  'type', 'data', 'metrics', 'references', 'session', 'user', 'flags', 'tags', 'meta', 'exception', 'selector',
+  'unsupported',
+]);
+
+/** Cleans the `ag` subtree (the Map below the `ag` key) into `c`, quarantining in slot order. */
+export function cleanTree(ag: TreeMap, c: Cleaned, q: Quarantine): void {
+  const type = objectSlot(ag.get('type'), ['type'], q);
+  if (type !== undefined) cleanType(type, c, q);
+  const data = objectSlot(ag.get('data'), ['data'], q);
+  if (data !== undefined) cleanData(data, c, q);
+  const metrics = objectSlot(ag.get('metrics'), ['metrics'], q);
+  if (metrics !== undefined) cleanMetrics(metrics, c, q);
+  const refs = objectSlot(ag.get('references'), ['references'], q);
+  if (refs !== undefined) c.references = cleanReferences(refs, q);
+  c.sessionId = identity(ag.get('session'), 'session', q);
+  c.userId = identity(ag.get('user'), 'user', q);
+  const flags = objectSlot(ag.get('flags'), ['flags'], q);
+  if (flags !== undefined) { cleanLeaves(flags, ['flags'], flagLeaf, q); c.flags = flags; }
+  const tags = objectSlot(ag.get('tags'), ['tags'], q);
+  if (tags !== undefined) { cleanLeaves(tags, ['tags'], flagLeaf, q); c.tags = tags; }
+  c.meta = objectSlot(ag.get('meta'), ['meta'], q);
+  c.exception = objectSlot(ag.get('exception'), ['exception'], q);
+  const selector = objectSlot(ag.get('selector'), ['selector'], q);
+  if (selector !== undefined) { cleanSelector(selector, q); c.selector = selector; }
+  const unsupported = ag.get('unsupported');
+  if (unsupported instanceof Map) c.unsupported = unsupported;
+  else if (unsupported !== undefined && unsupported !== null) {
+    c.unsupported = new Map([['_unsupported', unsupported]]);
+  }
+  for (const [k, v] of ag) if (!TOP_KNOWN.has(k)) q.add([k], v);
+}

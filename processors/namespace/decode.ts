@@ -1,0 +1,62 @@
+// Value decoding (ag-namespace.md §3.4): `@ag.type=` prefixes (S2) and JSON strings in the data slots (S5).
+// Both rebuild the ag map only when a key actually changes, and rebuild it in order so that an expanded
+// key follows the duplicate rule of §1.2 (Map.set: later value, earlier position).
+import { flattenInto } from '../../pipeline/attributes/flatten.ts';
+import type { Attributes } from '../../pipeline/span.ts';
+import { NOT_JSON, isPlainObject, tryJson } from './keys.ts';
+import type { Quarantine } from './quarantine.ts';
+
+const TYPED = '@ag.type=';
+const TYPED_JSON = '@ag.type=json:';
+const TYPED_NONE = '@ag.type=none:';
+
+function isTyped(v: unknown): boolean {
+  return typeof v === 'string' && v.startsWith(TYPED);
+}
+
+/** S2: `@ag.type=json:<json>` is parsed in place (flattened when structured); `@ag.type=none:` is null. */
+export function decodeTyped(ag: Attributes): Attributes {
+  let any = false;
+  for (const v of ag.values()) if (isTyped(v)) { any = true; break; }
+  if (!any) return ag;
+  const out: Attributes = new Map();
+  for (const [k, v] of ag) {
+    if (isTyped(v)) {
+      const s = v as string;
+      if (s === TYPED_NONE) { out.set(k, null); continue; }
+      if (s.startsWith(TYPED_JSON)) {
+        const parsed = tryJson(s.slice(TYPED_JSON.length));
+        if (parsed !== NOT_JSON) { flattenInto(parsed, k, out); continue; }
+      }
+    }
+    out.set(k, v);
+  }
+  return out;
+}
+
+function isDataJsonSlot(k: string): boolean {
+  return k === 'ag.data.inputs' || k === 'ag.data.parameters' || k === 'ag.data.internals';
+}
+
+/**
+ * S5: a string at `ag.data.inputs|parameters|internals` must be a JSON object; its members replace the key
+ * in place. Anything else quarantines the original string at `unsupported.data.<slot>`.
+ */
+export function decodeDataSlots(ag: Attributes, q: Quarantine): Attributes {
+  let any = false;
+  for (const k of ['ag.data.inputs', 'ag.data.parameters', 'ag.data.internals']) {
+    if (typeof ag.get(k) === 'string') { any = true; break; }
+  }
+  if (!any) return ag;
+  const out: Attributes = new Map();
+  for (const [k, v] of ag) {
+    if (typeof v === 'string' && isDataJsonSlot(k)) {
+      const parsed = tryJson(v);
+      if (isPlainObject(parsed)) flattenInto(parsed, k, out);
+      else q.addKey(k, v);
+      continue;
+    }
+    out.set(k, v);
+  }
+  return out;
+}

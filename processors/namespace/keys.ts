@@ -1,0 +1,66 @@
+// Small helpers on flat keys shared by the namespace steps.
+
+/** `ag` itself or a key starting with `ag.` (S1). Char codes: this runs on every key of every span. */
+export function isAgKey(k: string): boolean {
+  return k.length >= 2 && k.charCodeAt(0) === 97 && k.charCodeAt(1) === 103 && (k.length === 2 || k.charCodeAt(2) === 46);
+}
+
+/**
+ * A set of flat keys that answers "is there a key at, above or below T" in O(depth of T): it keeps the
+ * keys and every proper prefix of them. Used for alias conflicts (S3) and family precedence (S4).
+ */
+export class KeySpace {
+  private readonly keys = new Set<string>();
+  private readonly prefixes = new Set<string>();
+
+  add(key: string): void {
+    this.keys.add(key);
+    let i = key.indexOf('.');
+    while (i >= 0) {
+      this.prefixes.add(key.slice(0, i));
+      i = key.indexOf('.', i + 1);
+    }
+  }
+
+  /** True when some key equals `t`, lies below it (`t.x`) or above it (`t` starts with `key.`). */
+  conflicts(t: string): boolean {
+    if (this.keys.has(t) || this.prefixes.has(t)) return true;
+    let i = t.indexOf('.');
+    while (i >= 0) {
+      if (this.keys.has(t.slice(0, i))) return true;
+      i = t.indexOf('.', i + 1);
+    }
+    return false;
+  }
+}
+
+/** Returned by tryJson when the text is not JSON. */
+export const NOT_JSON: unique symbol = Symbol('not json');
+
+/** JSON.parse that reports failure as a value (client text is never trusted to parse). */
+export function tryJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return NOT_JSON;
+  }
+}
+
+/** A value that flattens to one attribute value (scalar, or array of scalars). */
+export function isFlatValue(v: unknown): boolean {
+  if (v === null) return true;
+  const t = typeof v;
+  if (t === 'string' || t === 'number' || t === 'boolean' || t === 'bigint') return true;
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const e = v[i];
+    const te = typeof e;
+    if (!(e === null || te === 'string' || te === 'number' || te === 'boolean' || te === 'bigint')) return false;
+  }
+  return true;
+}
+
+/** A plain JSON object (not an array, not null). */
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Map);
+}

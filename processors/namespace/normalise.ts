@@ -1,0 +1,54 @@
+// S1-S7 for one span (ag-namespace.md §2): split off the `ag` keys, decode, rewrite aliases, map semantic
+// conventions, parse data slots, unflatten and clean. A span with no `ag` key and no semantic-convention
+// work skips all of it.
+import type { TreeMap } from '../../pipeline/attributes/trie.ts';
+import { unflattenOrdered } from '../../pipeline/attributes/unflatten.ts';
+import type { AttrValue, Attributes } from '../../pipeline/span.ts';
+import { rewriteAliases } from './aliases.ts';
+import { cleanTree, emptyCleaned, type Cleaned } from './clean.ts';
+import { decodeDataSlots, decodeTyped } from './decode.ts';
+import { isAgKey } from './keys.ts';
+import { Quarantine } from './quarantine.ts';
+import { applySemconv, familyMask } from './semconv/index.ts';
+
+/** Shared by every span with nothing quarantined; never written to. */
+export const NO_QUARANTINE = new Quarantine();
+
+export interface Normalised {
+  c: Cleaned;
+  q: Quarantine;
+}
+
+export function normalise(attrs: Attributes, semconv: boolean): Normalised {
+  let ag: Attributes | undefined;
+  for (const [k, v] of attrs) {
+    if (isAgKey(k)) (ag ??= new Map()).set(k, v);
+  }
+  const mask = semconv ? familyMask(attrs) : 0;
+  const c = emptyCleaned();
+  if (ag === undefined && mask === 0) return { c, q: NO_QUARANTINE };
+  ag ??= new Map();
+  const q = new Quarantine();
+  ag = decodeTyped(ag);
+  ag = rewriteAliases(ag, q);
+  ag = applySemconv(attrs, ag, mask);
+  ag = decodeDataSlots(ag, q);
+  // `ag` itself cannot hold a value in the layout; taken out first so it does not shadow every ag.* key.
+  let invalid: AttrValue | undefined;
+  if (ag.has('ag')) {
+    invalid = ag.get('ag');
+    ag.delete('ag');
+  }
+  const { tree, shadowed } = unflattenOrdered(ag);
+  if (shadowed.length > 0) {
+    const below: [string, AttrValue][] = new Array(shadowed.length);
+    for (let i = 0; i < shadowed.length; i++) below[i] = [shadowed[i][0].slice(3), shadowed[i][1]];
+    // Built with unflatten so it is canonical; a key shadowed again here is dropped.
+    q.add(['_shadowed'], unflattenOrdered(below).tree);
+  }
+  const agTree = tree.get('ag');
+  if (agTree instanceof Map) cleanTree(agTree as TreeMap, c, q);
+  else if (agTree !== undefined) q.add(['_invalid'], agTree);
+  if (invalid !== undefined && invalid !== null) q.add(['_invalid'], invalid);
+  return { c, q };
+}

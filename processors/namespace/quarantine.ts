@@ -1,0 +1,56 @@
+// `ag.unsupported` (ag-namespace.md §3.2): what cannot be placed is moved there, never dropped.
+import { flattenInto } from '../../pipeline/attributes/flatten.ts';
+import type { Tree, TreeMap } from '../../pipeline/attributes/trie.ts';
+import { unflattenOrdered } from '../../pipeline/attributes/unflatten.ts';
+import type { Attributes } from '../../pipeline/span.ts';
+
+/** Quarantined values in the order they were quarantined; paths are below `ag`. */
+export class Quarantine {
+  readonly paths: string[][] = [];
+  readonly values: Tree[] = [];
+
+  add(path: string[], value: Tree): void {
+    this.paths.push(path);
+    this.values.push(value);
+  }
+
+  /** A flat `ag.<p>` key quarantined at `unsupported.<p>`. */
+  addKey(agKey: string, value: Tree): void {
+    this.add(agKey.slice(3).split('.'), value);
+  }
+
+  get size(): number {
+    return this.paths.length;
+  }
+}
+
+/**
+ * Writes every quarantined value into the client's `ag.unsupported` tree (each replacing whatever was at,
+ * above or below its path; a new subtree is placed where it is first created), then emits the result as
+ * canonical flat keys under `ag.unsupported`.
+ */
+export function emitUnsupported(client: TreeMap | undefined, q: Quarantine, out: Attributes): void {
+  if (q.size === 0) {
+    // The client's own subtree came straight from unflatten, so it is already canonical.
+    if (client !== undefined) flattenInto(client, 'ag.unsupported', out);
+    return;
+  }
+  const root: TreeMap = client ?? new Map();
+  for (let i = 0; i < q.paths.length; i++) {
+    const path = q.paths[i];
+    let node = root;
+    for (let j = 0; j < path.length - 1; j++) {
+      const child = node.get(path[j]);
+      if (child instanceof Map) { node = child; continue; }
+      const made: TreeMap = new Map();
+      node.set(path[j], made);
+      node = made;
+    }
+    node.set(path[path.length - 1], q.values[i]);
+  }
+  // Paths written side by side can form dense index names (`0`, `1`) that unflatten reads as an array;
+  // a flatten/unflatten round trip makes the output the canonical form a second run would produce.
+  const flat: Attributes = new Map();
+  flattenInto(root, 'ag.unsupported', flat);
+  for (const [k, v] of unflattenOrdered(flat).tree) flattenInto(v, k, out);
+}

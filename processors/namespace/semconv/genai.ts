@@ -1,0 +1,68 @@
+// OpenTelemetry GenAI semantic conventions (ag-namespace.md §6.4).
+import type { Attributes } from '../../../pipeline/span.ts';
+import { lowerType, put, type Family, type Row } from './rows.ts';
+
+const OPERATION_TYPES: Record<string, string> = {
+  chat: 'chat',
+  text_completion: 'completion',
+  generate_content: 'completion',
+  embeddings: 'embedding',
+  execute_tool: 'tool',
+  invoke_agent: 'agent',
+  create_agent: 'agent',
+};
+
+/** Row 1: known operations map to their type, any other string is a task. */
+function operationType(value: string): string {
+  return Object.hasOwn(OPERATION_TYPES, value) ? OPERATION_TYPES[value] : 'task';
+}
+
+const TOTAL = 'ag.metrics.tokens.incremental.total';
+
+/** Row 10: the client's total, else the sum of the prompt and completion numbers rows 8 and 9 gave. */
+function totalTokens(attrs: Attributes, out: Attributes): void {
+  const total = attrs.get('gen_ai.usage.total_tokens');
+  if (total !== undefined) { put(out, TOTAL, total); return; }
+  const p = out.get('ag.metrics.tokens.incremental.prompt');
+  const c = out.get('ag.metrics.tokens.incremental.completion');
+  if (typeof p === 'number' && typeof c === 'number') put(out, TOTAL, p + c);
+  else if (typeof p === 'bigint' && typeof c === 'bigint') put(out, TOTAL, p + c);
+  else if ((typeof p === 'bigint' || typeof p === 'number') && (typeof c === 'bigint' || typeof c === 'number')) {
+    put(out, TOTAL, Number(p) + Number(c));
+  }
+}
+
+const REQUEST_PARAMS = [
+  'max_tokens', 'temperature', 'top_p', 'top_k', 'presence_penalty', 'frequency_penalty', 'stop_sequences', 'seed',
+  'streaming', 'base_url', 'endpoint', 'headers',
+];
+
+const rows: Row[] = [
+  { kind: 'type', src: 'gen_ai.operation.name', map: operationType },
+  { kind: 'type', src: 'gen_ai.request.type', map: lowerType },
+  { kind: 'copy', src: 'gen_ai.request.model', dst: 'ag.meta.request.model' },
+  { kind: 'copy', src: 'gen_ai.response.model', dst: 'ag.meta.response.model' },
+  ...REQUEST_PARAMS.map((p): Row => ({ kind: 'copy', src: 'gen_ai.request.' + p, dst: 'ag.meta.request.' + p })),
+  { kind: 'copy', src: 'gen_ai.response.finish_reasons', dst: 'ag.meta.response.finish_reasons' },
+  { kind: 'copy', src: 'gen_ai.response.id', dst: 'ag.meta.response.id' },
+  { kind: 'copy', src: 'gen_ai.system', dst: 'ag.meta.system' },
+  { kind: 'copy', src: 'gen_ai.provider.name', dst: 'ag.meta.provider.name' },
+  { kind: 'copy', src: 'gen_ai.output.type', dst: 'ag.meta.output.type' },
+  { kind: 'copy', src: 'gen_ai.conversation.id', dst: 'ag.session.id' },
+  { kind: 'copy', src: 'gen_ai.usage.input_tokens', dst: 'ag.metrics.tokens.incremental.prompt' },
+  { kind: 'copy', src: 'gen_ai.usage.prompt_tokens', dst: 'ag.metrics.tokens.incremental.prompt' },
+  { kind: 'copy', src: 'gen_ai.usage.output_tokens', dst: 'ag.metrics.tokens.incremental.completion' },
+  { kind: 'copy', src: 'gen_ai.usage.completion_tokens', dst: 'ag.metrics.tokens.incremental.completion' },
+  { kind: 'custom', run: totalTokens },
+  { kind: 'copy', src: 'gen_ai.usage.cache_read.input_tokens', dst: 'ag.metrics.tokens.incremental.cache_read' },
+  { kind: 'copy', src: 'gen_ai.usage.cache_creation.input_tokens', dst: 'ag.metrics.tokens.incremental.cache_creation' },
+  { kind: 'json', src: 'gen_ai.input.messages', dst: 'ag.data.inputs.prompt' },
+  { kind: 'json', src: 'gen_ai.output.messages', dst: 'ag.data.outputs.completion' },
+  { kind: 'copy', src: 'gen_ai.system_instructions', dst: 'ag.meta.system_instructions' },
+  { kind: 'copy', src: 'gen_ai.tool.name', dst: 'ag.meta.tool.name' },
+  { kind: 'copy', src: 'gen_ai.tool.call.id', dst: 'ag.meta.tool.call.id' },
+  { kind: 'copy', src: 'gen_ai.tool.call.arguments', dst: 'ag.meta.tool.call.arguments' },
+  { kind: 'copy', src: 'gen_ai.tool.call.result', dst: 'ag.meta.tool.call.result' },
+];
+
+export const genai: Family = { name: 'gen_ai', triggers: ['gen_ai.'], rows };

@@ -1,0 +1,140 @@
+// OpenInference (Arize Phoenix) attributes (ag-namespace.md §6.3).
+import type { Attributes } from '../../../pipeline/span.ts';
+import { isPlainObject } from '../keys.ts';
+import { decodeJson, hasPrefix, put, putValue, type Family, type Row } from './rows.ts';
+
+const KINDS: Record<string, string> = {
+  CHAIN: 'chain', RETRIEVER: 'query', RERANKER: 'rerank', LLM: 'chat', EMBEDDING: 'embedding', AGENT: 'agent',
+  TOOL: 'tool', GUARDRAIL: 'task', EVALUATOR: 'task',
+};
+
+function kindType(value: string): string | undefined {
+  const k = value.toUpperCase();
+  return Object.hasOwn(KINDS, k) ? KINDS[k] : undefined;
+}
+
+/** Rows 2/3: the raw value, unless this is a chat span whose messages carry the same content. */
+function ioValue(attrs: Attributes, out: Attributes, src: string, messages: string, dst: string): void {
+  const v = attrs.get(src);
+  if (v === undefined) return;
+  if (out.get('ag.type.span') === 'chat' && hasPrefix(attrs, messages)) return;
+  put(out, dst, v);
+}
+
+function inputValue(attrs: Attributes, out: Attributes): void {
+  ioValue(attrs, out, 'input.value', 'llm.input_messages.', 'ag.data.inputs');
+}
+
+function outputValue(attrs: Attributes, out: Attributes): void {
+  ioValue(attrs, out, 'output.value', 'llm.output_messages.', 'ag.data.outputs');
+}
+
+/** Row 6: invocation parameters are members of ag.meta.request, only when they decode to an object. */
+function invocationParameters(attrs: Attributes, out: Attributes): void {
+  const v = attrs.get('llm.invocation_parameters');
+  if (v === undefined) return;
+  const decoded = decodeJson(v);
+  if (isPlainObject(decoded)) putValue(out, 'ag.meta.request', decoded);
+}
+
+/**
+ * `<i>.message.<rest>` -> `<i>.<rest>`, with `tool_calls.<j>.tool_call.` shortened to `tool_calls.<j>.`;
+ * anything else below the message list keeps its path.
+ */
+export function messagePath(rest: string): string {
+  const dot = rest.indexOf('.');
+  if (dot < 0 || !rest.startsWith('message.', dot + 1)) return rest;
+  let tail = rest.slice(dot + 9);
+  if (tail.startsWith('tool_calls.')) {
+    const j = tail.indexOf('.', 11);
+    if (j >= 0 && tail.startsWith('tool_call.', j + 1)) tail = tail.slice(0, j + 1) + tail.slice(j + 11);
+  }
+  return rest.slice(0, dot + 1) + tail;
+}
+
+function messages(attrs: Attributes, out: Attributes, src: string, dst: string): void {
+  for (const [k, v] of attrs) {
+    if (k.length > src.length && k.startsWith(src)) put(out, dst + messagePath(k.slice(src.length)), v);
+  }
+}
+
+function inputMessages(attrs: Attributes, out: Attributes): void {
+  messages(attrs, out, 'llm.input_messages.', 'ag.data.inputs.prompt.');
+}
+
+function outputMessages(attrs: Attributes, out: Attributes): void {
+  messages(attrs, out, 'llm.output_messages.', 'ag.data.outputs.completion.');
+}
+
+/** Row 11: `llm.tools.<i>.tool.json_schema` decoded to the tool itself, else kept raw under its path. */
+function tools(attrs: Attributes, out: Attributes): void {
+  const prefix = 'llm.tools.';
+  const suffix = '.tool.json_schema';
+  for (const [k, v] of attrs) {
+    if (!k.startsWith(prefix) || !k.endsWith(suffix) || k.length <= prefix.length + suffix.length) continue;
+    const i = k.slice(prefix.length, k.length - suffix.length);
+    if (i.includes('.')) continue;
+    const decoded = decodeJson(v);
+    if (decoded !== null && typeof decoded === 'object') putValue(out, 'ag.data.inputs.tools.' + i, decoded);
+    else put(out, 'ag.data.inputs.tools.' + i + '.tool.json_schema', v);
+  }
+}
+
+const copies = (pairs: [string, string][]): Row[] =>
+  pairs.map(([src, dst]): Row => ({ kind: 'copy', src, dst }));
+
+const rows: Row[] = [
+  { kind: 'type', src: 'openinference.span.kind', map: kindType },
+  { kind: 'custom', run: inputValue },
+  { kind: 'custom', run: outputValue },
+  ...copies([
+    ['input.mime_type', 'ag.meta.input.mime_type'],
+    ['output.mime_type', 'ag.meta.output.mime_type'],
+    ['llm.model_name', 'ag.meta.request.model'],
+    ['llm.model_name', 'ag.meta.response.model'],
+  ]),
+  { kind: 'custom', run: invocationParameters },
+  ...copies([['llm.provider', 'ag.meta.provider'], ['llm.system', 'ag.meta.system']]),
+  { kind: 'prefix', src: 'llm.token_count', dst: 'ag.metrics.tokens.incremental' },
+  { kind: 'custom', run: inputMessages },
+  { kind: 'custom', run: outputMessages },
+  { kind: 'custom', run: tools },
+  ...copies([
+    ['llm.function_call', 'ag.data.outputs.function_call'],
+    ['llm.prompt_template.template', 'ag.meta.prompt_template.template'],
+    ['llm.prompt_template.variables', 'ag.meta.prompt_template.variables'],
+    ['llm.prompt_template.version', 'ag.meta.prompt_template.version'],
+    ['embedding.model_name', 'ag.meta.request.model'],
+  ]),
+  { kind: 'prefix', src: 'embedding.embeddings', dst: 'ag.data.inputs.embeddings' },
+  { kind: 'prefix', src: 'retrieval.documents', dst: 'ag.data.outputs.retrieval.documents' },
+  { kind: 'prefix', src: 'reranker.input_documents', dst: 'ag.data.inputs.reranker.input_documents' },
+  { kind: 'prefix', src: 'reranker.output_documents', dst: 'ag.data.outputs.reranker.output_documents' },
+  ...copies([
+    ['reranker.model_name', 'ag.meta.reranker.model_name'],
+    ['reranker.query', 'ag.meta.reranker.query'],
+    ['reranker.top_k', 'ag.meta.reranker.top_k'],
+    ['tool.name', 'ag.meta.tool.name'],
+    ['tool.description', 'ag.meta.tool.description'],
+    ['tool.parameters', 'ag.meta.tool.parameters'],
+    ['tool.json_schema', 'ag.meta.tool.json_schema'],
+    ['tool.id', 'ag.meta.tool.id'],
+    ['session.id', 'ag.session.id'],
+    ['user.id', 'ag.user.id'],
+    ['metadata', 'ag.meta.metadata'],
+    ['tag.tags', 'ag.meta.tags'],
+    ['exception.type', 'ag.exception.type'],
+    ['exception.message', 'ag.exception.message'],
+    ['exception.stacktrace', 'ag.exception.stacktrace'],
+    ['exception.escaped', 'ag.exception.escaped'],
+  ]),
+];
+
+export const openinference: Family = {
+  name: 'openinference',
+  triggers: [
+    'openinference.', 'input.', 'output.', 'llm.', 'embedding.', 'retrieval.', 'reranker.', 'tool.', 'session.id',
+    'user.id', 'metadata', 'tag.tags', 'exception.',
+  ],
+  rows,
+};

@@ -1,0 +1,61 @@
+// Vercel AI SDK `ai.*` attributes (ag-namespace.md §6.5), the highest-precedence family.
+import type { Attributes } from '../../../pipeline/span.ts';
+import { put, type Family, type Row } from './rows.ts';
+
+const EMBED_OPERATIONS = new Set(['ai.embed', 'ai.embed.doEmbed', 'ai.embedMany', 'ai.embedMany.doEmbed']);
+
+function operationType(value: string): string | undefined {
+  if (value === '') return undefined;
+  if (value === 'ai.toolCall') return 'tool';
+  return EMBED_OPERATIONS.has(value) ? 'embedding' : 'task';
+}
+
+/** Row 12: the text is the whole output, or `outputs.text` when tool calls sit beside it. */
+function responseText(attrs: Attributes, out: Attributes): void {
+  const v = attrs.get('ai.response.text');
+  if (v === undefined) return;
+  put(out, attrs.has('ai.response.toolCalls') ? 'ag.data.outputs.text' : 'ag.data.outputs', v);
+}
+
+/** Row 16: a single finish reason becomes a one-element list, like gen_ai's finish_reasons. */
+function finishReason(attrs: Attributes, out: Attributes): void {
+  const v = attrs.get('ai.response.finishReason');
+  if (v === undefined) return;
+  put(out, 'ag.meta.response.finish_reasons', Array.isArray(v) ? v : [v]);
+}
+
+const SETTINGS: [string, string][] = [
+  ['temperature', 'temperature'], ['topP', 'top_p'], ['topK', 'top_k'], ['maxOutputTokens', 'max_tokens'],
+  ['frequencyPenalty', 'frequency_penalty'], ['presencePenalty', 'presence_penalty'],
+  ['stopSequences', 'stop_sequences'], ['seed', 'seed'], ['maxRetries', 'max_retries'],
+];
+
+const rows: Row[] = [
+  { kind: 'type', src: 'ai.operationId', map: operationType },
+  { kind: 'copy', src: 'ai.model.id', dst: 'ag.meta.request.model' },
+  { kind: 'copy', src: 'ai.model.provider', dst: 'ag.meta.system' },
+  { kind: 'copy', src: 'ai.response.model', dst: 'ag.meta.response.model' },
+  { kind: 'copy', src: 'ai.response.id', dst: 'ag.meta.response.id' },
+  { kind: 'copy', src: 'ai.response.timestamp', dst: 'ag.meta.response.timestamp' },
+  ...SETTINGS.map(([s, d]): Row => ({ kind: 'copy', src: 'ai.settings.' + s, dst: 'ag.meta.request.' + d })),
+  { kind: 'copy', src: 'ai.usage.promptTokens', dst: 'ag.metrics.tokens.incremental.prompt' },
+  { kind: 'copy', src: 'ai.usage.inputTokens', dst: 'ag.metrics.tokens.incremental.prompt' },
+  { kind: 'copy', src: 'ai.usage.completionTokens', dst: 'ag.metrics.tokens.incremental.completion' },
+  { kind: 'copy', src: 'ai.usage.outputTokens', dst: 'ag.metrics.tokens.incremental.completion' },
+  { kind: 'copy', src: 'ai.usage.totalTokens', dst: 'ag.metrics.tokens.incremental.total' },
+  { kind: 'copy', src: 'ai.usage.reasoningTokens', dst: 'ag.metrics.tokens.incremental.reasoning' },
+  { kind: 'copy', src: 'ai.usage.cachedInputTokens', dst: 'ag.metrics.tokens.incremental.cached' },
+  { kind: 'json', src: 'ai.prompt', dst: 'ag.data.inputs' },
+  { kind: 'json', src: 'ai.prompt.messages', dst: 'ag.data.inputs.prompt' },
+  { kind: 'copy', src: 'ai.toolCall.name', dst: 'ag.data.inputs.name' },
+  { kind: 'json', src: 'ai.toolCall.args', dst: 'ag.data.inputs.args' },
+  { kind: 'custom', run: responseText },
+  { kind: 'json', src: 'ai.response.object', dst: 'ag.data.outputs' },
+  { kind: 'json', src: 'ai.response.toolCalls', dst: 'ag.data.outputs.toolCalls' },
+  { kind: 'json', src: 'ai.toolCall.result', dst: 'ag.data.outputs' },
+  { kind: 'custom', run: finishReason },
+  { kind: 'copy', src: 'ai.telemetry.metadata.userId', dst: 'ag.user.id' },
+  { kind: 'copy', src: 'ai.telemetry.metadata.sessionId', dst: 'ag.session.id' },
+];
+
+export const vercel: Family = { name: 'vercel', triggers: ['ai.'], rows };
