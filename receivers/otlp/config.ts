@@ -1,0 +1,75 @@
+// `receivers.otlp` (ARCHITECTURE.md config table, otlp.md). As in the Collector, a protocol is enabled by
+// its key being present: `protocols: {http: {}, grpc: {}}` (YAML `http:` with no value counts too), so
+// the protocol objects carry no schema default of their own.
+import type { JsonSchema } from '../../pipeline/component.ts';
+import { endpoint, integer } from '../../pipeline/schema.ts';
+
+export interface OtlpHttpProtocolConfig {
+  /** `host:port`; port 0 picks a free port (tests). */
+  endpoint: string;
+  /** Bytes, for the raw body and again for the decompressed body: 413 when over. */
+  max_request_body_size: number;
+}
+
+export interface OtlpGrpcProtocolConfig {
+  endpoint: string;
+  /** Set explicitly on the server: grpc-js's own default is 4 MiB. */
+  max_recv_msg_size_mib: number;
+}
+
+export interface OtlpReceiverConfig {
+  protocols: {
+    http?: Partial<OtlpHttpProtocolConfig> | null;
+    grpc?: Partial<OtlpGrpcProtocolConfig> | null;
+  };
+}
+
+export const HTTP_DEFAULTS: OtlpHttpProtocolConfig = {
+  endpoint: '127.0.0.1:4318',
+  max_request_body_size: 20_971_520,
+};
+
+export const GRPC_DEFAULTS: OtlpGrpcProtocolConfig = {
+  endpoint: '127.0.0.1:4317',
+  max_recv_msg_size_mib: 20,
+};
+
+/** An object whose unknown keys are errors, that may also be null (YAML `http:`), with no default. */
+function protocol(properties: Record<string, JsonSchema>): JsonSchema {
+  return { type: ['object', 'null'], additionalProperties: false, properties };
+}
+
+export const schema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['protocols'],
+  properties: {
+    protocols: {
+      type: 'object',
+      additionalProperties: false,
+      minProperties: 1,
+      properties: {
+        http: protocol({
+          endpoint: endpoint(HTTP_DEFAULTS.endpoint),
+          max_request_body_size: integer(HTTP_DEFAULTS.max_request_body_size, 1),
+        }),
+        grpc: protocol({
+          endpoint: endpoint(GRPC_DEFAULTS.endpoint),
+          max_recv_msg_size_mib: integer(GRPC_DEFAULTS.max_recv_msg_size_mib, 1),
+        }),
+      },
+    },
+  },
+};
+
+/** The enabled protocols with every default applied (null or missing keys -> defaults). */
+export function resolveProtocols(config: OtlpReceiverConfig): {
+  http?: OtlpHttpProtocolConfig;
+  grpc?: OtlpGrpcProtocolConfig;
+} {
+  const { http, grpc } = config.protocols ?? {};
+  return {
+    http: http === undefined ? undefined : { ...HTTP_DEFAULTS, ...(http ?? {}) },
+    grpc: grpc === undefined ? undefined : { ...GRPC_DEFAULTS, ...(grpc ?? {}) },
+  };
+}

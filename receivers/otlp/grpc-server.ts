@@ -1,0 +1,138 @@
+// OTLP/gRPC: the TraceService Export method on @grpc/grpc-js, with a hand-written service definition
+// whose (de)serializers are the codec's (no proto-loader, no generated code). The request is kept as
+// bytes by the deserializer and decoded in the handler, so an undecodable body becomes
+// INVALID_ARGUMENT rather than grpc-js's generic INTERNAL. grpc-js undoes gzip message compression.
+import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from '@grpc/grpc-js';
+import type { IngestConsumer } from '../../pipeline/component.ts';
+import { StartupError } from '../../pipeline/errors.ts';
+import type { Logger } from '../../pipeline/log.ts';
+import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, type DecodedRequest } from '../../pipeline/otlp/index.ts';
+import type { OtlpGrpcProtocolConfig } from './config.ts';
+import { parseEndpoint } from './endpoint.ts';
+import { ingest, retryAfterSeconds } from './ingest.ts';
+
+export const EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
+
+const identity = (b: Buffer): Buffer => b;
+
+export const traceServiceDefinition: ServiceDefinition = {
+  Export: {
+    path: EXPORT_PATH,
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: identity,
+    requestDeserialize: identity,
+    responseSerialize: (v: Uint8Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength),
+    responseDeserialize: identity,
+  },
+};
+
+interface GrpcError {
+  code: number;
+  details: string;
+  metadata?: Metadata;
+}
+
+function error(code: number, details: string, retryAfterMs?: number): GrpcError {
+  const e: GrpcError = { code, details };
+  if (retryAfterMs !== undefined) {
+    // Not part of OTLP/gRPC (which uses RetryInfo details); a hint for humans and simple clients.
+    e.metadata = new Metadata();
+    e.metadata.set('retry-after', String(retryAfterSeconds(retryAfterMs)));
+  }
+  return e;
+}
+
+export class OtlpGrpcServer {
+  readonly #config: OtlpGrpcProtocolConfig;
+  readonly #consumer: IngestConsumer;
+  readonly #logger: Logger;
+  #server: Server | undefined;
+  #port = 0;
+  #host = '';
+
+  constructor(config: OtlpGrpcProtocolConfig, consumer: IngestConsumer, logger: Logger) {
+    this.#config = config;
+    this.#consumer = consumer;
+    this.#logger = logger;
+  }
+
+  async #export(call: ServerUnaryCall<Buffer, Uint8Array>, callback: sendUnaryData<Uint8Array>): Promise<void> {
+    try {
+      const refusal = this.#consumer.admit();
+      if (refusal !== undefined) {
+        callback(error(status.UNAVAILABLE, refusal.message, refusal.retryAfterMs));
+        return;
+      }
+      let decoded: DecodedRequest;
+      try {
+        decoded = decodeExportRequest(call.request);
+      } catch (e) {
+        if (!(e instanceof OtlpDecodeError)) throw e;
+        callback(error(status.INVALID_ARGUMENT, `cannot decode the request: ${e.message}`));
+        return;
+      }
+      const outcome = await ingest(this.#consumer, decoded.spans, this.#logger);
+      switch (outcome.kind) {
+        case 'accepted':
+          callback(null, encodeExportResponse(outcome.partial));
+          return;
+        case 'all_rejected':
+          callback(error(status.INVALID_ARGUMENT, outcome.message));
+          return;
+        case 'refused':
+          callback(error(outcome.status === 429 ? status.RESOURCE_EXHAUSTED : status.UNAVAILABLE, outcome.message, outcome.retryAfterMs));
+          return;
+        case 'failed':
+          callback(error(status.INTERNAL, outcome.message));
+          return;
+      }
+    } catch (e) {
+      this.#logger.error('otlp grpc export failed', { error: e });
+      callback(error(status.INTERNAL, 'internal error'));
+    }
+  }
+
+  start(): Promise<void> {
+    const maxBytes = this.#config.max_recv_msg_size_mib * 1024 * 1024;
+    const server = new Server({
+      'grpc.max_receive_message_length': maxBytes,
+    });
+    server.addService(traceServiceDefinition, {
+      Export: (call: ServerUnaryCall<Buffer, Uint8Array>, callback: sendUnaryData<Uint8Array>) => {
+        void this.#export(call, callback);
+      },
+    });
+    const { host, port } = parseEndpoint(this.#config.endpoint);
+    const bindHost = host === undefined ? '0.0.0.0' : host.includes(':') ? `[${host}]` : host;
+    return new Promise((resolve, reject) => {
+      server.bindAsync(`${bindHost}:${port}`, ServerCredentials.createInsecure(), (err, boundPort) => {
+        if (err) {
+          reject(new StartupError(`otlp receiver: cannot listen on ${this.#config.endpoint} (grpc): ${err.message}`, { cause: err }));
+          return;
+        }
+        this.#server = server;
+        this.#port = boundPort;
+        this.#host = bindHost;
+        resolve();
+      });
+    });
+  }
+
+  endpoint(): string | undefined {
+    return this.#server === undefined ? undefined : `grpc://${this.#host}:${this.#port}`;
+  }
+
+  /** The bound port (tests start on port 0). */
+  port(): number {
+    return this.#port;
+  }
+
+  shutdown(): Promise<void> {
+    const server = this.#server;
+    if (server === undefined) return Promise.resolve();
+    this.#server = undefined;
+    // In-flight calls finish; no new ones are accepted.
+    return new Promise((resolve) => server.tryShutdown(() => resolve()));
+  }
+}

@@ -1,0 +1,41 @@
+// The `otlp` receiver: OTLP/HTTP and/or OTLP/gRPC listeners, each enabled by its key in `protocols`.
+import type { IngestConsumer, Receiver } from '../../pipeline/component.ts';
+import type { Logger } from '../../pipeline/log.ts';
+import { resolveProtocols, type OtlpReceiverConfig } from './config.ts';
+import { OtlpGrpcServer } from './grpc-server.ts';
+import { OtlpHttpServer } from './http-server.ts';
+
+export class OtlpReceiver implements Receiver {
+  readonly http: OtlpHttpServer | undefined;
+  readonly grpc: OtlpGrpcServer | undefined;
+
+  constructor(config: OtlpReceiverConfig, consumer: IngestConsumer, logger: Logger) {
+    const protocols = resolveProtocols(config);
+    this.http = protocols.http && new OtlpHttpServer(protocols.http, consumer, logger);
+    this.grpc = protocols.grpc && new OtlpGrpcServer(protocols.grpc, consumer, logger);
+  }
+
+  async start(): Promise<void> {
+    await this.http?.start();
+    try {
+      await this.grpc?.start();
+    } catch (error) {
+      // Do not leave the HTTP port bound when the receiver as a whole failed to start.
+      await this.http?.shutdown();
+      throw error;
+    }
+  }
+
+  endpoints(): string[] {
+    const out: string[] = [];
+    const http = this.http?.endpoint();
+    if (http !== undefined) out.push(http);
+    const grpc = this.grpc?.endpoint();
+    if (grpc !== undefined) out.push(grpc);
+    return out;
+  }
+
+  async shutdown(): Promise<void> {
+    await Promise.all([this.http?.shutdown(), this.grpc?.shutdown()]);
+  }
+}
