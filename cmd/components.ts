@@ -1,16 +1,22 @@
 // Every built-in component. A new component is a folder plus one line here.
 import { Registry } from '../pipeline/registry.ts';
 import { factory as fileExporter } from '../exporters/file/factory.ts';
+import { factory as kafkaExporter } from '../exporters/kafka/factory.ts';
 import { factory as batch } from '../processors/batch/factory.ts';
 import { factory as flatten } from '../processors/flatten/factory.ts';
+import { factory as namespace } from '../processors/namespace/factory.ts';
 import { factory as validate } from '../processors/validate/factory.ts';
 import { factory as httpReceiver } from '../receivers/http/factory.ts';
+import { factory as otlpReceiver } from '../receivers/otlp/factory.ts';
 
 export function builtinRegistry(): Registry {
   return new Registry()
     .register(httpReceiver)
+    .register(otlpReceiver)
     .register(flatten)
     .register(validate)
+    .register(namespace)
     .register(batch)
-    .register(fileExporter);
+    .register(fileExporter)
+    .register(kafkaExporter);
 }

@@ -1,0 +1,91 @@
+// Request bodies for the benchmark: 100 spans per request, 10 attributes and one event per span, realistic
+// ag.* and gen_ai attributes. Built once, before anything is measured.
+import { encodeExportRequest } from '../pipeline/otlp/index.ts';
+import type { Attributes, Span } from '../pipeline/span.ts';
+
+const BASE_NS = 1776363498000000000n;
+
+function hex(n: number, width: number): string {
+  return n.toString(16).padStart(width, '0');
+}
+
+function apiAttributes(i: number): Record<string, unknown> {
+  return {
+    'ag.type.span': i % 3 === 0 ? 'chat' : 'tool',
+    'ag.data.inputs.prompt.0.role': 'user',
+    'ag.data.inputs.prompt.0.content': `What is the weather in city number ${i}?`,
+    'ag.data.outputs.completion.0.content': 'Sunny, 21 degrees, light wind from the west.',
+    'ag.metrics.tokens.incremental.prompt': 42 + (i % 7),
+    'ag.metrics.tokens.incremental.completion': 17,
+    'ag.session.id': `session-${i % 10}`,
+    'gen_ai.request.model': 'gpt-4o-mini',
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.usage.input_tokens': 42 + (i % 7),
+  };
+}
+
+function apiSpan(request: number, i: number) {
+  const start = BASE_NS + BigInt(i) * 1_000_000n;
+  return {
+    trace_id: hex(request + 1, 16) + hex(0xabcdef, 16),
+    span_id: hex(request * 1000 + i + 1, 16),
+    ...(i > 0 ? { parent_id: hex(request * 1000 + 1, 16) } : {}),
+    span_name: i % 3 === 0 ? 'chat gpt-4o-mini' : `tool-${i}`,
+    span_kind: 'SPAN_KIND_CLIENT',
+    start_time: start.toString(),
+    end_time: (start + 250_000_000n).toString(),
+    status_code: 'STATUS_CODE_OK',
+    attributes: apiAttributes(i),
+    events: [{ name: 'gen_ai.choice', timestamp: (start + 200_000_000n).toString(), attributes: { index: 0 } }],
+  };
+}
+
+/** `{"spans": [...]}` for /tracing/spans/ingest. */
+export function flatBody(request: number, spans = 100): Buffer {
+  return Buffer.from(JSON.stringify({ spans: Array.from({ length: spans }, (_, i) => apiSpan(request, i)) }));
+}
+
+/** The same spans as a tree: one root, ten children, each with nine grandchildren (100 nodes). */
+export function nestedBody(request: number): Buffer {
+  const node = (i: number) => {
+    const { trace_id: _t, parent_id: _p, span_name: _n, ...rest } = apiSpan(request, i);
+    return rest;
+  };
+  const children: Record<string, unknown> = {};
+  let i = 1;
+  for (let c = 0; c < 10 && i < 100; c++) {
+    const child: Record<string, unknown> = node(i++);
+    const grand: Record<string, unknown> = {};
+    for (let g = 0; g < 9 && i < 100; g++) grand[`tool-${i}`] = node(i++);
+    child.spans = grand;
+    children[`step-${c}`] = child;
+  }
+  const root = { ...node(0), spans: children };
+  const traceId = hex(request + 1, 16) + hex(0xabcdef, 16);
+  return Buffer.from(JSON.stringify({ traces: { [traceId]: { spans: { agent: root } } } }));
+}
+
+function canonicalSpan(request: number, i: number): Span {
+  const api = apiSpan(request, i);
+  const attributes: Attributes = new Map(Object.entries(api.attributes) as Array<[string, string | number]>);
+  const start = BigInt(api.start_time);
+  return {
+    traceId: api.trace_id,
+    spanId: api.span_id,
+    parentId: api.parent_id,
+    name: api.span_name,
+    kind: 3,
+    startNs: start,
+    endNs: BigInt(api.end_time),
+    status: { code: 1 },
+    attributes,
+    events: [{ name: 'gen_ai.choice', timeNs: start + 200_000_000n, attributes: new Map([['index', 0]]) }],
+    resource: new Map<string, string>([['service.name', 'bench-app'], ['service.version', '1.0.0']]),
+    scope: { name: 'bench-instrumentation', version: '0.1.0' },
+  };
+}
+
+/** An OTLP ExportTraceServiceRequest in protobuf. */
+export function otlpProtoBody(request: number, spans = 100): Buffer {
+  return Buffer.from(encodeExportRequest(Array.from({ length: spans }, (_, i) => canonicalSpan(request, i))));
+}

@@ -1,0 +1,227 @@
+// The benchmark scenarios (issue 6). Each returns rows for the report; peers run with the same load in the
+// same run so that ratios, not absolute numbers, carry the claim.
+import { execFileSync } from 'node:child_process';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { WorkingBatch } from '../pipeline/batch.ts';
+import { parseJsonBytes } from '../pipeline/json/parse.ts';
+import { decodeExportRequest } from '../pipeline/otlp/index.ts';
+import { encodeBatchJsonLines } from '../pipeline/record/index.ts';
+import type { TracingBody } from '../pipeline/batch.ts';
+import { factory as flatten } from '../processors/flatten/factory.ts';
+import { factory as namespace } from '../processors/namespace/factory.ts';
+import { factory as validate } from '../processors/validate/factory.ts';
+import { silentLogger } from '../pipeline/log.ts';
+import { flatBody, nestedBody, otlpProtoBody } from './bodies.ts';
+import type { LoadSpec } from './loadgen.ts';
+import { REPO } from './paths.ts';
+import { measure, startCollector, startTracehop, type Measurement, type Pin, type Target } from './target.ts';
+
+export interface Row {
+  scenario: string;
+  target: string;
+  measurement?: Measurement;
+  /** Spans/s of an in-process loop (the limit scenario). */
+  spansPerSecond?: number;
+  note?: string;
+}
+
+export interface BenchContext {
+  durationMs: number;
+  pin: Pin;
+  collector(): string | undefined;
+}
+
+export interface Scenario {
+  name: string;
+  run(ctx: BenchContext): Promise<Row[]>;
+}
+
+const SPANS = 100;
+const CONCURRENCY = 8;
+const BODIES = 4;
+
+function writeBodies(make: (i: number) => Buffer): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'tracehop-bodies-'));
+  return Array.from({ length: BODIES }, (_, i) => {
+    const file = join(dir, `body-${i}.bin`);
+    writeFileSync(file, make(i));
+    return file;
+  });
+}
+
+function load(url: string, contentType: string, bodyFiles: string[], ctx: BenchContext, rate?: number): LoadSpec {
+  return {
+    url, headers: { 'content-type': contentType }, bodyFiles, spansPerRequest: SPANS, concurrency: CONCURRENCY,
+    durationMs: ctx.durationMs, warmupMs: Math.min(3000, ctx.durationMs / 3), rate,
+  };
+}
+
+const fileExporter = `  file:
+    path: DIR/spans.jsonl
+    rotation: {max_megabytes: 100, max_backups: 2}`;
+
+function tracehopConfig(receiver: 'http' | 'otlp', exporters: string, storage = 'memory', exporterIds = 'file'): string {
+  const receivers = receiver === 'http'
+    ? '  http:\n    endpoint: 127.0.0.1:0'
+    : '  otlp:\n    protocols:\n      http:\n        endpoint: 127.0.0.1:0';
+  return `receivers:
+${receivers}
+processors:
+  batch: {}
+exporters:
+${exporters}
+storage: ${storage}
+service:
+  pipelines:
+    traces:
+      receivers: [${receiver}]
+      processors: [flatten, validate, namespace, batch]
+      exporters: [${exporterIds}]
+`;
+}
+
+function collectorConfig(exporter: string, exporterId: string): string {
+  return `receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:PORT
+processors:
+  batch: {}
+exporters:
+${exporter}
+service:
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: [batch]
+      exporters: [${exporterId}]
+`;
+}
+
+async function withTarget<T>(start: Promise<Target>, use: (t: Target) => Promise<T>): Promise<T> {
+  const target = await start;
+  try {
+    return await use(target);
+  } finally {
+    await target.stop();
+  }
+}
+
+function freePort(): number {
+  // Random high port; the Collector needs a fixed one in its config.
+  return 20000 + Math.floor(Math.random() * 20000);
+}
+
+async function tracehopHttp(ctx: BenchContext, name: string, body: (i: number) => Buffer, storage = 'memory'): Promise<Row> {
+  const bodies = writeBodies(body);
+  const measurement = await withTarget(startTracehop(name, tracehopConfig('http', fileExporter, storage), ctx.pin), (t) =>
+    measure(t, load(`${t.endpoints.http[0]}/tracing/spans/ingest`, 'application/json', bodies, ctx), ctx.pin));
+  return { scenario: name, target: `tracehop (storage ${storage})`, measurement };
+}
+
+async function otlpPair(ctx: BenchContext, name: string, tracehopExporter: string, collectorExporter: string, rate?: number, exporterIds = ['file', 'file']): Promise<Row[]> {
+  const bodies = writeBodies((i) => otlpProtoBody(i));
+  const rows: Row[] = [];
+  const ours = await withTarget(startTracehop(name, tracehopConfig('otlp', tracehopExporter, 'memory', exporterIds[0]), ctx.pin), (t) =>
+    measure(t, load(`${t.endpoints.otlp[0]}/v1/traces`, 'application/x-protobuf', bodies, ctx, rate), ctx.pin));
+  rows.push({ scenario: name, target: 'tracehop', measurement: ours });
+  const binary = ctx.collector();
+  if (!binary) {
+    rows.push({ scenario: name, target: 'otelcol', note: 'skipped: go is not on PATH, so the Collector could not be built' });
+    return rows;
+  }
+  const port = freePort();
+  const theirs = await withTarget(startCollector(name, binary, collectorConfig(collectorExporter, exporterIds[1]), port, ctx.pin), (t) =>
+    measure(t, load(`${t.endpoints.otlp[0]}/v1/traces`, 'application/x-protobuf', bodies, ctx, rate), ctx.pin));
+  rows.push({ scenario: name, target: 'otelcol', measurement: theirs });
+  return rows;
+}
+
+/** Decode + sync processors + encode in one process, no HTTP, no exporter: the ceiling. */
+function limitLoop(ctx: BenchContext, label: string, decode: (body: Buffer) => WorkingBatch, bodies: Buffer[]): Row {
+  const context = (id: string) => ({ id, logger: silentLogger });
+  const chain = [
+    flatten.create({}, context('flatten')),
+    validate.create({}, context('validate')),
+    namespace.create({ semconv: 'otlp', propagate_metrics: false }, context('namespace')),
+  ];
+  const deadline = performance.now() + ctx.durationMs;
+  let spans = 0;
+  let bytes = 0;
+  const started = performance.now();
+  for (let i = 0; performance.now() < deadline; i++) {
+    const batch = decode(bodies[i % bodies.length]);
+    for (const p of chain) p.process(batch);
+    bytes += encodeBatchJsonLines(batch.spans).length;
+    spans += batch.spans.length;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return { scenario: 'limit', target: label, spansPerSecond: spans / seconds, note: `${(bytes / seconds / 1e6).toFixed(0)} MB/s of JSON lines` };
+}
+
+function decodeTracing(body: Buffer): WorkingBatch {
+  const parsed = parseJsonBytes(body, 64);
+  if (!parsed.ok) throw new Error(parsed.message);
+  const value = parsed.value as { spans?: unknown[]; traces?: Record<string, unknown> };
+  const tracing: TracingBody = value.spans ? { form: 'flat', spans: value.spans } : { form: 'tree', traces: value.traces! };
+  return { origin: 'tracing', tracing, spans: [], rejections: [] };
+}
+
+function decodeOtlp(body: Buffer): WorkingBatch {
+  return { origin: 'otlp', spans: decodeExportRequest(body).spans, rejections: [] };
+}
+
+const kafkaTopic = 'bench_spans';
+
+async function withBroker<T>(use: (bootstrap: string) => Promise<T>): Promise<T> {
+  const script = join(REPO, 'test/kafka/broker.sh');
+  const env = { ...process.env, TRACEHOP_KAFKA_DIR: mkdtempSync(join(tmpdir(), 'tracehop-bench-kafka-')) };
+  const bootstrap = execFileSync('sh', [script, 'start'], { env, stdio: ['ignore', 'pipe', 'inherit'] }).toString().trim();
+  try {
+    return await use(bootstrap);
+  } finally {
+    execFileSync('sh', [script, 'stop'], { env, stdio: 'ignore' });
+  }
+}
+
+export const scenarios: Scenario[] = [
+  { name: 'agenta-flat', run: async (ctx) => [await tracehopHttp(ctx, 'agenta-flat', (i) => flatBody(i))] },
+  { name: 'agenta-nested', run: async (ctx) => [await tracehopHttp(ctx, 'agenta-nested', (i) => nestedBody(i))] },
+  {
+    name: 'otlp-proto',
+    run: (ctx) => otlpPair(ctx, 'otlp-proto', fileExporter, '  file:\n    path: DIR/spans.json\n    rotation: {max_megabytes: 100, max_backups: 2}'),
+  },
+  {
+    name: 'otlp-proto-kafka',
+    run: (ctx) => withBroker((bootstrap) => otlpPair(ctx, 'otlp-proto-kafka',
+      `  kafka:\n    brokers: [${bootstrap}]\n    topic: ${kafkaTopic}\n    encoding: otlp_proto\n    create_topic: {partitions: 1, replication_factor: 1}`,
+      `  kafka:\n    brokers: [${bootstrap}]\n    traces:\n      topic: ${kafkaTopic}_otelcol\n      encoding: otlp_proto`,
+      undefined, ['kafka', 'kafka'])),
+  },
+  {
+    name: 'durable-vs-memory',
+    run: async (ctx) => [
+      await tracehopHttp(ctx, 'durable-vs-memory', (i) => flatBody(i), '{type: disk, directory: DIR/stream, fsync: always}'),
+      await tracehopHttp(ctx, 'durable-vs-memory', (i) => flatBody(i), 'memory'),
+    ],
+  },
+  {
+    name: 'limit',
+    run: async (ctx) => {
+      const flat = Array.from({ length: BODIES }, (_, i) => flatBody(i));
+      const otlp = Array.from({ length: BODIES }, (_, i) => otlpProtoBody(i));
+      return [limitLoop(ctx, 'tracing flat JSON', decodeTracing, flat), limitLoop(ctx, 'OTLP protobuf', decodeOtlp, otlp)];
+    },
+  },
+  {
+    name: 'steady-10k',
+    // An open loop of 100 requests/s of 100 spans: CPU share and RSS at a steady 10k spans/s.
+    run: (ctx) => otlpPair(ctx, 'steady-10k', fileExporter, '  file:\n    path: DIR/spans.json\n    rotation: {max_megabytes: 100, max_backups: 2}', 100),
+  },
+];

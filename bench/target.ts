@@ -1,0 +1,135 @@
+// The process under measurement (tracehop or the Collector), started pinned to its own CPU, and one load
+// run against it with its CPU seconds and memory read from /proc.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LoadResult, LoadSpec } from './loadgen.ts';
+import { CLI, LOADGEN } from './paths.ts';
+import { cpuSeconds, memoryMiB } from './proc.ts';
+
+export interface Pin {
+  available: boolean;
+  prefix(cpu: number): string[];
+}
+
+export interface Target {
+  name: string;
+  pid: number;
+  dir: string;
+  /** Listening addresses by receiver id (tracehop) or the one OTLP/HTTP base URL (Collector). */
+  endpoints: Record<string, string[]>;
+  stop(): Promise<void>;
+}
+
+export interface Measurement {
+  load: LoadResult;
+  cpuSeconds: number;
+  /** CPU seconds per million accepted spans. */
+  cpuPerMillion: number;
+  /** Share of one core over the measured window. */
+  coreShare: number;
+  rssMiB: number;
+  peakRssMiB: number;
+}
+
+const DAEMON_CPU = 1;
+const LOADGEN_CPU = 0;
+
+function spawnPinned(pin: Pin, cpu: number, command: string, args: string[], cwd: string, stdout: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
+  const [bin, ...rest] = [...pin.prefix(cpu), command, ...args];
+  return spawn(bin, rest, { cwd, stdio: ['ignore', stdout, 'pipe'] });
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return () => new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export async function startTracehop(name: string, configYaml: string, pin: Pin): Promise<Target> {
+  const dir = mkdtempSync(join(tmpdir(), 'tracehop-bench-'));
+  const config = join(dir, 'tracehop.yaml');
+  writeFileSync(config, configYaml.replaceAll('DIR', dir));
+  const child = spawnPinned(pin, DAEMON_CPU, process.execPath, [CLI, '--config', config], dir);
+  const endpoints = await new Promise<Record<string, string[]>>((resolve, reject) => {
+    let text = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      text += d;
+      const line = text.split('\n').find((l) => l.includes('"tracehop started"'));
+      if (line) resolve(JSON.parse(line).endpoints);
+    });
+    child.once('exit', (code) => reject(new Error(`tracehop exited with ${code}:\n${text}`)));
+  });
+  child.stderr!.resume();
+  return { name, pid: child.pid!, dir, endpoints, stop: stopper(child) };
+}
+
+export async function startCollector(name: string, binary: string, configYaml: string, port: number, pin: Pin): Promise<Target> {
+  const dir = mkdtempSync(join(tmpdir(), 'otelcol-bench-'));
+  const config = join(dir, 'otelcol.yaml');
+  writeFileSync(config, configYaml.replaceAll('DIR', dir).replaceAll('PORT', String(port)));
+  const child = spawnPinned(pin, DAEMON_CPU, binary, ['--config', config], dir);
+  let text = '';
+  child.stderr!.on('data', (d: Buffer) => (text += d));
+  const deadline = Date.now() + 30_000;
+  while (!(await canConnect(port))) {
+    if (child.exitCode !== null) throw new Error(`collector exited with ${child.exitCode}:\n${text}`);
+    if (Date.now() > deadline) throw new Error(`collector did not listen on ${port}:\n${text}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { name, pid: child.pid!, dir, endpoints: { otlp: [`http://127.0.0.1:${port}`] }, stop: stopper(child) };
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Runs the load generator in its own pinned process; CPU is read around the measured window only. */
+export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise<Measurement> {
+  const gen = spawnPinned(pin, LOADGEN_CPU, process.execPath, [LOADGEN, JSON.stringify(spec)], target.dir, 'pipe');
+  gen.stderr!.pipe(process.stderr);
+  let out = '';
+  let cpuStart = 0;
+  let windowStart = 0;
+  const result = await new Promise<LoadResult>((resolve, reject) => {
+    gen.stdout!.on('data', (d: Buffer) => {
+      out += d;
+      let nl;
+      while ((nl = out.indexOf('\n')) >= 0) {
+        const line = out.slice(0, nl);
+        out = out.slice(nl + 1);
+        if (line === 'measuring') {
+          cpuStart = cpuSeconds(target.pid);
+          windowStart = performance.now();
+        } else if (line.startsWith('{')) resolve(JSON.parse(line) as LoadResult);
+      }
+    });
+    gen.once('exit', (code) => code !== 0 && reject(new Error(`load generator exited with ${code}`)));
+  });
+  const cpu = cpuSeconds(target.pid) - cpuStart;
+  const seconds = (performance.now() - windowStart) / 1000;
+  const mem = memoryMiB(target.pid);
+  return {
+    load: result,
+    cpuSeconds: cpu,
+    cpuPerMillion: result.spansAccepted > 0 ? cpu / (result.spansAccepted / 1e6) : Infinity,
+    coreShare: cpu / seconds,
+    rssMiB: mem.rss,
+    peakRssMiB: mem.peak,
+  };
+}
