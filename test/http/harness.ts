@@ -7,6 +7,8 @@ import { RefusedError } from '../../pipeline/errors.ts';
 import { silentLogger } from '../../pipeline/log.ts';
 import type { Span } from '../../pipeline/span.ts';
 import { factory as flattenFactory } from '../../processors/flatten/factory.ts';
+import { defaults as namespaceDefaults } from '../../processors/namespace/config.ts';
+import { factory as namespaceFactory } from '../../processors/namespace/factory.ts';
 import { factory as validateFactory } from '../../processors/validate/factory.ts';
 import { defaultConfig, type HttpReceiverConfig } from '../../receivers/http/config.ts';
 import { factory } from '../../receivers/http/factory.ts';
@@ -26,18 +28,12 @@ export interface RecordingConsumer extends IngestConsumer {
   options: ConsumerOptions;
 }
 
-// TEMPORARY until processors/namespace lands: then a static import.
-const namespaceFactory = await import('../../processors/namespace/factory.ts' as string).then(
-  (m: { factory: { create(config: never, ctx: unknown): SyncProcessor } }) => m.factory,
-  () => undefined,
-);
-
 function processors(): SyncProcessor[] {
   const ctx = (id: string) => ({ id, logger: silentLogger });
   return [
     flattenFactory.create({} as never, ctx('flatten')),
     validateFactory.create({} as never, ctx('validate')),
-    ...(namespaceFactory ? [namespaceFactory.create({ semconv: 'otlp', propagate_metrics: false } as never, ctx('namespace'))] : []),
+    namespaceFactory.create(namespaceDefaults, ctx('namespace')),
   ];
 }
 
