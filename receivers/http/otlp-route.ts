@@ -1,14 +1,15 @@
 // `POST|GET /otlp/v1/traces` on the tracing API's port (ingest-api.md §1.2): the same behaviour as the
 // `otlp` receiver's HTTP side, so an application can send OTLP and REST calls to one host.
 //
-// This file is the one place where the shared OTLP/HTTP handler plugs in (the OTLP engineer may edit it).
-// Until it does, the route answers 501. Route matching, `/api` stripping and auth have already run;
-// Content-Type, encoding, limits and the body are this handler's business.
+// This file is the one place where the shared OTLP/HTTP handler (receivers/otlp) plugs in. Route
+// matching, `/api` stripping and auth have already run; Content-Type, encoding, limits and the body are
+// the shared handler's business, with this receiver's `max_request_body_size`.
 import type { IncomingMessage } from 'node:http';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import type { Logger } from '../../pipeline/log.ts';
+import { createOtlpHttpHandler } from '../otlp/index.ts';
 import type { HttpReceiverConfig } from './config.ts';
-import { detailReply, methodNotAllowed, type Reply } from './replies.ts';
+import type { Reply } from './replies.ts';
 
 export type OtlpRoute = (method: string, incoming: IncomingMessage) => Promise<Reply> | Reply;
 
@@ -18,9 +19,11 @@ export interface OtlpRouteContext {
   logger: Logger;
 }
 
-export function createOtlpRoute(_context: OtlpRouteContext): OtlpRoute {
-  return (method) => {
-    if (method !== 'GET' && method !== 'POST') return methodNotAllowed('GET, POST');
-    return detailReply(501, `${method} /otlp/v1/traces is not available on this port yet: send OTLP to the otlp receiver`);
-  };
+export function createOtlpRoute(context: OtlpRouteContext): OtlpRoute {
+  const handler = createOtlpHttpHandler({
+    consumer: context.consumer,
+    logger: context.logger,
+    maxRequestBodySize: context.config.max_request_body_size,
+  });
+  return (method, incoming) => handler(method, incoming, true);
 }
