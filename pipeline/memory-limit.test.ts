@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryLimiter } from './memory-limit.ts';
+
+const MiB = 1024 * 1024;
+
+describe('memory limiter', () => {
+  it('refuses with a message and Retry-After while over the limit, and admits again once under', () => {
+    let used = 100 * MiB;
+    let clock = 0;
+    const limiter = createMemoryLimiter({ limitMib: 512, retryAfterMs: 2000, measure: () => used, now: () => clock });
+    expect(limiter.check()).toBeUndefined();
+    used = 600 * MiB;
+    clock += 100;
+    const refusal = limiter.check();
+    expect(refusal?.retryAfterMs).toBe(2000);
+    expect(refusal?.message).toMatch(/600 MiB.*memory_limit_mib 512/);
+    used = 300 * MiB;
+    clock += 100;
+    expect(limiter.check()).toBeUndefined();
+  });
+
+  it('samples at most once per interval, however many requests ask', () => {
+    let samples = 0;
+    let clock = 0;
+    const limiter = createMemoryLimiter({ limitMib: 512, measure: () => (samples++, 10 * MiB), now: () => clock });
+    for (let i = 0; i < 10_000; i++) limiter.check();
+    expect(samples).toBe(1);
+    clock = 99;
+    limiter.check();
+    expect(samples).toBe(1);
+    clock = 100;
+    limiter.check();
+    expect(samples).toBe(2);
+    expect(limiter.lastSample()).toBe(10 * MiB);
+  });
+
+  it('measures the real process by default', () => {
+    // This process holds far more than 1 MiB of live JS memory and far less than 1 TiB.
+    expect(createMemoryLimiter({ limitMib: 1 }).check()).toBeDefined();
+    const roomy = createMemoryLimiter({ limitMib: 1024 * 1024 });
+    expect(roomy.check()).toBeUndefined();
+    expect(roomy.lastSample()).toBeGreaterThan(MiB);
+  });
+});

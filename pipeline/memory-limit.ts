@@ -1,0 +1,67 @@
+// The process-wide memory limiter (`service.memory_limit_mib`): receivers ask it before decoding a body
+// and answer 503 + Retry-After while the process is over the limit, rather than grow until the kernel
+// kills it and loses what it had not acknowledged yet.
+//
+// What it measures: live JavaScript memory, V8 heap used plus memory outside the heap held by JS objects
+// (Buffers, ArrayBuffers): that is what decoding requests grows, and what a garbage collection gives
+// back. Resident set size is the wrong gauge on its own: the allocator keeps freed pages, so RSS can stay
+// above the limit long after the data is gone and the daemon would refuse forever after one burst.
+//
+// Cost: `check()` runs on every request, so it only compares numbers; the process is sampled at most
+// every `sampleIntervalMs` (process.memoryUsage() reads /proc and walks the heap spaces: tens of
+// microseconds, too much per request at thousands of requests per second).
+
+export interface MemoryLimiterOptions {
+  /** The limit in MiB (`service.memory_limit_mib`, default 512). */
+  limitMib: number;
+  /** How long a refused client should wait (Retry-After). Default 1000. */
+  retryAfterMs?: number;
+  /** Longest age of a sample. Default 100. */
+  sampleIntervalMs?: number;
+  /** Live bytes now; tests inject it. Default: heapUsed + external of process.memoryUsage(). */
+  measure?: () => number;
+  /** Milliseconds clock; tests inject it. Default performance.now. */
+  now?: () => number;
+}
+
+export interface MemoryLimiter {
+  /** undefined: go ahead; otherwise the refusal to answer with (503 + Retry-After). */
+  check(): { message: string; retryAfterMs: number } | undefined;
+  /** The last sample, in bytes (for logs and self-telemetry). */
+  lastSample(): number;
+}
+
+function liveBytes(): number {
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.external;
+}
+
+export function createMemoryLimiter(options: MemoryLimiterOptions): MemoryLimiter {
+  const limit = options.limitMib * 1024 * 1024;
+  const retryAfterMs = options.retryAfterMs ?? 1000;
+  const interval = options.sampleIntervalMs ?? 100;
+  const measure = options.measure ?? liveBytes;
+  const now = options.now ?? (() => performance.now());
+  let sampledAt = -Infinity;
+  let sample = 0;
+  let refusal: { message: string; retryAfterMs: number } | undefined;
+
+  return {
+    check() {
+      const t = now();
+      if (t - sampledAt >= interval) {
+        sampledAt = t;
+        sample = measure();
+        refusal =
+          sample > limit
+            ? {
+                message: `tracehop is over its memory limit (${Math.round(sample / 1048576)} MiB in use, service.memory_limit_mib ${options.limitMib})`,
+                retryAfterMs,
+              }
+            : undefined;
+      }
+      return refusal;
+    },
+    lastSample: () => sample,
+  };
+}
