@@ -3,12 +3,16 @@
 // and allocates only when the input is not already in output form.
 import { randomFillSync } from 'node:crypto';
 
-/** 0..15 for a hex digit (either case), -1 otherwise. */
+/** Char code -> 0..15 for a hex digit (either case), -1 otherwise; codes >= 128 are never hex. */
+const HEX_VALUE = new Int8Array(128).fill(-1);
+for (let c = 0; c < 10; c++) HEX_VALUE[48 + c] = c;
+for (let c = 0; c < 6; c++) {
+  HEX_VALUE[97 + c] = 10 + c;
+  HEX_VALUE[65 + c] = 10 + c;
+}
+
 function hexValue(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48; // 0-9
-  if (c >= 97 && c <= 102) return c - 87; // a-f
-  if (c >= 65 && c <= 70) return c - 55; // A-F
-  return -1;
+  return c < 128 ? HEX_VALUE[c] : -1;
 }
 
 /**
@@ -138,7 +142,8 @@ export function isCanonicalHexId(value: unknown, len: 16 | 32): boolean {
 // Flat spans without a name get a random one, so this can run once per span: bytes come from a pooled
 // buffer refilled in one system call instead of one call per id.
 
-const HEX = '0123456789abcdef';
+/** Byte -> its two lowercase hex digits. */
+const BYTE_HEX: string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 const POOL_SIZE = 4096;
 const pool = Buffer.allocUnsafe(POOL_SIZE);
 let poolPos = POOL_SIZE;
@@ -153,7 +158,7 @@ export function randomHex(chars: number): string {
   let out = '';
   for (let i = 0; i < bytes; i++) {
     const b = pool[poolPos++];
-    out += HEX[b >> 4] + HEX[b & 15];
+    out += BYTE_HEX[b];
   }
   return out;
 }

@@ -25,6 +25,16 @@ function fromEpochInteger(value: bigint): bigint | undefined {
   return ns < NS_LIMIT ? ns : undefined;
 }
 
+/** A safe-integer epoch: its digit count read by comparison, skipping a bigint-to-text conversion. */
+function fromSafeEpoch(value: number): bigint | undefined {
+  let scale: bigint;
+  if (value >= 1e9 && value < 1e10) scale = 1_000_000_000n;
+  else if (value >= 1e12 && value < 1e13) scale = 1_000_000n;
+  else if (value >= 1e15 && value < 1e16) scale = 1_000n;
+  else return undefined; // 19 digits are never safe integers
+  return BigInt(value) * scale;
+}
+
 /** Digits only (ASCII): read exactly, leading zeros not counted. */
 function fromDigitString(s: string): bigint | undefined {
   let start = 0;
@@ -161,7 +171,7 @@ export function parseTimestamp(value: unknown): bigint | undefined {
     case 'number':
       // A number is an integer when its value is integral (1.7e9 is 1700000000).
       if (!Number.isInteger(value) || value < 0) return undefined;
-      return fromEpochInteger(BigInt(value));
+      return value <= Number.MAX_SAFE_INTEGER ? fromSafeEpoch(value) : fromEpochInteger(BigInt(value));
     case 'bigint':
       return fromEpochInteger(value);
     default:
