@@ -1,6 +1,6 @@
 // Test peers for the OTLP tests: an IngestConsumer built from the real synchronous processors that
 // records what was appended, and a ReadableSpan -> expected canonical fields mapping.
-import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { WorkingBatch } from '../../pipeline/batch.ts';
 import type { IngestConsumer, SyncProcessor } from '../../pipeline/component.ts';
 import { RefusedError } from '../../pipeline/errors.ts';
@@ -127,16 +127,17 @@ export function receivedFields(span: Span) {
 
 /**
  * Finished spans from the real SDK: a root with attributes of every type, a child with an event and a
- * link, and `extra` plain children. Ids and times are the SDK's.
+ * link, and `extra` plain children. Ids and times are the SDK's. `processors` (e.g. a
+ * BatchSpanProcessor with an OTLP exporter) see the same spans; they are flushed before this resolves.
  */
-export async function sdkSpans(extra = 0): Promise<ReadableSpan[]> {
+export async function sdkSpans(extra = 0, processors: SpanProcessor[] = []): Promise<ReadableSpan[]> {
   const { TracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = await import('@opentelemetry/sdk-trace');
   const { resourceFromAttributes } = await import('@opentelemetry/resources');
   const api = await import('@opentelemetry/api');
   const memory = new InMemorySpanExporter();
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'shop', 'service.instance.cores': 4 }),
-    spanProcessors: [new SimpleSpanProcessor({ exporter: memory })],
+    spanProcessors: [new SimpleSpanProcessor({ exporter: memory }), ...processors],
   });
   const tracer = provider.getTracer('openai-instrumentation', '1.2.0');
   const root = tracer.startSpan('workflow', {
