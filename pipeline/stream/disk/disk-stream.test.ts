@@ -224,6 +224,16 @@ describe('disk stream: bounds and failures', () => {
     expect(ok).toBe(true);
   });
 
+  it('takes one record larger than max_bytes when nothing is held (as the memory stream does)', async () => {
+    const stream = await openStream(tempDir(), { maxBytes: 1024 });
+    await stream.append(makeSpans('big', 10));
+    await expect(stream.append(makeSpans('big2', 10))).rejects.toBeInstanceOf(RefusedError);
+    const reader = stream.reader('a');
+    await reader.read(100);
+    await reader.commit(1);
+    await stream.append(makeSpans('big3', 10));
+  });
+
   it('disk full (simulated ENOSPC, partial write): refused, the partial bytes cut, recovery when space returns', async () => {
     const dir = tempDir();
     const io = testIo();

@@ -252,7 +252,9 @@ export class DiskStream implements IngestStream {
     } catch (err) {
       return Promise.reject(err);
     }
-    if (this.diskBytes + this.pendingBytes + buf.length > this.maxBytes) {
+    // Like the memory stream, a record larger than the whole bound is still taken when nothing is held,
+    // so one big request is never refused forever.
+    if (this.diskBytes + this.pendingBytes + buf.length > this.maxBytes && !this.holdsNothing()) {
       this.logRefusal('full', 'ingest stream full: appends refused until exporters catch up', { maxBytes: this.maxBytes });
       return Promise.reject(new RefusedError(`ingest stream full (storage.max_bytes ${this.maxBytes} reached)`, this.retryAfterMs));
     }
@@ -263,6 +265,10 @@ export class DiskStream implements IngestStream {
       this.pending.push({ seq, spans, buf, resolve, reject });
       this.scheduleFlush();
     });
+  }
+
+  private holdsNothing(): boolean {
+    return this.pending.length === 0 && !this.flushing && this.stats().records === 0;
   }
 
   private scheduleFlush(): void {
