@@ -1,0 +1,102 @@
+// The `otlp` exporter: OTLP/HTTP (protobuf or JSON) to another collector or the tracing backend. One
+// export() call is one delivery attempt; the pipeline runner owns retries and dead letters.
+import { promisify } from 'node:util';
+import { gzip as gzipCallback } from 'node:zlib';
+import type { Exporter } from '../../pipeline/component.ts';
+import { PermanentError, StartupError } from '../../pipeline/errors.ts';
+import type { Logger } from '../../pipeline/log.ts';
+import { encodeExportRequest, encodeExportRequestJson } from '../../pipeline/otlp/index.ts';
+import type { Span } from '../../pipeline/span.ts';
+import { tracesUrl, type OtlpExporterConfig } from './config.ts';
+import { sendRequest } from './send.ts';
+
+const gzip = promisify(gzipCallback);
+
+export interface OtlpExporterStats {
+  requests: number;
+  /** Spans the peer reported as rejected in partial_success. */
+  rejectedSpans: number;
+}
+
+export class OtlpExporter implements Exporter {
+  readonly #config: OtlpExporterConfig;
+  readonly #logger: Logger;
+  readonly #url: string | undefined;
+  readonly #headers: Record<string, string>;
+  readonly stats: OtlpExporterStats = { requests: 0, rejectedSpans: 0 };
+
+  constructor(config: OtlpExporterConfig, logger: Logger) {
+    this.#config = config;
+    this.#logger = logger;
+    this.#url = tracesUrl(config.endpoint);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(config.headers ?? {})) headers[k.toLowerCase()] = v;
+    // The body's own headers win over configured ones: they describe what is actually sent.
+    headers['content-type'] = config.encoding === 'json' ? 'application/json' : 'application/x-protobuf';
+    if (config.compression === 'gzip') headers['content-encoding'] = 'gzip';
+    else delete headers['content-encoding'];
+    headers['user-agent'] ??= 'tracehop';
+    this.#headers = headers;
+  }
+
+  /** The URL requests go to. */
+  url(): string | undefined {
+    return this.#url;
+  }
+
+  async start(): Promise<void> {
+    if (this.#url === undefined) {
+      throw new StartupError(`otlp exporter: endpoint ${JSON.stringify(this.#config.endpoint)} is not an http(s) URL`);
+    }
+  }
+
+  /**
+   * Sends the spans in requests of at most max_request_spans. A retryable failure throws at once (the
+   * whole batch is retried, so requests already delivered may be delivered twice: at least once). A
+   * permanent failure of one request does not stop the others; the spans of the failed ones are named
+   * in the PermanentError, the rest count as delivered.
+   */
+  async export(spans: Span[]): Promise<void> {
+    const url = this.#url;
+    if (url === undefined) throw new PermanentError('otlp exporter has no valid endpoint');
+    const max = this.#config.max_request_spans;
+    let failed: Span[] | undefined;
+    let firstFailure: PermanentError | undefined;
+    for (let start = 0; start < spans.length; start += max) {
+      const chunk = spans.length <= max ? spans : spans.slice(start, start + max);
+      try {
+        await this.#send(url, chunk);
+      } catch (error) {
+        if (!(error instanceof PermanentError)) throw error;
+        firstFailure ??= error;
+        (failed ??= []).push(...chunk);
+        this.#logger.error('otlp exporter: request rejected permanently', { error: error.message, spans: chunk.length });
+      }
+    }
+    if (firstFailure !== undefined && failed !== undefined) {
+      throw new PermanentError(firstFailure.message, { cause: firstFailure, spans: failed.length === spans.length ? undefined : failed });
+    }
+  }
+
+  async #send(url: string, spans: Span[]): Promise<void> {
+    const encoded = this.#config.encoding === 'json'
+      ? Buffer.from(encodeExportRequestJson(spans), 'utf8')
+      : encodeExportRequest(spans);
+    const body = this.#config.compression === 'gzip' ? await gzip(encoded) : encoded;
+    this.stats.requests++;
+    const partial = await sendRequest({
+      url, body, headers: this.#headers, timeoutMs: this.#config.timeout, json: this.#config.encoding === 'json',
+    });
+    if (partial !== undefined && (partial.rejectedSpans > 0 || partial.errorMessage !== '')) {
+      // Not retried (the OTLP spec: the peer will not accept them on a retry either); logged and counted.
+      this.stats.rejectedSpans += partial.rejectedSpans;
+      this.#logger.warn('otlp exporter: peer rejected some spans', {
+        rejected_spans: partial.rejectedSpans, error_message: partial.errorMessage, sent: spans.length,
+      });
+    }
+  }
+
+  async shutdown(): Promise<void> {
+    // Nothing is buffered: every export() call finishes its own requests.
+  }
+}
