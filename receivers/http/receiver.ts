@@ -24,8 +24,10 @@ export function parseEndpoint(endpoint: string): { host: string | undefined; por
   return { host: host === '' ? undefined : host, port: Number(endpoint.slice(colon + 1)) };
 }
 
-function toResponse(reply: Reply): Response {
-  const headers = reply.headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...reply.headers };
+/** While shutting down, every answer closes its connection, so keep-alive clients do not hold it open. */
+function toResponse(reply: Reply, closing = false): Response {
+  let headers = reply.headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...reply.headers };
+  if (closing) headers = { ...headers, connection: 'close' };
   return new Response(reply.body as string, { status: reply.status, headers });
 }
 
@@ -34,6 +36,7 @@ export class HttpReceiver implements Receiver {
   readonly #logger: Logger;
   readonly #handler: TracingApiHandler;
   #server: Server | undefined;
+  #closing = false;
 
   constructor(config: HttpReceiverConfig, consumer: IngestConsumer, logger: Logger) {
     this.#config = config;
@@ -42,12 +45,14 @@ export class HttpReceiver implements Receiver {
   }
 
   async #respond(incoming: IncomingMessage): Promise<Response> {
+    let reply: Reply;
     try {
-      return toResponse(await this.#handler.handle(incoming));
+      reply = await this.#handler.handle(incoming);
     } catch (error) {
       this.#logger.error('request failed', { error, method: incoming.method, url: incoming.url });
-      return toResponse(INTERNAL_ERROR);
+      reply = INTERNAL_ERROR;
     }
+    return toResponse(reply, this.#closing);
   }
 
   start(): Promise<void> {
@@ -85,6 +90,7 @@ export class HttpReceiver implements Receiver {
     const server = this.#server;
     if (server === undefined) return Promise.resolve();
     this.#server = undefined;
+    this.#closing = true;
     return new Promise((resolve) => {
       // In-flight requests finish; idle keep-alive connections are closed now, busy ones once they answer.
       server.close(() => resolve());

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { matchRoute, normalisePath } from './routes.ts';
+
+describe('normalisePath (ingest-api.md §1.1)', () => {
+  it.each([
+    ['/api/api/tracing/spans/ingest', '/tracing/spans/ingest'],
+    ['/api', '/'],
+    ['/api/', '/'],
+    ['/apis/tracing', '/apis/tracing'],
+    ['/preview/tracing/traces/', '/tracing/traces'],
+    ['/api/preview/tracing/traces', '/tracing/traces'],
+    ['/preview/api/tracing/traces', '/api/tracing/traces'],
+    ['/preview/preview/x', '/preview/x'],
+    ['/previews/x', '/previews/x'],
+    ['/tracing/traces/?a=/b', '/tracing/traces'],
+    ['/tracing/traces//', '/tracing/traces/'],
+    ['//tracing', '//tracing'],
+  ])('%s -> %s', (raw, expected) => {
+    expect(normalisePath(raw)).toBe(expected);
+  });
+});
+
+describe('matchRoute', () => {
+  it('finds the write routes for POST only', () => {
+    expect(matchRoute('POST', '/api/tracing/spans/ingest/')).toEqual({ kind: 'write', route: 'ingest' });
+    expect(matchRoute('POST', '/preview/simple/traces')).toEqual({ kind: 'write', route: 'simple' });
+    expect(matchRoute('GET', '/tracing/traces/')).toEqual({ kind: 'method_not_allowed', allow: 'POST' });
+  });
+
+  it('sends any method on /otlp/v1/traces to the OTLP route', () => {
+    expect(matchRoute('PUT', '/api/otlp/v1/traces')).toEqual({ kind: 'otlp', path: '/otlp/v1/traces' });
+  });
+
+  it('answers the by-id and query routes 501, and /simple/traces/query as an id for GET', () => {
+    expect(matchRoute('GET', '/simple/traces/query').kind).toBe('unavailable');
+    expect(matchRoute('POST', '/simple/traces/query').kind).toBe('unavailable');
+    expect(matchRoute('PUT', '/simple/traces/query')).toEqual({ kind: 'method_not_allowed', allow: 'GET, PATCH, DELETE, POST' });
+    expect(matchRoute('GET', '/tracing/traces/a/b')).toEqual({ kind: 'not_found' });
+  });
+
+  it('names the method and the normalised route in the 501 detail', () => {
+    const m = matchRoute('DELETE', '/api/tracing/traces/abc/');
+    expect(m.kind === 'unavailable' && m.detail.startsWith('DELETE /tracing/traces/abc ')).toBe(true);
+  });
+});
