@@ -173,23 +173,21 @@ function flagsOf(trace: SimpleTrace): JsonObject | undefined {
   return Object.keys(flags).length > 0 ? flags : undefined;
 }
 
+/** `obj` without its null members. Object.fromEntries defines own properties, so a client's
+ *  `__proto__` key stays a key instead of replacing the prototype. */
+function withoutNulls(obj: JsonObject): JsonObject {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== null));
+}
+
 /** References without null entries and, in listed entries, without null fields; undefined when empty. */
 function referencesOf(refs: JsonObject): JsonObject | undefined {
-  const out: JsonObject = {};
-  let any = false;
+  const entries: Array<[string, unknown]> = [];
   for (const key of Object.keys(refs)) {
     const entry = refs[key];
     if (entry === null) continue;
-    if (REFERENCE_KEYS.has(key) && isObject(entry)) {
-      const fields: JsonObject = {};
-      for (const f of Object.keys(entry)) if (entry[f] !== null) fields[f] = entry[f];
-      out[key] = fields;
-    } else {
-      out[key] = entry;
-    }
-    any = true;
+    entries.push([key, REFERENCE_KEYS.has(key) && isObject(entry) ? withoutNulls(entry) : entry]);
   }
-  return any ? out : undefined;
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
 }
 
 /** §8.2 links: map form keyed by name, list form with the literal key `key`; always present. */
