@@ -196,6 +196,10 @@ describe('every reason of §4.1 and §4.2', () => {
     ['invalid references[0].slug', { references: [{ slug: 1 }] }],
     ['invalid references[0].version', { references: [{ version: {} }] }],
     ['invalid references[0].attributes', { references: [{ slug: 's', attributes: [] }] }],
+    ['invalid session_id', { session_id: 5 }],
+    ['invalid user_id', { user_id: [] }],
+    ['invalid resource', { resource: 'x' }],
+    ['invalid scope', { scope: { version: '1' } }],
   ];
   for (const [reason, extra] of rows) {
     it(reason, async () => {
