@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { decodeExportRequest, encodeExportRequest } from '../../pipeline/otlp/index.ts';
+import { encodeSpanJson } from '../../pipeline/record/index.ts';
+import type { Span } from '../../pipeline/span.ts';
+import { messageHeaders } from './encoding.ts';
+import { BATCH_OVERHEAD, planJsonMessages, planTraceMessages, requestBounds, spansOf, type PlanOptions } from './messages.ts';
+
+let next = 1;
+function span(traceId: string, payload = 0): Span {
+  const n = next++;
+  return {
+    traceId,
+    spanId: n.toString(16).padStart(16, '0'),
+    name: `s${n}`,
+    kind: 1,
+    startNs: 1_000_000_000n * BigInt(n),
+    endNs: 1_000_000_000n * BigInt(n) + 5n,
+    status: { code: 0 },
+    attributes: new Map([['p', 'x'.repeat(payload)]]),
+  };
+}
+
+const A = 'a'.repeat(32);
+const B = 'b'.repeat(32);
+
+function options(maxMessageBytes: number, encoding: 'json' | 'otlp_proto' = 'json'): PlanOptions {
+  const { headers, bytes } = messageHeaders(encoding, { team: 'llm' });
+  return { topic: 't', headers, headersBytes: bytes, maxMessageBytes };
+}
+
+describe('json messages', () => {
+  it('one message per span, key = trace id, value = the span record, in batch order', () => {
+    const spans = [span(A), span(B), span(A)];
+    const plan = planJsonMessages(spans, options(1_000_000));
+    expect(plan.messages.map((m) => m.key!.toString())).toEqual([A, B, A]);
+    expect(plan.messages.map((m) => m.value!.toString())).toEqual(spans.map((s) => encodeSpanJson(s)));
+    expect(spansOf(plan, 0, 3)).toEqual(spans);
+    expect(plan.tooLarge).toEqual([]);
+  });
+
+  it('sets aside a span whose message alone would pass max_message_bytes, keeping the others', () => {
+    const big = span(A, 5000);
+    const spans = [span(A), big, span(B)];
+    const plan = planJsonMessages(spans, options(4096));
+    expect(plan.tooLarge).toEqual([big]);
+    expect(plan.tooLargeBytes).toBe(Buffer.byteLength(encodeSpanJson(big)));
+    expect(spansOf(plan, 0, plan.messages.length)).toEqual([spans[0], spans[2]]);
+  });
+
+  it('carries content-type, tracehop-encoding and the static headers', () => {
+    const plan = planJsonMessages([span(A)], options(1_000_000));
+    const headers = [...(plan.messages[0].headers as Map<Buffer, Buffer>)].map(([k, v]) => [k.toString(), v.toString()]);
+    expect(headers).toEqual([
+      ['content-type', 'application/json'],
+      ['tracehop-encoding', 'span-record-v1'],
+      ['team', 'llm'],
+    ]);
+  });
+});
+
+describe('trace messages (otlp)', () => {
+  it('one message per trace, traces in order of first appearance, spans in batch order', () => {
+    const spans = [span(A), span(B), span(A), span(B), span(A)];
+    const plan = planTraceMessages(spans, encodeExportRequest, options(1_000_000, 'otlp_proto'));
+    expect(plan.messages.map((m) => m.key!.toString())).toEqual([A, B]);
+    expect(decodeExportRequest(plan.messages[0].value!).spans.map((s) => s.spanId)).toEqual([spans[0], spans[2], spans[4]].map((s) => s.spanId));
+    expect(spansOf(plan, 1, 2)).toEqual([spans[1], spans[3]]);
+  });
+
+  it('cuts a trace too big for one message into consecutive parts under the limit, same key', () => {
+    const spans = Array.from({ length: 50 }, () => span(A, 300));
+    const limit = 3000;
+    const plan = planTraceMessages(spans, encodeExportRequest, options(limit, 'otlp_proto'));
+    expect(plan.messages.length).toBeGreaterThan(5);
+    for (let i = 0; i < plan.messages.length; i++) {
+      expect(plan.messages[i].key!.toString()).toBe(A);
+      expect(plan.sizes[i] + BATCH_OVERHEAD).toBeLessThanOrEqual(limit);
+    }
+    const decoded = plan.messages.flatMap((m) => decodeExportRequest(m.value!).spans.map((s) => s.spanId));
+    expect(decoded).toEqual(spans.map((s) => s.spanId));
+    expect(plan.tooLarge).toEqual([]);
+  });
+
+  it('sets aside only the single span that cannot fit, keeping the rest of its trace', () => {
+    const big = span(A, 4000);
+    const spans = [span(A), span(A), big, span(A)];
+    const plan = planTraceMessages(spans, encodeExportRequest, options(2048, 'otlp_proto'));
+    expect(plan.tooLarge).toEqual([big]);
+    expect(spansOf(plan, 0, plan.messages.length)).toEqual([spans[0], spans[1], spans[3]]);
+  });
+});
+
+describe('produce requests', () => {
+  it('packs messages in order into requests whose records stay under max_message_bytes', () => {
+    const spans = Array.from({ length: 40 }, () => span(A, 200));
+    const plan = planJsonMessages(spans, options(2000));
+    const bounds = requestBounds(plan, 2000);
+    expect(bounds[0]).toBe(0);
+    expect(bounds[bounds.length - 1]).toBe(40);
+    expect(bounds.length).toBeGreaterThan(3);
+    for (let r = 0; r < bounds.length - 1; r++) {
+      expect(bounds[r + 1]).toBeGreaterThan(bounds[r]);
+      let bytes = BATCH_OVERHEAD;
+      for (let i = bounds[r]; i < bounds[r + 1]; i++) bytes += plan.sizes[i];
+      expect(bytes).toBeLessThanOrEqual(2000);
+    }
+  });
+
+  it('makes no request for an empty plan', () => {
+    expect(requestBounds(planJsonMessages([], options(2000)), 2000)).toEqual([0]);
+  });
+});
