@@ -73,16 +73,56 @@ interface Frame {
   name: string;
 }
 
+/** True when the member names are exactly `0..n-1`: flat keys would read such an object back as an array. */
+function isDense(map: TreeMap): boolean {
+  const n = map.size;
+  if (n === 0) return false;
+  for (const k of map.keys()) {
+    if (k.length === 0 || k.length > 10 || (k.length > 1 && k.charCodeAt(0) === 48)) return false;
+    for (let i = 0; i < k.length; i++) {
+      const c = k.charCodeAt(i);
+      if (c < 48 || c > 57) return false;
+    }
+    if (Number(k) >= n) return false;
+  }
+  return true;
+}
+
+function pathOf(base: string[], stack: Frame[], upTo: number, last: string): string[] {
+  const path = base.slice();
+  for (let j = 1; j <= upTo; j++) path.push(stack[j].name);
+  path.push(last);
+  return path;
+}
+
 /**
  * Checks every leaf below `root` (nested Maps allowed, arrays count as leaves) depth-first in member order;
  * bad leaves are quarantined one by one at `base.<path>` and removed. Iterative: a key with very many
  * segments makes a very deep tree.
+ *
+ * Removing leaves can leave an object that the flat form cannot carry: an empty one (it vanishes, which
+ * can turn its parent into the next case) or one whose remaining members are named `0..n-1` (it would read
+ * back as an array, which the next run would reject). Such an object is emptied into quarantine member by
+ * member, so the output is stable and nothing is lost.
  */
 function cleanLeaves(root: TreeMap, base: string[], fix: (v: Tree) => LeafResult, q: Quarantine): void {
   const stack: Frame[] = [{ map: root, keys: Array.from(root.keys()), i: 0, name: '' }];
+  let removed = false;
   while (stack.length > 0) {
-    const f = stack[stack.length - 1];
-    if (f.i >= f.keys.length) { stack.pop(); continue; }
+    const depth = stack.length - 1;
+    const f = stack[depth];
+    if (f.i >= f.keys.length) {
+      if (removed && isDense(f.map)) {
+        for (const [k, v] of f.map) q.add(pathOf(base, stack, depth, k), v);
+        f.map.clear();
+      }
+      stack.pop();
+      if (depth > 0 && f.map.size === 0) {
+        stack[depth - 1].map.delete(f.name);
+        removed = true;
+      }
+      continue;
+    }
     const k = f.keys[f.i++];
     const v = f.map.get(k) as Tree;
     if (v instanceof Map) {
@@ -91,13 +131,11 @@ function cleanLeaves(root: TreeMap, base: string[], fix: (v: Tree) => LeafResult
     }
     const r = fix(v);
     if (r === v) continue;
-    if (r === DROP) { f.map.delete(k); continue; }
+    if (r === DROP) { f.map.delete(k); removed = true; continue; }
     if (r === BAD) {
-      const path = base.slice();
-      for (let j = 1; j < stack.length; j++) path.push(stack[j].name);
-      path.push(k);
-      q.add(path, v);
+      q.add(pathOf(base, stack, depth, k), v);
       f.map.delete(k);
+      removed = true;
       continue;
     }
     f.map.set(k, r);
@@ -201,10 +239,17 @@ function identity(entry: Tree | undefined, name: string, q: Quarantine): string 
 }
 
 function cleanSelector(s: TreeMap, q: Quarantine): void {
+  let removed = false;
   for (const [k, v] of s) {
     if (typeof v === 'string') continue;
     if (v !== null) q.add(['selector', k], v);
     s.delete(k);
+    removed = true;
+  }
+  // As in cleanLeaves: members left named 0..n-1 would read back as an array.
+  if (removed && isDense(s)) {
+    for (const [k, v] of s) q.add(['selector', k], v);
+    s.clear();
   }
 }
 
@@ -236,7 +281,13 @@ export function cleanTree(ag: TreeMap, c: Cleaned, q: Quarantine): void {
   if (selector !== undefined) { cleanSelector(selector, q); c.selector = selector; }
   const unsupported = ag.get('unsupported');
   if (unsupported instanceof Map) c.unsupported = unsupported;
-  else if (unsupported !== undefined && unsupported !== null) {
+  else if (Array.isArray(unsupported)) {
+    // Flat keys cannot say "an object whose members are 0..n-1": such members read back as an array, and
+    // a quarantine can create them (`ag.0`). Keeping the array as index-named members makes that stable.
+    const m: TreeMap = new Map();
+    for (let i = 0; i < unsupported.length; i++) m.set(String(i), unsupported[i]);
+    c.unsupported = m;
+  } else if (unsupported !== undefined && unsupported !== null) {
     c.unsupported = new Map([['_unsupported', unsupported]]);
   }
   for (const [k, v] of ag) if (!TOP_KNOWN.has(k)) q.add([k], v);

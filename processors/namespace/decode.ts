@@ -14,24 +14,37 @@ function isTyped(v: unknown): boolean {
   return typeof v === 'string' && v.startsWith(TYPED);
 }
 
-/** S2: `@ag.type=json:<json>` is parsed in place (flattened when structured); `@ag.type=none:` is null. */
+/**
+ * S2: `@ag.type=json:<json>` is parsed in place (flattened when structured); `@ag.type=none:` is null.
+ * Repeated while something decodes: a decoded value can itself be a prefixed string, and a second run of
+ * the processor would decode it, so the first must.
+ */
 export function decodeTyped(ag: Attributes): Attributes {
+  for (;;) {
+    const next = decodeTypedOnce(ag);
+    if (next === ag) return ag;
+    ag = next;
+  }
+}
+
+function decodeTypedOnce(ag: Attributes): Attributes {
   let any = false;
   for (const v of ag.values()) if (isTyped(v)) { any = true; break; }
   if (!any) return ag;
+  let changed = false;
   const out: Attributes = new Map();
   for (const [k, v] of ag) {
     if (isTyped(v)) {
       const s = v as string;
-      if (s === TYPED_NONE) { out.set(k, null); continue; }
+      if (s === TYPED_NONE) { out.set(k, null); changed = true; continue; }
       if (s.startsWith(TYPED_JSON)) {
         const parsed = tryJson(s.slice(TYPED_JSON.length));
-        if (parsed !== NOT_JSON) { flattenInto(parsed, k, out); continue; }
+        if (parsed !== NOT_JSON) { flattenInto(parsed, k, out); changed = true; continue; }
       }
     }
     out.set(k, v);
   }
-  return out;
+  return changed ? out : ag;
 }
 
 function isDataJsonSlot(k: string): boolean {

@@ -31,8 +31,10 @@ export function normalise(attrs: Attributes, semconv: boolean): Normalised {
   const q = new Quarantine();
   ag = decodeTyped(ag);
   ag = rewriteAliases(ag, q);
-  ag = applySemconv(attrs, ag, mask);
+  // S5 before S4 for the explicit keys (and inside S4 for each family's output): the quarantine order is
+  // the same as one S5 pass over the whole map, and claims see the keys as the output spells them.
   ag = decodeDataSlots(ag, q);
+  if (mask !== 0) ag = applySemconv(attrs, ag, mask, q);
   // `ag` itself cannot hold a value in the layout; taken out first so it does not shadow every ag.* key.
   let invalid: AttrValue | undefined;
   if (ag.has('ag')) {

@@ -32,7 +32,7 @@ export class Quarantine {
 export function emitUnsupported(client: TreeMap | undefined, q: Quarantine, out: Attributes): void {
   if (q.size === 0) {
     // The client's own subtree came straight from unflatten, so it is already canonical.
-    if (client !== undefined) flattenInto(client, 'ag.unsupported', out);
+    emitRoot(client, out);
     return;
   }
   const root: TreeMap = client ?? new Map();
@@ -52,5 +52,19 @@ export function emitUnsupported(client: TreeMap | undefined, q: Quarantine, out:
   // a flatten/unflatten round trip makes the output the canonical form a second run would produce.
   const flat: Attributes = new Map();
   flattenInto(root, 'ag.unsupported', flat);
-  for (const [k, v] of unflattenOrdered(flat).tree) flattenInto(v, k, out);
+  const tree = unflattenOrdered(flat).tree.get('ag');
+  const canonical = tree instanceof Map ? tree.get('unsupported') : undefined;
+  emitRoot(canonical, out);
+}
+
+/**
+ * The root of `ag.unsupported` is always written as an object: an array there (members named `0..n-1`)
+ * is written member by member, which reads back as the same array and so stays the same on a second run.
+ */
+function emitRoot(root: Tree | undefined, out: Attributes): void {
+  if (Array.isArray(root)) {
+    for (let i = 0; i < root.length; i++) flattenInto(root[i], 'ag.unsupported.' + i, out);
+  } else if (root !== undefined) {
+    flattenInto(root, 'ag.unsupported', out);
+  }
 }

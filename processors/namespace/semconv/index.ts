@@ -2,7 +2,9 @@
 // could feed them (one first-character lookup per key), and a family's output is dropped key by key when
 // the explicit ag keys or a higher family already hold that key, or a key above or below it.
 import type { Attributes } from '../../../pipeline/span.ts';
+import { decodeDataSlots, decodeTyped } from '../decode.ts';
 import { KeySpace } from '../keys.ts';
+import type { Quarantine } from '../quarantine.ts';
 import { genai } from './genai.ts';
 import { openinference } from './openinference.ts';
 import { openllmetry } from './openllmetry.ts';
@@ -34,26 +36,45 @@ export function familyMask(attrs: Attributes): number {
   return mask;
 }
 
+/** Below a free-form slot a null is content; elsewhere it means absent (and is dropped at S7). */
+const FREE_FORM = ['ag.data.parameters.', 'ag.data.inputs.', 'ag.data.outputs.', 'ag.data.internals.', 'ag.meta.',
+  'ag.exception.', 'ag.unsupported.'];
+
+function nullIsContent(k: string): boolean {
+  for (let i = 0; i < FREE_FORM.length; i++) if (k.startsWith(FREE_FORM[i])) return true;
+  return false;
+}
+
 /**
- * Appends the mapped keys to `ag` (the explicit keys after S2/S3), highest family first, each in row order.
- * Returns the same map.
+ * Appends the mapped keys to `ag` (the explicit keys after S2, S3 and S5), highest family first, each in
+ * row order. Returns the same map.
+ *
+ * Claims are made by keys in the form a second run would read them back: explicit keys are already decoded
+ * here, and each family's output is decoded (S2, S5) before it claims. Without that, a first run could drop
+ * a row because of a key that the output then spells differently, and a second run would map it.
  */
-export function applySemconv(attrs: Attributes, ag: Attributes, mask: number): Attributes {
+export function applySemconv(attrs: Attributes, ag: Attributes, mask: number, q: Quarantine): Attributes {
   if (mask === 0) return ag;
   const claimed = new KeySpace();
-  for (const k of ag.keys()) claimed.add(k);
+  for (const [k, v] of ag) {
+    // null means absent: it claims nothing, so a second run (where it is gone) maps the same way.
+    // `ag` itself is always quarantined (as ag.unsupported._invalid), so it claims nothing either.
+    if ((v === null && !nullIsContent(k)) || k === 'ag') continue;
+    claimed.add(k);
+    // What was quarantined (or shadowed) on a first run comes back as ag.unsupported[._shadowed].<p>: it
+    // still claims ag.<p>, as the original key did then, so a second run maps exactly as the first.
+    if (k.startsWith('ag.unsupported.')) {
+      claimed.add(k.startsWith('ag.unsupported._shadowed.') ? 'ag.' + k.slice(25) : 'ag.' + k.slice(15));
+    }
+  }
   for (let f = 0; f < FAMILIES.length; f++) {
     if ((mask & (1 << f)) === 0) continue;
-    const mapped = runFamily(FAMILIES[f], attrs);
+    let mapped = runFamily(FAMILIES[f], attrs, claimed);
     if (mapped.size === 0) continue;
-    const kept: string[] = [];
-    for (const [k, v] of mapped) {
-      if (claimed.conflicts(k)) continue;
-      ag.set(k, v);
-      kept.push(k);
-    }
+    mapped = decodeDataSlots(decodeTyped(mapped), q);
+    for (const [k, v] of mapped) ag.set(k, v);
     // Rows of one family never drop each other, so its keys claim only after the whole family ran.
-    for (let i = 0; i < kept.length; i++) claimed.add(kept[i]);
+    for (const [k, v] of mapped) if (v !== null || nullIsContent(k)) claimed.add(k);
   }
   return ag;
 }

@@ -85,20 +85,20 @@ const copies = (pairs: [string, string][]): Row[] =>
 
 const rows: Row[] = [
   { kind: 'type', src: 'openinference.span.kind', map: kindType },
-  { kind: 'custom', run: inputValue },
-  { kind: 'custom', run: outputValue },
+  { kind: 'custom', dst: 'ag.data.inputs', run: inputValue },
+  { kind: 'custom', dst: 'ag.data.outputs', run: outputValue },
   ...copies([
     ['input.mime_type', 'ag.meta.input.mime_type'],
     ['output.mime_type', 'ag.meta.output.mime_type'],
     ['llm.model_name', 'ag.meta.request.model'],
     ['llm.model_name', 'ag.meta.response.model'],
   ]),
-  { kind: 'custom', run: invocationParameters },
+  { kind: 'custom', dst: 'ag.meta.request', run: invocationParameters },
   ...copies([['llm.provider', 'ag.meta.provider'], ['llm.system', 'ag.meta.system']]),
   { kind: 'prefix', src: 'llm.token_count', dst: 'ag.metrics.tokens.incremental' },
-  { kind: 'custom', run: inputMessages },
-  { kind: 'custom', run: outputMessages },
-  { kind: 'custom', run: tools },
+  { kind: 'custom', dst: 'ag.data.inputs.prompt', run: inputMessages },
+  { kind: 'custom', dst: 'ag.data.outputs.completion', run: outputMessages },
+  { kind: 'custom', dst: 'ag.data.inputs.tools', run: tools },
   ...copies([
     ['llm.function_call', 'ag.data.outputs.function_call'],
     ['llm.prompt_template.template', 'ag.meta.prompt_template.template'],

@@ -14,8 +14,8 @@ export type Row =
   | { kind: 'json'; src: string; dst: string }
   /** the value mapped to a span type, landing at ag.type.span only when valid */
   | { kind: 'type'; src: string; map: (value: string) => string | undefined }
-  /** anything the kinds above cannot say */
-  | { kind: 'custom'; run: (attrs: Attributes, out: Attributes) => void };
+  /** anything the kinds above cannot say; `dst` is the target it writes at or below */
+  | { kind: 'custom'; dst: string; run: (attrs: Attributes, out: Attributes) => void };
 
 export interface Family {
   name: string;
@@ -50,12 +50,26 @@ export function lowerType(value: string): string | undefined {
   return isSpanType(t) ? t : undefined;
 }
 
-/** Runs a family's rows over the span attributes; returns its flat output in row order. */
-export function runFamily(family: Family, attrs: Attributes): Attributes {
+/** The target key T of a row: its output is dropped whole when T is claimed (§6.1). */
+export function rowTarget(row: Row): string {
+  return row.kind === 'type' ? 'ag.type.span' : row.dst;
+}
+
+/** Answers whether a target is already held (at, above or below) by the explicit keys or a higher family. */
+export interface Claims {
+  conflicts(target: string): boolean;
+}
+
+/**
+ * Runs a family's rows over the span attributes, skipping each row whose target is claimed; returns the
+ * family's flat output in row order.
+ */
+export function runFamily(family: Family, attrs: Attributes, claims: Claims): Attributes {
   const out: Attributes = new Map();
   const rows = family.rows;
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
+    if (claims.conflicts(rowTarget(row))) continue;
     switch (row.kind) {
       case 'copy': {
         const v = attrs.get(row.src);

@@ -10,11 +10,16 @@ function operationType(value: string): string | undefined {
   return EMBED_OPERATIONS.has(value) ? 'embedding' : 'task';
 }
 
-/** Row 12: the text is the whole output, or `outputs.text` when tool calls sit beside it. */
+/** Row 12: the text is the whole output, or `outputs.text` when tool calls sit beside it (two targets,
+ *  so two rows: each is claimed on its own). */
 function responseText(attrs: Attributes, out: Attributes): void {
   const v = attrs.get('ai.response.text');
-  if (v === undefined) return;
-  put(out, attrs.has('ai.response.toolCalls') ? 'ag.data.outputs.text' : 'ag.data.outputs', v);
+  if (v !== undefined && !attrs.has('ai.response.toolCalls')) put(out, 'ag.data.outputs', v);
+}
+
+function responseTextBesideToolCalls(attrs: Attributes, out: Attributes): void {
+  const v = attrs.get('ai.response.text');
+  if (v !== undefined && attrs.has('ai.response.toolCalls')) put(out, 'ag.data.outputs.text', v);
 }
 
 /** Row 16: a single finish reason becomes a one-element list, like gen_ai's finish_reasons. */
@@ -49,11 +54,12 @@ const rows: Row[] = [
   { kind: 'json', src: 'ai.prompt.messages', dst: 'ag.data.inputs.prompt' },
   { kind: 'copy', src: 'ai.toolCall.name', dst: 'ag.data.inputs.name' },
   { kind: 'json', src: 'ai.toolCall.args', dst: 'ag.data.inputs.args' },
-  { kind: 'custom', run: responseText },
+  { kind: 'custom', dst: 'ag.data.outputs', run: responseText },
+  { kind: 'custom', dst: 'ag.data.outputs.text', run: responseTextBesideToolCalls },
   { kind: 'json', src: 'ai.response.object', dst: 'ag.data.outputs' },
   { kind: 'json', src: 'ai.response.toolCalls', dst: 'ag.data.outputs.toolCalls' },
   { kind: 'json', src: 'ai.toolCall.result', dst: 'ag.data.outputs' },
-  { kind: 'custom', run: finishReason },
+  { kind: 'custom', dst: 'ag.meta.response.finish_reasons', run: finishReason },
   { kind: 'copy', src: 'ai.telemetry.metadata.userId', dst: 'ag.user.id' },
   { kind: 'copy', src: 'ai.telemetry.metadata.sessionId', dst: 'ag.session.id' },
 ];
