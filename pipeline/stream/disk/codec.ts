@@ -24,6 +24,34 @@ const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 const SCRATCH_KEEP = 8 * 1024 * 1024;
 
+// Typed-array views to move 8-byte numbers: much cheaper than Buffer#writeBigInt64LE / writeDoubleLE,
+// which range-check on every call (the platforms Node runs on are little-endian, as the format is).
+const f64 = new Float64Array(1);
+const i64 = new BigInt64Array(f64.buffer);
+const bytes8 = new Uint8Array(f64.buffer);
+
+function put8(buf: Buffer, pos: number): void {
+  buf[pos] = bytes8[0];
+  buf[pos + 1] = bytes8[1];
+  buf[pos + 2] = bytes8[2];
+  buf[pos + 3] = bytes8[3];
+  buf[pos + 4] = bytes8[4];
+  buf[pos + 5] = bytes8[5];
+  buf[pos + 6] = bytes8[6];
+  buf[pos + 7] = bytes8[7];
+}
+
+function get8(buf: Buffer, pos: number): void {
+  bytes8[0] = buf[pos];
+  bytes8[1] = buf[pos + 1];
+  bytes8[2] = buf[pos + 2];
+  bytes8[3] = buf[pos + 3];
+  bytes8[4] = buf[pos + 4];
+  bytes8[5] = buf[pos + 5];
+  bytes8[6] = buf[pos + 6];
+  bytes8[7] = buf[pos + 7];
+}
+
 /**
  * Writes values into one growing scratch buffer; the caller copies the result out. Encoding is
  * synchronous, so one module-level encoder is shared safely.
@@ -112,20 +140,26 @@ class Encoder {
         this.string(v, T_STRING);
         return;
       case 'number':
-        if ((v | 0) === v && !Object.is(v, -0)) {
-          buf[this.pos] = T_INT32;
-          buf.writeInt32LE(v, this.pos + 1);
-          this.pos += 5;
+        if ((v | 0) === v && (v !== 0 || 1 / v > 0)) {
+          const p = this.pos;
+          buf[p] = T_INT32;
+          buf[p + 1] = v;
+          buf[p + 2] = v >> 8;
+          buf[p + 3] = v >> 16;
+          buf[p + 4] = v >> 24;
+          this.pos = p + 5;
         } else {
           buf[this.pos] = T_FLOAT64;
-          buf.writeDoubleLE(v, this.pos + 1);
+          f64[0] = v;
+          put8(buf, this.pos + 1);
           this.pos += 9;
         }
         return;
       case 'bigint':
         if (v >= INT64_MIN && v <= INT64_MAX) {
           buf[this.pos] = T_INT64;
-          buf.writeBigInt64LE(v, this.pos + 1);
+          i64[0] = v;
+          put8(buf, this.pos + 1);
           this.pos += 9;
         } else {
           this.string(v.toString(), T_BIGINT_TEXT);
@@ -249,19 +283,23 @@ class Decoder {
       case T_TRUE:
         return true;
       case T_INT32: {
-        const v = this.buf.readInt32LE(this.pos);
-        this.pos += 4;
-        return v;
+        if (this.pos + 4 > this.end) this.fail('number past the end');
+        const b = this.buf;
+        const p = this.pos;
+        this.pos = p + 4;
+        return b[p] | (b[p + 1] << 8) | (b[p + 2] << 16) | (b[p + 3] << 24);
       }
       case T_FLOAT64: {
-        const v = this.buf.readDoubleLE(this.pos);
+        if (this.pos + 8 > this.end) this.fail('number past the end');
+        get8(this.buf, this.pos);
         this.pos += 8;
-        return v;
+        return f64[0];
       }
       case T_INT64: {
-        const v = this.buf.readBigInt64LE(this.pos);
+        if (this.pos + 8 > this.end) this.fail('number past the end');
+        get8(this.buf, this.pos);
         this.pos += 8;
-        return v;
+        return i64[0];
       }
       case T_STRING:
         return this.text('utf8');
