@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { Exporter } from '../../pipeline/component.ts';
 import { RetryableError, StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
-import { encodeBatchJsonLines, type AttributesShape } from '../../pipeline/record/index.ts';
+import { encodeBatchJsonLinesBuffer, type AttributesShape } from '../../pipeline/record/index.ts';
 import type { Span } from '../../pipeline/span.ts';
 import { LineFile } from './line-file.ts';
 
@@ -20,10 +20,10 @@ export interface FileExporterOptions {
   logger: Logger;
 }
 
-// Buffered text is written early once it reaches this size: waiting longer saves no write calls worth
+// Buffered lines are written early once they reach this size: waiting longer saves no write calls worth
 // having and would only hold memory and delay the cursor. (The pipeline exports one batch at a time, so
 // large batches go straight through and only small ones wait for the interval.)
-const FLUSH_AT_CHARS = 1024 * 1024;
+const FLUSH_AT_BYTES = 1024 * 1024;
 
 interface Waiter {
   resolve(): void;
@@ -36,8 +36,8 @@ export class FileExporter implements Exporter {
   private file: LineFile | undefined;
   private stopped = false;
   /** Encoded batches waiting for the next write, and the export calls waiting on them. */
-  private pending: string[] = [];
-  private pendingChars = 0;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
   private waiters: Waiter[] = [];
   private timer: NodeJS.Timeout | undefined;
   /** The last write; writes run one after another, in export order. Never rejects. */
@@ -64,12 +64,12 @@ export class FileExporter implements Exporter {
   export(spans: Span[]): Promise<void> {
     if (!this.file || this.stopped) return Promise.reject(new RetryableError('file exporter is not running'));
     if (spans.length === 0) return Promise.resolve();
-    const text = encodeBatchJsonLines(spans, { attributesShape: this.options.attributesShape });
+    const lines = encodeBatchJsonLinesBuffer(spans, { attributesShape: this.options.attributesShape });
     return new Promise<void>((resolve, reject) => {
-      this.pending.push(text);
-      this.pendingChars += text.length;
+      this.pending.push(lines);
+      this.pendingBytes += lines.length;
       this.waiters.push({ resolve, reject });
-      if (this.options.flushIntervalMs === 0 || this.pendingChars >= FLUSH_AT_CHARS) void this.flush();
+      if (this.options.flushIntervalMs === 0 || this.pendingBytes >= FLUSH_AT_BYTES) void this.flush();
       else this.timer ??= setTimeout(() => void this.flush(), this.options.flushIntervalMs);
     });
   }
@@ -81,10 +81,10 @@ export class FileExporter implements Exporter {
       this.timer = undefined;
     }
     if (this.pending.length === 0) return this.writing;
-    const data = Buffer.from(this.pending.length === 1 ? this.pending[0] : this.pending.join(''));
+    const data = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes);
     const waiters = this.waiters;
     this.pending = [];
-    this.pendingChars = 0;
+    this.pendingBytes = 0;
     this.waiters = [];
     const file = this.file!;
     this.writing = this.writing.then(() => file.append(data)).then(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AttrValue, Span } from '../span.ts';
-import { encodeBatchJsonLines, encodeSpanJson } from './encode-json.ts';
+import { encodeBatchJsonLines, encodeBatchJsonLinesBuffer, encodeSpanJson } from './encode-json.ts';
 
 const attrs = (entries: Record<string, AttrValue>) => new Map(Object.entries(entries));
 const T0 = BigInt(Date.parse('2026-04-16T18:18:18Z')) * 1_000_000n;
@@ -202,5 +202,11 @@ describe('encodeBatchJsonLines', () => {
     const b = { ...minimalSpan(), spanId: 'a1b2c3d4e5f60718' };
     expect(encodeBatchJsonLines([a, b])).toBe(encodeSpanJson(a) + '\n' + encodeSpanJson(b) + '\n');
     expect(encodeBatchJsonLines([])).toBe('');
+  });
+
+  it('the Buffer form holds the same bytes, multi-byte characters and growth included', () => {
+    const spans = [minimalSpan(), { ...minimalSpan(), name: 'ü😀'.repeat(2000) }, { ...minimalSpan(), name: 'z' }];
+    expect(encodeBatchJsonLinesBuffer(spans).toString('utf8')).toBe(encodeBatchJsonLines(spans));
+    expect(encodeBatchJsonLinesBuffer([]).length).toBe(0);
   });
 });

@@ -50,6 +50,32 @@ export function encodeBatchJsonLines(spans: readonly Span[], options?: JsonEncod
   return out;
 }
 
+/**
+ * Spans as JSON lines in UTF-8, for writers. Each record is copied into one growing buffer as soon as it
+ * is built, instead of joining a batch into one huge string first: a batch-sized string is a deep rope
+ * that costs a full flattening pass and much garbage before it can be written (measured: about a third
+ * of the file exporter's time).
+ */
+export function encodeBatchJsonLinesBuffer(spans: readonly Span[], options?: JsonEncodeOptions): Buffer {
+  let buffer = Buffer.allocUnsafe(Math.max(1024, spans.length * 1024));
+  let used = 0;
+  for (let i = 0; i < spans.length; i++) {
+    const line = encodeSpanJson(spans[i], options);
+    // UTF-8 needs at most 3 bytes per UTF-16 unit; write() would silently cut a line that does not fit.
+    const worst = line.length * 3 + 1;
+    if (buffer.length - used < worst) {
+      const grown = Buffer.allocUnsafe(Math.max(buffer.length * 2, used + worst));
+      buffer.copy(grown, 0, 0, used);
+      buffer = grown;
+    }
+    used += buffer.write(line, used, 'utf8');
+    buffer[used++] = NEWLINE;
+  }
+  return buffer.subarray(0, used);
+}
+
+const NEWLINE = 0x0a;
+
 // The enums are always written by name. An out-of-range number (a bug upstream) would otherwise give
 // `undefined` in the text; UNSPECIFIED / UNSET are what the API reads for an absent value.
 function kindName(kind: number): string {
