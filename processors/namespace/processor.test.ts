@@ -1,6 +1,6 @@
 // The processor around the examples: config and factory, semconv modes, metrics edge cases, optional
 // propagation, and the fast path for spans without ag keys.
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import type { BatchOrigin } from '../../pipeline/batch.ts';
 import type { AttrValue, Span, SpanEvent } from '../../pipeline/span.ts';
