@@ -2,6 +2,8 @@
 import { Registry } from '../pipeline/registry.ts';
 import { factory as fileExporter } from '../exporters/file/factory.ts';
 import { factory as kafkaExporter } from '../exporters/kafka/factory.ts';
+import { factory as otlpExporter } from '../exporters/otlp/factory.ts';
+import { factory as stdoutExporter } from '../exporters/stdout/factory.ts';
 import { factory as batch } from '../processors/batch/factory.ts';
 import { factory as flatten } from '../processors/flatten/factory.ts';
 import { factory as namespace } from '../processors/namespace/factory.ts';
@@ -18,5 +20,7 @@ export function builtinRegistry(): Registry {
     .register(namespace)
     .register(batch)
     .register(fileExporter)
-    .register(kafkaExporter);
+    .register(kafkaExporter)
+    .register(otlpExporter)
+    .register(stdoutExporter);
 }

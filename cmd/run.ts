@@ -3,7 +3,10 @@ import { DEFAULT_CONFIG, DEFAULT_CONFIG_NAME } from '../config/default.ts';
 import { loadConfigFile, loadConfigText, type LoadedConfig } from '../config/load.ts';
 import { Graph } from '../pipeline/graph.ts';
 import { createLogger, type Logger } from '../pipeline/log.ts';
+import { createMemoryLimiter } from '../pipeline/memory-limit.ts';
+import { createDiskStream } from '../pipeline/stream/disk/disk-stream.ts';
 import { MemoryStream } from '../pipeline/stream/memory.ts';
+import { join } from 'node:path';
 import type { IngestStream } from '../pipeline/stream/stream.ts';
 import { builtinRegistry } from './components.ts';
 import { version } from './version.ts';
@@ -19,10 +22,12 @@ export async function runDaemon(configPath: string | undefined): Promise<number>
   const logger = createLogger({ level: config.service.telemetry.logs.level });
   for (const warning of config.warnings) logger.warn(warning);
 
+  const limiter = createMemoryLimiter({ limitMib: config.service.memory_limit_mib, retryAfterMs: RETRY_AFTER_MS });
   const graph = new Graph(config, {
     registry,
     logger,
-    createStream: (pipelineId) => createStream(config, pipelineId),
+    createStream: (pipelineId) => createStream(config, pipelineId, logger),
+    admission: () => limiter.check(),
     retryAfterMs: RETRY_AFTER_MS,
   });
   try {
@@ -42,8 +47,18 @@ export async function runDaemon(configPath: string | undefined): Promise<number>
   return waitForSignal(graph, config, logger);
 }
 
-function createStream(config: LoadedConfig, _pipelineId: string): IngestStream {
-  return new MemoryStream({ maxBytes: config.storage.max_bytes, retryAfterMs: RETRY_AFTER_MS });
+function createStream(config: LoadedConfig, pipelineId: string, logger: Logger): IngestStream {
+  const { storage } = config;
+  if (storage.type === 'memory') return new MemoryStream({ maxBytes: storage.max_bytes, retryAfterMs: RETRY_AFTER_MS });
+  return createDiskStream({
+    // `<directory>/<pipeline id with / as _>/` (ARCHITECTURE.md)
+    directory: join(storage.directory, pipelineId.replaceAll('/', '_')),
+    fsync: storage.fsync,
+    fsyncIntervalMs: storage.fsync_interval,
+    maxBytes: storage.max_bytes,
+    logger: logger.child({ component: `storage/${pipelineId}` }),
+    consumers: config.pipelines.find((p) => p.id === pipelineId)!.exporters,
+  });
 }
 
 function waitForSignal(graph: Graph, config: LoadedConfig, logger: Logger): Promise<number> {

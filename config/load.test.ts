@@ -47,13 +47,13 @@ describe('config loader', () => {
     expect(c.receivers.get('http')!.config).toEqual({ endpoint: '127.0.0.1:4319', retry_after: 1000 });
     expect(c.service.shutdown_timeout).toBe(10_000);
     expect(c.service.memory_limit_mib).toBe(512);
-    expect(c.storage).toMatchObject({ type: 'memory', max_bytes: 134217728, directory: './data', fsync: 'always' });
+    expect(c.storage).toMatchObject({ type: 'disk', max_bytes: 1073741824, directory: './data', fsync: 'always' });
     expect(c.pipelines).toEqual([{ id: 'traces', receivers: ['http'], processors: [], exporters: ['file'] }]);
   });
 
-  it('reads `storage: disk` as short for {type: disk} with the disk bound', () => {
-    const c = loadConfigText(minimal + 'storage: disk\n', 'c.yaml', registry(), {});
-    expect(c.storage).toMatchObject({ type: 'disk', max_bytes: 1073741824 });
+  it('reads `storage: memory` as short for {type: memory} with the memory bound', () => {
+    const c = loadConfigText(minimal + 'storage: memory\n', 'c.yaml', registry(), {});
+    expect(c.storage).toMatchObject({ type: 'memory', max_bytes: 134217728 });
   });
 
   it('expands ${env:NAME}, ${NAME}, ${env:NAME:-default} and $$', () => {

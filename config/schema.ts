@@ -37,7 +37,7 @@ export const serviceSchema: JsonSchema = {
 };
 
 export const storageSchema: JsonSchema = object({
-  type: oneOf(['memory', 'disk'], 'memory'),
+  type: oneOf(['memory', 'disk'], 'disk'),
   directory: { type: 'string', minLength: 1, default: './data' },
   fsync: oneOf(['always', 'interval', 'never'], 'always'),
   fsync_interval: duration('1s'),

@@ -48,9 +48,15 @@ describe('tracehop CLI', () => {
 
   it('validate: exit 0 for the shipped examples', async () => {
     for (const example of ['examples/sidecar.yaml', 'examples/gateway.yaml']) {
-      const r = await runCli(['validate', '--config', example]);
+      const r = await runCli(['validate', '--config', example], { TRACEHOP_API_KEY: 'k1' });
       expect({ example, code: r.code, stderr: r.stderr }).toEqual({ example, code: 0, stderr: '' });
     }
+  });
+
+  it('validate: an API key left empty by an unset variable is refused', async () => {
+    const r = await runCli(['validate', '--config', 'examples/gateway.yaml'], { TRACEHOP_API_KEY: '' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('examples/gateway.yaml:6:16 receivers.http.api_keys.0: must NOT have fewer than 1 characters\n');
   });
 
   it('validate: exit 2 with every problem as FILE:LINE:COL path: message', async () => {
@@ -88,10 +94,10 @@ service:
       const err = await startDaemon(pipeline('file:\n    path: out.jsonl', `http:\n    endpoint: 127.0.0.1:${port}`), { dir })
         .catch((e: Error) => e);
       expect(err).toBeInstanceOf(Error);
-      const lines = (err as Error).message.split('\n').filter((l) => l.startsWith('{'));
-      expect(lines).toHaveLength(1);
-      const line = JSON.parse(lines[0]);
-      expect(line.level).toBe('error');
+      const errors = (err as Error).message.split('\n').filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l)).filter((l) => l.level === 'error');
+      expect(errors).toHaveLength(1);
+      const line = errors[0];
       expect(line.msg).toContain(`127.0.0.1:${port}`);
       expect((err as Error).message).toMatch(/exited with 1/);
     } finally {

@@ -35,9 +35,9 @@ export async function tempDir(prefix = 'tracehop-test-'): Promise<string> {
 }
 
 /** Runs the CLI to completion (validate, --version...). */
-export function runCli(args: string[], cwd = REPO): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, cwd = REPO): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolveRun) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
