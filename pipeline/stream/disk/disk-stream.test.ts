@@ -129,6 +129,31 @@ describe('disk stream: append, read, commit', () => {
     expect(next.map((r) => r.seq)).toEqual([31]);
   });
 
+  it('a reader asked for before open() gets its persisted cursor, and its commits count', async () => {
+    const dir = tempDir();
+    const first = await openStream(dir, { segmentBytes: 512 });
+    const a = first.reader('a');
+    for (let i = 1; i <= 10; i++) await first.append(makeSpans(`r${i}`));
+    await a.read(6);
+    await a.commit(6);
+    await first.close();
+
+    const second = createDiskStream({ directory: dir, fsync: 'always', fsyncIntervalMs: 1000, maxBytes: 1 << 24, logger: silentLogger, segmentBytes: 512 });
+    open.push(second);
+    const early = second.reader('a');
+    const fresh = second.reader('fresh');
+    const pendingRead = early.read(100);
+    await second.open();
+    expect(second.reader('a')).toBe(early);
+    const seqs = (await pendingRead).map((r) => r.seq);
+    while (seqs.at(-1)! < 10) seqs.push(...(await early.read(100)).map((r) => r.seq));
+    expect(seqs).toEqual([7, 8, 9, 10]);
+    expect((await fresh.read(100))[0].seq).toBeLessThanOrEqual(7);
+    await early.commit(10);
+    await second.close();
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'cursors.json'), 'utf8')).readers.a).toBe(10);
+  });
+
   it('serves readers that keep up from memory and a backlog after restart from the segment files', async () => {
     const dir = tempDir();
     const io = testIo();

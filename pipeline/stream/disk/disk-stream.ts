@@ -175,6 +175,7 @@ export class DiskStream implements IngestStream {
       this.timer.unref();
     }
     this.state = 'open';
+    this.notify();
     const held = this.countAfter(-1);
     this.logger.info('ingest stream opened', {
       directory: this.dir,
@@ -230,9 +231,18 @@ export class DiskStream implements IngestStream {
     // Never reuse a seq a reader may have committed, even if the record itself was lost.
     this.nextSeq = Math.max(lastSeq, minCursor) + 1;
     this.visibleSeq = this.nextSeq - 1;
-    for (const [id, seq] of cursors) this.readers.set(id, new DiskReader(this, id, seq));
-    for (const r of this.readers.values()) if (r.next < this.oldestSeq()) r.next = this.oldestSeq();
+    // Readers asked for before open() (the pipeline builds its runners first) are the same objects the
+    // runners hold: give them their persisted position rather than replacing them.
+    const oldest = this.oldestSeq();
+    for (const r of this.readers.values()) {
+      const seq = cursors.get(r.id);
+      r.committed = seq ?? oldest - 1;
+      r.next = r.committed + 1;
+    }
+    for (const [id, seq] of cursors) if (!this.readers.has(id)) this.readers.set(id, new DiskReader(this, id, seq));
+    for (const r of this.readers.values()) if (r.next < oldest) r.next = oldest;
     await this.releaseConsumed();
+    if (this.readers.size > cursors.size) await this.cursors.persist();
 
     const newest = this.segments[this.segments.length - 1];
     if (newest && newest.size < this.segmentBytes) {
