@@ -8,7 +8,6 @@
 import type { AttrScalar, AttrValue, Attributes, OtlpExtras, Span, SpanEvent, SpanLink, SpanScope } from '../span.ts';
 import { flattenInto } from '../attributes/flatten.ts';
 import { MAX_VALUE_DEPTH } from './errors.ts';
-import { hexOf } from './hex.ts';
 import { ProtoReader, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-reader.ts';
 
 export interface DecodedRequest {
@@ -212,7 +211,7 @@ function readId(r: ProtoReader): string {
   const len = r.length();
   const start = r.pos;
   r.pos += len;
-  return hexOf(r.buf, start, start + len);
+  return r.buf.hexSlice(start, start + len);
 }
 
 function readSpan(

@@ -1,14 +1,5 @@
-// Ids travel as bytes in protobuf and as lowercase hex everywhere else (span-record.md).
-
-const BYTE_TO_HEX: string[] = [];
-for (let i = 0; i < 256; i++) BYTE_TO_HEX.push(i.toString(16).padStart(2, '0'));
-
-/** Lowercase hex of buf[start..end). A plain loop: ids are 8 or 16 bytes and this runs per span. */
-export function hexOf(buf: Uint8Array, start: number, end: number): string {
-  let out = '';
-  for (let i = start; i < end; i++) out += BYTE_TO_HEX[buf[i]];
-  return out;
-}
+// Ids travel as bytes in protobuf and as lowercase hex everywhere else (span-record.md). Decoding uses
+// Buffer's native hex slicing; this is the encoding direction.
 
 function nibble(code: number): number {
   if (code >= 48 && code <= 57) return code - 48; // 0-9

@@ -13,15 +13,27 @@ export const WIRE_FIXED32 = 5;
 
 const TWO_32 = 4294967296;
 
+/** Direct-mapped cache of short ASCII strings (see `string()`); a power of two. */
+const CACHE_SLOTS = 4096;
+const MAX_CACHED_LENGTH = 64;
+const stringCache: Array<string | undefined> = new Array(CACHE_SLOTS).fill(undefined);
+
+/** Node's Buffer has these native slicers (what `toString(encoding, start, end)` dispatches to). */
+interface NativeSlices {
+  latin1Slice(start: number, end: number): string;
+  hexSlice(start: number, end: number): string;
+  utf8Slice(start: number, end: number): string;
+}
+
 export class ProtoReader {
-  readonly buf: Buffer;
+  readonly buf: Buffer & NativeSlices;
   readonly view: DataView;
   pos: number;
   end: number;
 
   constructor(bytes: Uint8Array) {
     // A Buffer view (no copy) gives native utf8/base64 slicing.
-    this.buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.buf = (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) as Buffer & NativeSlices;
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
     this.pos = 0;
     this.end = this.buf.length;
@@ -144,24 +156,40 @@ export class ProtoReader {
     return v;
   }
 
-  /** A length-delimited UTF-8 string. Short ASCII strings (most keys) skip the native call. */
+  /**
+   * A length-delimited UTF-8 string. Short ASCII strings (attribute keys, enum-like values) come from a
+   * small process-wide cache: the same keys repeat in every span, and handing out one string instance
+   * spares building, flattening and hashing it again when it becomes a Map key.
+   */
   string(): string {
     const len = this.length();
     const start = this.pos;
     const end = start + len;
     this.pos = end;
-    if (len < 24) {
+    if (len === 0) return '';
+    if (len <= MAX_CACHED_LENGTH) {
       const buf = this.buf;
-      let s = '';
+      let h = 0x811c9dc5 ^ len;
       let i = start;
       for (; i < end; i++) {
         const c = buf[i];
         if (c >= 0x80) break;
-        s += String.fromCharCode(c);
+        h = Math.imul(h ^ c, 0x01000193);
       }
-      if (i === end) return s;
+      if (i === end) {
+        const slot = (h >>> 0) & (CACHE_SLOTS - 1);
+        const cached = stringCache[slot];
+        if (cached !== undefined && cached.length === len) {
+          let j = 0;
+          while (j < len && cached.charCodeAt(j) === buf[start + j]) j++;
+          if (j === len) return cached;
+        }
+        const s = buf.latin1Slice(start, end);
+        stringCache[slot] = s;
+        return s;
+      }
     }
-    return this.buf.toString('utf8', start, end);
+    return this.buf.utf8Slice(start, end);
   }
 
   /** Skips the value of an unknown field whose tag was just read. */
