@@ -35,6 +35,8 @@ export class FileExporter implements Exporter {
   private readonly path: string;
   private file: LineFile | undefined;
   private stopped = false;
+  /** Set when shutdown begins: from then on every batch is written at once. */
+  private draining = false;
   /** Encoded batches waiting for the next write, and the export calls waiting on them. */
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -69,13 +71,19 @@ export class FileExporter implements Exporter {
       this.pending.push(lines);
       this.pendingBytes += lines.length;
       this.waiters.push({ resolve, reject });
-      if (this.options.flushIntervalMs === 0 || this.pendingBytes >= FLUSH_AT_BYTES) void this.flush();
-      else this.timer ??= setTimeout(() => void this.flush(), this.options.flushIntervalMs);
+      if (this.draining || this.options.flushIntervalMs === 0 || this.pendingBytes >= FLUSH_AT_BYTES) void this.writeBuffered();
+      else this.timer ??= setTimeout(() => void this.writeBuffered(), this.options.flushIntervalMs);
     });
   }
 
-  /** Writes what is buffered now; resolves when that write (and every earlier one) is done. */
+  /** Shutdown has begun: write what is buffered and every later batch at once (Exporter.flush). */
   flush(): Promise<void> {
+    this.draining = true;
+    return this.writeBuffered();
+  }
+
+  /** Writes what is buffered now; resolves when that write (and every earlier one) is done. */
+  private writeBuffered(): Promise<void> {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
@@ -106,7 +114,7 @@ export class FileExporter implements Exporter {
   async shutdown(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    await this.flush();
+    await this.writeBuffered();
     await this.file?.close();
   }
 }
