@@ -61,24 +61,32 @@ function spanJson(span: Span): Json {
   if (extras !== undefined) for (let i = 0; i < extras.length; i++) attributes.push(keyValueJson(extras[i][0], extras[i][1]));
   if (attributes.length > 0) out.attributes = attributes;
   if (otlp?.droppedAttributesCount) out.droppedAttributesCount = otlp.droppedAttributesCount;
-  if (span.events !== undefined && span.events.length > 0) {
-    out.events = span.events.map((e) => {
+  const events = span.events;
+  if (events !== undefined && events.length > 0) {
+    const list: Json[] = new Array(events.length);
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i];
       const ev: Json = { timeUnixNano: e.timeNs.toString(), name: e.name };
       if (e.attributes.size > 0) ev.attributes = attributesJson(e.attributes);
       if (e.droppedAttributesCount) ev.droppedAttributesCount = e.droppedAttributesCount;
-      return ev;
-    });
+      list[i] = ev;
+    }
+    out.events = list;
   }
   if (otlp?.droppedEventsCount) out.droppedEventsCount = otlp.droppedEventsCount;
-  if (span.links !== undefined && span.links.length > 0) {
-    out.links = span.links.map((l) => {
+  const links = span.links;
+  if (links !== undefined && links.length > 0) {
+    const list: Json[] = new Array(links.length);
+    for (let i = 0; i < links.length; i++) {
+      const l = links[i];
       const link: Json = { traceId: l.traceId, spanId: l.spanId };
       if (l.traceState) link.traceState = l.traceState;
       if (l.attributes.size > 0) link.attributes = attributesJson(l.attributes);
       if (l.droppedAttributesCount) link.droppedAttributesCount = l.droppedAttributesCount;
       if (l.flags) link.flags = l.flags;
-      return link;
-    });
+      list[i] = link;
+    }
+    out.links = list;
   }
   if (otlp?.droppedLinksCount) out.droppedLinksCount = otlp.droppedLinksCount;
   const status: Json = {};
@@ -113,7 +121,11 @@ function anyValueJson(v: AttrValue): Json {
       return { doubleValue: Number(v) };
     case 'object':
       if (v === null) return {};
-      return { arrayValue: { values: v.map(anyValueJson) } };
+      {
+        const values: Json[] = new Array(v.length);
+        for (let i = 0; i < v.length; i++) values[i] = anyValueJson(v[i]);
+        return { arrayValue: { values } };
+      }
   }
   return {};
 }

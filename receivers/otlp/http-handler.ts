@@ -84,6 +84,10 @@ export function createOtlpHttpHandler(options: OtlpHttpOptions): OtlpHttpHandler
       return statusReply(400, GrpcCode.INVALID_ARGUMENT,
         `unsupported Content-Encoding ${JSON.stringify(incoming.headers['content-encoding'])}: use gzip, deflate or zstd`, encoding);
     }
+    const declared = incoming.headers['content-length'];
+    if (declared !== undefined && Number(declared) > limit) {
+      return statusReply(413, GrpcCode.INVALID_ARGUMENT, `request body exceeds max_request_body_size (${limit} bytes)`, encoding);
+    }
     // Refuse before reading: the point of admission is to stop spending memory.
     const refusal = consumer.admit();
     if (refusal !== undefined) {
