@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { validator } from '../../config/ajv.ts';
+import { resolveProtocols, schema, type OtlpReceiverConfig } from './config.ts';
+
+function load(config: unknown): { ok: boolean; value: unknown } {
+  const copy = structuredClone(config);
+  return { ok: validator(schema)(copy), value: copy };
+}
+
+describe('otlp receiver config', () => {
+  it('a protocol is enabled by its key; `{}` and null (YAML `http:`) get the defaults', () => {
+    for (const http of [{}, null]) {
+      const { ok, value } = load({ protocols: { http } });
+      expect(ok).toBe(true);
+      expect(resolveProtocols(value as OtlpReceiverConfig)).toEqual({
+        http: { endpoint: '127.0.0.1:4318', max_request_body_size: 20_971_520 },
+        grpc: undefined,
+      });
+    }
+    const both = load({ protocols: { http: { endpoint: '0.0.0.0:9999' }, grpc: {} } });
+    expect(resolveProtocols(both.value as OtlpReceiverConfig)).toEqual({
+      http: { endpoint: '0.0.0.0:9999', max_request_body_size: 20_971_520 },
+      grpc: { endpoint: '127.0.0.1:4317', max_recv_msg_size_mib: 20 },
+    });
+  });
+
+  it('unknown keys, no protocol, and bad endpoints are errors', () => {
+    expect(load({ protocols: { http: { port: 1 } } }).ok).toBe(false);
+    expect(load({ protocols: { thrift: {} } }).ok).toBe(false);
+    expect(load({ protocols: {} }).ok).toBe(false);
+    expect(load({}).ok).toBe(false);
+    expect(load({ protocols: { grpc: { endpoint: 'nohost' } } }).ok).toBe(false);
+  });
+});
