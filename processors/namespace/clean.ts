@@ -150,12 +150,14 @@ function objectSlot(v: Tree | undefined, path: string[], q: Quarantine): TreeMap
   return undefined;
 }
 
+const NUMBER_MEMBERS = ['total', 'count', 'value'];
+
 /** duration/errors entry value: a number, or an object holding one under total, count or value. */
 function scalarMetric(v: Tree, path: string[], q: Quarantine): number | bigint | undefined {
   if (v === null) return undefined;
   if (isNumber(v)) return v;
   if (v instanceof Map) {
-    for (const name of ['total', 'count', 'value']) {
+    for (const name of NUMBER_MEMBERS) {
       const n = v.get(name);
       if (isNumber(n)) return n;
     }

@@ -25,13 +25,27 @@ export class KeySpace {
   /** True when some key equals `t`, lies below it (`t.x`) or above it (`t` starts with `key.`). */
   conflicts(t: string): boolean {
     if (this.keys.has(t) || this.prefixes.has(t)) return true;
-    let i = t.indexOf('.');
-    while (i >= 0) {
-      if (this.keys.has(t.slice(0, i))) return true;
-      i = t.indexOf('.', i + 1);
-    }
+    const above = prefixesOf(t);
+    for (let i = 0; i < above.length; i++) if (this.keys.has(above[i])) return true;
     return false;
   }
+}
+
+/** Proper prefixes of the targets asked about, cached: targets are the few fixed strings of the tables. */
+const PREFIX_CACHE = new Map<string, string[]>();
+
+function prefixesOf(t: string): string[] {
+  let list = PREFIX_CACHE.get(t);
+  if (list !== undefined) return list;
+  list = [];
+  let i = t.indexOf('.');
+  while (i >= 0) {
+    list.push(t.slice(0, i));
+    i = t.indexOf('.', i + 1);
+  }
+  // Alias targets carry client key parts; keep the cache bounded to the table-sized working set.
+  if (PREFIX_CACHE.size < 4096) PREFIX_CACHE.set(t, list);
+  return list;
 }
 
 /** Returned by tryJson when the text is not JSON. */

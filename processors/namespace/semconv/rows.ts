@@ -69,14 +69,15 @@ export function runFamily(family: Family, attrs: Attributes, claims: Claims): At
   const rows = family.rows;
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
-    if (claims.conflicts(rowTarget(row))) continue;
+    // Most rows find no source on a given span: look that up before the (costlier) claim check.
     switch (row.kind) {
       case 'copy': {
         const v = attrs.get(row.src);
-        if (v !== undefined) put(out, row.dst, v);
+        if (v !== undefined && !claims.conflicts(row.dst)) put(out, row.dst, v);
         break;
       }
       case 'prefix': {
+        if (claims.conflicts(row.dst)) break;
         const p = row.src + '.';
         for (const [k, v] of attrs) {
           if (k.length > p.length && k.startsWith(p)) put(out, row.dst + k.slice(row.src.length), v);
@@ -85,18 +86,18 @@ export function runFamily(family: Family, attrs: Attributes, claims: Claims): At
       }
       case 'json': {
         const v = attrs.get(row.src);
-        if (v !== undefined) putValue(out, row.dst, decodeJson(v));
+        if (v !== undefined && !claims.conflicts(row.dst)) putValue(out, row.dst, decodeJson(v));
         break;
       }
       case 'type': {
         const v = attrs.get(row.src);
-        if (typeof v !== 'string') break;
+        if (typeof v !== 'string' || claims.conflicts('ag.type.span')) break;
         const t = row.map(v);
         if (t !== undefined && isSpanType(t)) put(out, 'ag.type.span', t);
         break;
       }
       case 'custom':
-        row.run(attrs, out);
+        if (!claims.conflicts(row.dst)) row.run(attrs, out);
         break;
     }
   }
