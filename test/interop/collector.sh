@@ -40,8 +40,8 @@ fi
 
 mkdir -p "$dir"
 exec 9>"$cache_root/otelcol-$version.lock"
-if command -v flock >/dev/null 2>&1; then
-  echo "collector.sh: waiting for the build lock (another build may be running)..." >&2
+if command -v flock >/dev/null 2>&1 && ! flock -n 9; then
+  echo "collector.sh: another build holds $cache_root/otelcol-$version.lock; waiting for it..." >&2
   flock 9
 fi
 # Another process may have finished the build while we waited for the lock.
@@ -56,8 +56,10 @@ echo "collector.sh: building otelcol $version into $dir (takes minutes the first
 export GOBIN="$dir/bin"
 # Modules come from the Go proxy; keep a caller's own GOPROXY (a corporate mirror) if set.
 export GOPROXY="${GOPROXY:-https://proxy.golang.org,direct}"
+# Compiling takes both cores for minutes while the rest of the test suite runs beside it: at a lower
+# priority the build only uses what the tests leave idle, so timing-sensitive tests are not starved.
 if [[ ! -x "$GOBIN/builder" ]]; then
-  go install "go.opentelemetry.io/collector/cmd/builder@v$version"
+  nice -n 10 go install "go.opentelemetry.io/collector/cmd/builder@v$version"
 fi
 
 rm -rf "$dir/build"
@@ -96,7 +98,7 @@ fail() {
 # `go mod tidy` is strict about the tests of dependencies too, and the proxy lacks some test-only
 # modules (fileexporter's tests import a contrib extension whose v0.155.0 is not served). `tidy -e`
 # records everything that can be resolved; the binary itself never needs the missing module.
-"$GOBIN/builder" --config="$dir/build/manifest.yaml" --skip-get-modules --skip-compilation \
+nice -n 10 "$GOBIN/builder" --config="$dir/build/manifest.yaml" --skip-get-modules --skip-compilation \
   >"$dir/build.log" 2>&1 || fail "builder (generate)"
 # With --skip-get-modules the builder writes no go.mod: state the components' versions here (the same
 # list as the manifest) and let tidy add the rest.
@@ -110,7 +112,7 @@ fail() {
 } >"$dir/build/src/go.mod"
 (
   cd "$dir/build/src"
-  go mod tidy -e -compat=1.25 && go build -trimpath -ldflags="-s -w" -o otelcol .
+  nice -n 10 go mod tidy -e -compat=1.25 && nice -n 10 go build -trimpath -ldflags="-s -w" -o otelcol .
 ) >>"$dir/build.log" 2>&1 || fail "go build"
 
 mv "$dir/build/src/otelcol" "$binary.tmp"

@@ -106,7 +106,6 @@ if (unavailable !== undefined) {
           dir,
         );
         peers.push(tracehop);
-        console.info(`collector interop (${encoding}): tracehop runs ${tracehop.mode}`);
 
         const sent = fixtureRequest();
         const answer = await postJson(`http://127.0.0.1:${tracehopPort}/v1/traces`, sent);
@@ -157,7 +156,6 @@ if (unavailable !== undefined) {
           dir,
         );
         peers.push(collector);
-        console.info(`collector interop (otlphttp ${encoding}): tracehop runs ${tracehop.mode}`);
 
         const sent = fixtureRequest();
         const answer = await postJson(`http://127.0.0.1:${collectorPort}/v1/traces`, sent);
