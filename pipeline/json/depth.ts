@@ -13,6 +13,8 @@ export interface JsonScan {
    * cannot hold exactly, so the caller should parse with `exactNumbers` (parse.ts).
    */
   exactNumbers: boolean;
+  /** When `exactNumbers`: the byte ranges of those tokens, as [start, end) pairs in text order. */
+  wideNumbers?: number[];
 }
 
 const QUOTE = 0x22;
@@ -39,24 +41,25 @@ const EXACT_DIGITS = 16;
 export function scanJson(bytes: Uint8Array, maxDepth: number): JsonScan {
   const n = bytes.length;
   let depth = 0;
-  let exactNumbers = false;
+  let wideNumbers: number[] | undefined;
   let i = 0;
   while (i < n) {
     let c = bytes[i++];
     if (c === QUOTE) {
       // Skip the string: a tight loop, faster than one native indexOf call per (mostly short) string.
       for (;;) {
-        if (i >= n) return { tooDeep: false, exactNumbers }; // unterminated: JSON.parse reports it
+        if (i >= n) return scanResult(false, wideNumbers); // unterminated: JSON.parse reports it
         c = bytes[i++];
         if (c === QUOTE) break;
         if (c === BACKSLASH) i++; // the escaped byte cannot end the string
       }
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (++depth > maxDepth) return { tooDeep: true, exactNumbers };
+      if (++depth > maxDepth) return scanResult(true, wideNumbers);
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       depth--;
     } else if ((c >= DIGIT_0 && c <= DIGIT_9) || c === MINUS) {
       // The rest of one number token: digits, sign, dot, exponent.
+      const start = i - 1;
       let digits = c === MINUS ? 0 : 1;
       let exponent = false;
       for (; i < n; i++) {
@@ -65,8 +68,12 @@ export function scanJson(bytes: Uint8Array, maxDepth: number): JsonScan {
         else if (d === LOWER_E || d === UPPER_E) exponent = true;
         else if (d !== MINUS && d !== PLUS && d !== DOT) break;
       }
-      if (exponent || digits >= EXACT_DIGITS) exactNumbers = true;
+      if (exponent || digits >= EXACT_DIGITS) (wideNumbers ??= []).push(start, i);
     }
   }
-  return { tooDeep: false, exactNumbers };
+  return scanResult(false, wideNumbers);
+}
+
+function scanResult(tooDeep: boolean, wideNumbers: number[] | undefined): JsonScan {
+  return wideNumbers === undefined ? { tooDeep, exactNumbers: false } : { tooDeep, exactNumbers: true, wideNumbers };
 }

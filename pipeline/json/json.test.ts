@@ -105,3 +105,51 @@ describe('stringifyJson', () => {
     expect(stringifyJson({ a: 1776363499123456789n, b: [1, 'x'] })).toBe('{"a":1776363499123456789,"b":[1,"x"]}');
   });
 });
+
+describe('parseJsonBytes exact path (marked tokens) agrees with the reviver', () => {
+  const cases = [
+    '{"a":1776363499123456789,"b":[-9007199254740993,1.5e3,12e-1,0.12345678901234567]}',
+    '1776363499123456789',
+    '-12345678901234567890123',
+    '[1e20, 1E+2, 2e400, -0.0000000000000001e-5]',
+    '{"é€😀":"ünïcode","t":1776363499123456789,"s":"1776363499123456789 and \\" quote"}',
+    '{"deep":{"x":[{"y":[12345678901234567890]}]}, "n": null, "f": false}',
+    '{"ctl":"\\u0001 already here","t":1776363499123456789}',
+    '{"__proto__":{"t":1776363499123456789}}',
+    '[9007199254740991, 9007199254740992, 9007199254740993]',
+  ];
+  for (const text of cases) {
+    it(text, () => {
+      const got = parseJsonBytes(bytes(text), 64);
+      expect(got.ok).toBe(true);
+      expect(got.ok && got.value).toEqual(parseJson(text, true));
+    });
+  }
+
+  it('keeps invalid JSON invalid: bad number tokens, a number as a key', () => {
+    for (const text of [
+      '{"a":012345678901234567}', '[1e5e5]', '[--12345678901234567]', '{12345678901234567:1}',
+      '[12345678901234567 12345678901234567]', '[12345678901234567true]', '{"a":1.e99}',
+    ]) {
+      expect(parseJsonBytes(bytes(text), 64), text).toMatchObject({ ok: false, problem: 'invalid_json' });
+    }
+  });
+
+  it('random documents: the same values as the reviver path', () => {
+    let seed = 7;
+    const next = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    const atoms = ['1776363499123456789', '-9007199254740993', '1.5e300', '12.5', '7', '"x"', '"1234567890123456789"', 'true', 'null', '"é"'];
+    const gen = (depth: number): string => {
+      const r = next();
+      if (depth > 3 || r < 0.4) return atoms[Math.floor(next() * atoms.length)];
+      const n = Math.floor(next() * 4);
+      const items = Array.from({ length: n }, (_, i) => (r < 0.7 ? '' : `"k${i}":`) + gen(depth + 1));
+      return r < 0.7 ? `[${items.join(',')}]` : `{${items.join(',')}}`;
+    };
+    for (let i = 0; i < 300; i++) {
+      const text = gen(0);
+      const got = parseJsonBytes(bytes(text), 64);
+      expect(got.ok && got.value, text).toEqual(parseJson(text, true));
+    }
+  });
+});
