@@ -139,3 +139,26 @@ it('1,000 malformed requests: no 5xx, only 202s append, then a valid request suc
   expect(ok.status).toBe(202);
   expect(ok.json.links).toEqual([{ trace_id: TRACE_ID, span_id: flatSpan(7).span_id }]);
 });
+
+it('clients that go away mid-body or mid-headers leave the receiver serving', async () => {
+  const { connect } = await import('node:net');
+  const partial = (text: string) =>
+    new Promise<void>((resolve) => {
+      const socket = connect(r.port, '127.0.0.1', () => {
+        socket.write(text);
+        setTimeout(() => {
+          socket.destroy();
+          resolve();
+        }, 20);
+      });
+      socket.on('error', () => resolve());
+    });
+  const before = r.consumer.appended.length;
+  await partial('POST /tracing/spans/ingest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"spans":[');
+  await partial('POST /tracing/spans/ingest HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"spa');
+  await partial('POST /simple/traces/ HTTP/1.1\r\nHost: x\r\nContent-Le');
+  await partial('GARBAGE\r\n\r\n');
+  expect(r.consumer.appended.length).toBe(before);
+  const ok = await post(r.port, '/tracing/spans/ingest', { spans: [flatSpan(8)] });
+  expect(ok.status).toBe(202);
+});
