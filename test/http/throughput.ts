@@ -60,6 +60,7 @@ function once(b: Buffer): Promise<number> {
 // Warm-up, then measure.
 for (let i = 0; i < 300; i++) await once(bodies[i % bodies.length]);
 appended = 0;
+const cpuStart = process.cpuUsage();
 const start = performance.now();
 let requests = 0;
 while (performance.now() - start < seconds * 1000) {
@@ -68,8 +69,12 @@ while (performance.now() - start < seconds * 1000) {
   requests++;
 }
 const elapsed = (performance.now() - start) / 1000;
+const cpu = process.cpuUsage(cpuStart);
 console.log(JSON.stringify({
   requests_per_s: Math.round(requests / elapsed),
+  // CPU time of this process (client and receiver together) per request: steadier than req/s on a
+  // machine shared with other work.
+  cpu_ms_per_request: Number(((cpu.user + cpu.system) / 1000 / requests).toFixed(3)),
   spans_per_s: Math.round(appended / elapsed),
   body_bytes: bodies[0].length,
   seconds: Number(elapsed.toFixed(2)),
