@@ -81,6 +81,13 @@ describe('send error classification', () => {
     expect(classifySendError(new ProtocolError('RECORD_LIST_TOO_LARGE'))).toBe('permanent');
   });
 
+  it('names refused credentials and untrusted certificates, even under a network error', () => {
+    const refused = new ProtocolError('SASL_AUTHENTICATION_FAILED');
+    expect(classifySendError(new MultipleErrors('Cannot connect to any broker.', [new NetworkError('Connection failed.', { cause: refused })]))).toBe('auth');
+    expect(classifySendError(new ProtocolError('TOPIC_AUTHORIZATION_FAILED'))).toBe('auth');
+    expect(classifySendError(Object.assign(new Error('self-signed certificate'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }))).toBe('auth');
+  });
+
   it('leaves the rest to the counted-attempts rule', () => {
     expect(classifySendError(new UserError('bad'))).toBe('unknown');
     expect(classifySendError(new Error('boom'))).toBe('unknown');

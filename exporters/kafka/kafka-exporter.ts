@@ -7,6 +7,7 @@
 // - records the broker refuses for what they are (too large, invalid): those spans only are handed back
 //   in a PermanentError, after the rest of the batch was delivered.
 // - spans too large for one message on their own: likewise, without a round trip.
+// - credentials or certificate refused: a start-up error at start; later, retried like an outage.
 // - anything else: a plain error, which the pipeline counts toward `dead_letter.max_attempts`.
 import { Producer } from '@platformatic/kafka';
 import type { ComponentContext, Exporter } from '../../pipeline/component.ts';
@@ -60,7 +61,11 @@ export class KafkaExporter implements Exporter {
       await this.checkTopic();
     } catch (error) {
       if (error instanceof TopicMissingError) throw new StartupError(`kafka: ${error.message}`);
-      if (classifySendError(error) !== 'retryable') {
+      const failure = classifySendError(error);
+      if (failure === 'auth') {
+        throw new StartupError(`kafka: the broker refused our credentials or certificate (check sasl / tls): ${describeSendError(error)}`, { cause: error });
+      }
+      if (failure !== 'retryable') {
         throw new StartupError(`kafka: checking topic "${this.config.topic}" failed: ${describeSendError(error)}`, { cause: error });
       }
       // Unreachable now: the receivers may still accept (the stream holds the spans); the topic is checked
@@ -98,8 +103,8 @@ export class KafkaExporter implements Exporter {
         }
         job.next = r;
         this.resume = job;
-        if (failure === 'retryable') {
-          this.markRetrying(error);
+        if (failure === 'retryable' || failure === 'auth') {
+          this.markRetrying(error, failure);
           throw new RetryableError(`kafka: ${describeSendError(error)}`, undefined, { cause: error });
         }
         throw new Error(`kafka: ${describeSendError(error)}`, { cause: error });
@@ -155,8 +160,9 @@ export class KafkaExporter implements Exporter {
         this.logger.error('kafka topic missing; spans wait in the stream', { topic: this.config.topic, error: error.message });
         throw new RetryableError(`kafka: ${error.message}`);
       }
-      if (classifySendError(error) === 'retryable') {
-        this.markRetrying(error);
+      const failure = classifySendError(error);
+      if (failure === 'retryable' || failure === 'auth') {
+        this.markRetrying(error, failure);
         throw new RetryableError(`kafka: ${describeSendError(error)}`, undefined, { cause: error });
       }
       throw new Error(`kafka: checking topic "${this.config.topic}" failed: ${describeSendError(error)}`, { cause: error });
@@ -172,14 +178,17 @@ export class KafkaExporter implements Exporter {
     this.logger.info('kafka connected', fields);
   }
 
-  private markRetrying(error: unknown): void {
+  private markRetrying(error: unknown, failure: 'retryable' | 'auth' = 'retryable'): void {
     if (this.state === 'retrying') return;
     this.state = 'retrying';
     this.failingSince = Date.now();
-    this.logger.warn('kafka unreachable; spans wait in the stream and delivery is retried', {
-      brokers: brokerList(this.config.brokers),
-      topic: this.config.topic,
-      error: describeSendError(error),
-    });
+    const fields = { brokers: brokerList(this.config.brokers), topic: this.config.topic, error: describeSendError(error) };
+    if (failure === 'auth') {
+      // Credentials or certificates changed under a running exporter: retried (the spans are fine) until
+      // an operator fixes the config, and said loudly.
+      this.logger.error('kafka refused our credentials or certificate; spans wait in the stream and delivery is retried', fields);
+    } else {
+      this.logger.warn('kafka unreachable; spans wait in the stream and delivery is retried', fields);
+    }
   }
 }

@@ -20,12 +20,19 @@ const DEPENDENCY_PLUGIN = 'org.apache.maven.plugins:maven-dependency-plugin:3.8.
 const READY_LINE = 'Kafka Server started';
 const STATE_FILE = 'state.json';
 
+/** The one user of the SASL listener, for every mechanism (test credentials, not a secret). */
+export const SASL_USER = 'tracehop';
+export const SASL_PASSWORD = 'tracehop-test-password';
+
 export interface BrokerState {
   /** The broker's own directory: server.properties, log4j.properties, server.log, data/. */
   workDir: string;
   /** PLAINTEXT listener, `127.0.0.1:<port>`. */
   bootstrap: string;
   port: number;
+  /** SASL_PLAINTEXT listener (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 for SASL_USER), `127.0.0.1:<port>`. */
+  saslBootstrap: string;
+  saslPort: number;
   controllerPort: number;
   clusterId: string;
   /** The java process while it runs. */
@@ -125,11 +132,17 @@ function serverProperties(state: BrokerState): string {
     'process.roles=broker,controller',
     'node.id=1',
     `controller.quorum.voters=1@127.0.0.1:${state.controllerPort}`,
-    `listeners=PLAINTEXT://127.0.0.1:${state.port},CONTROLLER://127.0.0.1:${state.controllerPort}`,
-    `advertised.listeners=PLAINTEXT://127.0.0.1:${state.port}`,
+    `listeners=PLAINTEXT://127.0.0.1:${state.port},SASL_PLAINTEXT://127.0.0.1:${state.saslPort},CONTROLLER://127.0.0.1:${state.controllerPort}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${state.port},SASL_PLAINTEXT://127.0.0.1:${state.saslPort}`,
     'controller.listener.names=CONTROLLER',
     'inter.broker.listener.name=PLAINTEXT',
-    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT',
+    // A second listener that asks for SASL, so the exporter's PLAIN and SCRAM options meet a real broker.
+    // SCRAM credentials are written into the metadata log at format time (--add-scram).
+    'sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512',
+    `listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_${SASL_USER}="${SASL_PASSWORD}";`,
+    'listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;',
+    'listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;',
     `log.dirs=${join(state.workDir, 'data')}`,
     // A missing topic must stay missing: the exporter's start-up check is tested against it.
     'auto.create.topics.enable=false',
@@ -176,18 +189,30 @@ function javaArgs(libs: string, workDir: string, mainClass: string, args: string
 /** Writes the properties and formats the KRaft log dir of a new broker (ports chosen now, kept for restarts). */
 async function prepare(workDir: string, libs: string): Promise<BrokerState> {
   mkdirSync(workDir, { recursive: true });
-  const port = await freePort();
-  let controllerPort = await freePort();
-  while (controllerPort === port) controllerPort = await freePort();
+  const ports = new Set<number>();
+  while (ports.size < 3) ports.add(await freePort());
+  const [port, saslPort, controllerPort] = [...ports];
   // A Kafka Uuid is 16 random bytes in url-safe base64 without padding, what `StorageTool random-uuid`
   // prints; making it here saves one JVM start.
   const clusterId = randomBytes(16).toString('base64url');
-  const state: BrokerState = { workDir, bootstrap: `127.0.0.1:${port}`, port, controllerPort, clusterId };
+  const state: BrokerState = {
+    workDir,
+    bootstrap: `127.0.0.1:${port}`,
+    port,
+    saslBootstrap: `127.0.0.1:${saslPort}`,
+    saslPort,
+    controllerPort,
+    clusterId,
+  };
   writeFileSync(join(workDir, 'server.properties'), serverProperties(state));
   writeFileSync(join(workDir, 'log4j.properties'), LOG4J_PROPERTIES);
   const format = spawnSync(
     'java',
-    javaArgs(libs, workDir, 'kafka.tools.StorageTool', ['format', '-t', clusterId, '-c', join(workDir, 'server.properties'), '--ignore-formatted']),
+    javaArgs(libs, workDir, 'kafka.tools.StorageTool', [
+      'format', '-t', clusterId, '-c', join(workDir, 'server.properties'), '--ignore-formatted',
+      '--add-scram', `SCRAM-SHA-256=[name=${SASL_USER},password=${SASL_PASSWORD}]`,
+      '--add-scram', `SCRAM-SHA-512=[name=${SASL_USER},password=${SASL_PASSWORD}]`,
+    ]),
     { encoding: 'utf8' },
   );
   if (format.error) throw new Error(`java not found on PATH: ${JAVA_HINT}`);

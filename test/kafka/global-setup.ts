@@ -8,6 +8,8 @@ import { startBroker, stopBroker } from './broker.ts';
 declare module 'vitest' {
   export interface ProvidedContext {
     kafkaBootstrap: string;
+    /** The same broker's SASL_PLAINTEXT listener (broker.ts SASL_USER / SASL_PASSWORD). */
+    kafkaSaslBootstrap: string;
     kafkaWorkDir: string;
   }
 }
@@ -17,6 +19,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const broker = await startBroker({ log: (line) => process.stderr.write(`[kafka] ${line}\n`) });
   process.stderr.write(`[kafka] ready on ${broker.bootstrap} after ${Date.now() - started} ms\n`);
   project.provide('kafkaBootstrap', broker.bootstrap);
+  project.provide('kafkaSaslBootstrap', broker.saslBootstrap);
   project.provide('kafkaWorkDir', broker.workDir);
   return async () => {
     await stopBroker(broker.workDir, { remove: true });
