@@ -13,7 +13,8 @@ import { declaredTooLarge, decodeBody, readBody } from './body.ts';
 import type { HttpReceiverConfig } from './config.ts';
 import type { OtlpRoute } from './otlp-route.ts';
 import {
-  detailReply, methodNotAllowed, NOT_FOUND, refusedReply, UNAUTHORIZED, validationReply, type Reply,
+  allRejectedReply, detailReply, methodNotAllowed, NOT_FOUND, refusedReply, UNAUTHORIZED, validationReply,
+  type Reply,
 } from './replies.ts';
 import { matchRoute, type WriteRoute } from './routes.ts';
 import { checkSimpleTrace, simpleTraceEcho, simpleTraceSpan } from './simple-trace.ts';
@@ -28,8 +29,9 @@ function nowNs(): bigint {
   return BigInt(whole) * 1_000_000n + BigInt(Math.floor((ms - whole) * 1e6));
 }
 
+/** Tells a check's answer from its result (a Buffer or a list of codings, neither with a `status`). */
 function isReply(v: unknown): v is Reply {
-  return typeof v === 'object' && v !== null && 'status' in v && !Buffer.isBuffer(v);
+  return typeof v === 'object' && v !== null && 'status' in v;
 }
 
 /** The 202 body of §5.3, written directly: ids are canonical hex and need no escaping. */
@@ -115,9 +117,7 @@ export class TracingApiHandler {
     }
 
     const batch = this.#prepare(body, receivedNs);
-    if (batch.spans.length === 0 && batch.rejections.length > 0) {
-      return { status: 422, body: '{"detail":' + JSON.stringify(batch.rejections) + '}' };
-    }
+    if (batch.spans.length === 0 && batch.rejections.length > 0) return allRejectedReply(batch.rejections);
     if (route === 'traces') {
       const problem = checkTraceSpans(batch.spans);
       if (problem !== undefined) {
@@ -137,9 +137,7 @@ export class TracingApiHandler {
     const span = simpleTraceSpan(trace, traceId, spanId, receivedNs.toString());
     const batch = this.#prepare({ form: 'flat', spans: [span] }, receivedNs);
     // The body was checked above, so validate accepts the span; if it ever did not, say so, append nothing.
-    if (batch.spans.length === 0) {
-      return { status: 422, body: '{"detail":' + JSON.stringify(batch.rejections) + '}' };
-    }
+    if (batch.spans.length === 0) return allRejectedReply(batch.rejections);
     const refused = await this.#append(batch.spans);
     return refused ?? { status: 202, body: stringifyJson({ count: 1, trace: simpleTraceEcho(trace, traceId, spanId) }) };
   }

@@ -1,5 +1,6 @@
 // The answers of the tracing API (ingest-api.md §2.2): every body is JSON with a `detail`, except 202.
-// A Reply is plain data; the server turns it into an HTTP response in one place (server.ts).
+// A Reply is plain data; the server turns it into an HTTP response in one place (receiver.ts).
+import type { Rejection } from '../../pipeline/batch.ts';
 
 export interface Reply {
   status: number;
@@ -24,6 +25,11 @@ export function detailReply(status: number, detail: string, headers?: Record<str
 
 export function validationReply(items: ValidationItem[]): Reply {
   return { status: 422, body: JSON.stringify({ detail: items }) };
+}
+
+/** Every submitted span was rejected (§5.3): 422 with the rejection entries as `detail`. */
+export function allRejectedReply(rejections: Rejection[]): Reply {
+  return { status: 422, body: '{"detail":' + JSON.stringify(rejections) + '}' };
 }
 
 /** 429/503: the client retries after `retryAfterSeconds`. Nothing was appended. */
