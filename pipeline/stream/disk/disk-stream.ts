@@ -11,7 +11,7 @@ import { RefusedError, StartupError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { Span } from '../../span.ts';
 import type { IngestStream, StreamReader, StreamRecord } from '../stream.ts';
-import { CursorStore, loadCursors } from './cursors.ts';
+import { CursorStore, loadCursors, type CursorState, type Delivering } from './cursors.ts';
 import { nodeIo, syncDirectory, writeAll, type DiskIo } from './io.ts';
 import { lockDirectory } from './lock.ts';
 import { Quarantine, type QuarantineEntry } from './quarantine.ts';
@@ -31,14 +31,22 @@ export interface DiskStreamOptions {
   /** Bound on the segment files; appends are refused (RefusedError) while it is reached. */
   maxBytes: number;
   logger: Logger;
+  /**
+   * Crash-loop protection: a record whose delivery was under way when the process died `maxAttempts`
+   * times (a record that crashes an exporter, or the process, every time) is handed to `write` and
+   * committed instead of being delivered again. After the first such death the reader gets that record
+   * alone, so only the culprit is dead-lettered. Exceptions thrown by an exporter are the runner's
+   * business (RunnerOptions.maxAttempts); this covers what no catch can: the process going down.
+   */
+  deadLetter?: { maxAttempts: number; write(consumerId: string, spans: Span[], reason: string): Promise<void> };
   /** Told about each damaged byte range moved to `<directory>/quarantine.jsonl` (e.g. for a metric). */
-  deadLetter?: (entry: QuarantineEntry) => void;
+  onQuarantine?: (entry: QuarantineEntry) => void;
   /** When given, persisted cursors of other consumers (an exporter removed from the config) are
    *  dropped at open instead of holding segments forever. */
   consumers?: string[];
   /** A segment is closed once it reaches this size. Default: maxBytes / 16, within 64 KiB..64 MiB. */
   segmentBytes?: number;
-  /** Bytes of recent records kept decoded for readers. Default: min(32 MiB, maxBytes). */
+  /** Bytes (encoded size) of recent records kept decoded for readers. Default: min(16 MiB, maxBytes). */
   recentBytes?: number;
   /** Retry-After of refusals. Default 1000. */
   retryAfterMs?: number;
@@ -67,6 +75,10 @@ class DiskReader implements StreamReader {
   committed: number;
   /** Next seq to hand out. */
   next: number;
+  /** Records from `from` on handed out and not committed, in this process (crash-loop protection). */
+  delivering?: Delivering;
+  /** The same, left by the previous process: it died while delivering them. */
+  restored?: Delivering;
   private readonly stream: DiskStream;
 
   constructor(stream: DiskStream, id: string, committed: number) {
@@ -142,9 +154,9 @@ export class DiskStream implements IngestStream {
     this.retryAfterMs = options.retryAfterMs ?? 1000;
     this.logger = options.logger;
     this.io = options.io ?? nodeIo;
-    this.quarantine = new Quarantine(this.io, this.dir, this.logger, options.deadLetter);
+    this.quarantine = new Quarantine(this.io, this.dir, this.logger, options.onQuarantine);
     this.cursors = new CursorStore(this.io, this.dir, this.logger, () => this.cursorSnapshot());
-    this.recent = new RecentRecords(options.recentBytes ?? Math.min(32 * 1024 * 1024, options.maxBytes));
+    this.recent = new RecentRecords(options.recentBytes ?? Math.min(16 * 1024 * 1024, options.maxBytes));
   }
 
   // ---- open and recovery ------------------------------------------------------------------------
@@ -189,7 +201,7 @@ export class DiskStream implements IngestStream {
   }
 
   private async recover(): Promise<void> {
-    const cursors = await loadCursors(this.io, this.dir, this.logger);
+    const { cursors, delivering } = await loadCursors(this.io, this.dir, this.logger);
     if (this.options.consumers) {
       const keep = new Set(this.options.consumers);
       for (const id of [...cursors.keys()]) {
@@ -240,7 +252,11 @@ export class DiskStream implements IngestStream {
       r.next = r.committed + 1;
     }
     for (const [id, seq] of cursors) if (!this.readers.has(id)) this.readers.set(id, new DiskReader(this, id, seq));
-    for (const r of this.readers.values()) if (r.next < oldest) r.next = oldest;
+    for (const r of this.readers.values()) {
+      if (r.next < oldest) r.next = oldest;
+      const d = delivering.get(r.id);
+      if (d && d.from === r.committed + 1) r.restored = d;
+    }
     await this.releaseConsumed();
     if (this.readers.size > cursors.size) await this.cursors.persist();
 
@@ -445,12 +461,46 @@ export class DiskStream implements IngestStream {
       if (this.state === 'closed' || signal?.aborted) return [];
       if (r.next <= this.visibleSeq) {
         const records = await this.collect(r, limit);
-        if (records.length > 0) return records;
-        continue;
+        if (records.length === 0) continue;
+        if (!this.options.deadLetter) return records;
+        if (await this.guardCrashLoop(r, records)) continue;
+        return records;
       }
       if (this.state === 'sealed' && this.pending.length === 0 && !this.flushing && !this.flushScheduled) return [];
       await this.changed(signal);
     }
+  }
+
+  /**
+   * Crash-loop protection (options.deadLetter). Marks the records as being delivered; after a previous
+   * process died delivering the same first record, narrows `records` to that record alone, and after
+   * `maxAttempts` such deaths dead-letters it and commits it (returns true: the caller reads on).
+   */
+  private async guardCrashLoop(r: DiskReader, records: StreamRecord[]): Promise<boolean> {
+    const from = r.committed + 1;
+    if (r.delivering?.from === from) return false;
+    const died = r.restored?.from === from ? r.restored.attempts : 0;
+    const first = records[0];
+    if (died > 0 && records.length > 1) {
+      records.length = 1;
+      r.next = first.seq + 1;
+    }
+    const deadLetter = this.options.deadLetter!;
+    if (died >= deadLetter.maxAttempts) {
+      const reason = `the process died ${died} times while this record was being delivered`;
+      try {
+        await deadLetter.write(r.id, first.spans, reason);
+        this.logger.error('record dead-lettered: delivering it kept killing the process', { reader: r.id, seq: first.seq, spans: first.spans.length, attempts: died });
+        r.restored = undefined;
+        await this.commitFor(r, first.seq);
+        return true;
+      } catch (err) {
+        this.logger.error('cannot dead-letter a record that keeps killing the process; delivering it again', { reader: r.id, seq: first.seq, error: err });
+      }
+    }
+    r.delivering = { from, attempts: died + 1 };
+    void this.cursors.persist();
+    return false;
   }
 
   /** The next records for `r`, from memory when held there, else from its segment file. */
@@ -533,6 +583,7 @@ export class DiskStream implements IngestStream {
     if (upTo <= r.committed) return Promise.resolve();
     r.committed = upTo;
     if (r.next <= upTo) r.next = upTo + 1;
+    if (r.delivering && r.delivering.from <= upTo) r.delivering = undefined;
     const persisted = this.cursors.persist();
     if (!this.releaseScheduled) {
       this.releaseScheduled = true;
@@ -579,10 +630,13 @@ export class DiskStream implements IngestStream {
     }
   }
 
-  private cursorSnapshot(): Map<string, number> {
-    const m = new Map<string, number>();
-    for (const r of this.readers.values()) m.set(r.id, r.committed);
-    return m;
+  private cursorSnapshot(): CursorState {
+    const state: CursorState = { cursors: new Map(), delivering: new Map() };
+    for (const r of this.readers.values()) {
+      state.cursors.set(r.id, r.committed);
+      if (r.delivering) state.delivering.set(r.id, r.delivering);
+    }
+    return state;
   }
 
   /** The oldest record still held (the next seq when none). */
@@ -629,6 +683,8 @@ export class DiskStream implements IngestStream {
       else await new Promise((resolve) => setImmediate(resolve));
     }
     if (wasOpen) {
+      // Stopping cleanly is not dying: records in flight get no attempt counted.
+      for (const r of this.readers.values()) r.delivering = undefined;
       // A clean shutdown syncs whatever the mode: it costs one fsync.
       await this.exclusive(() => this.closeActive(true));
       await this.cursors.persist();

@@ -111,7 +111,7 @@ describe('disk stream recovery', () => {
     const notified: unknown[] = [];
     const stream = createDiskStream({
       directory: dir, fsync: 'always', fsyncIntervalMs: 1000, maxBytes: 1 << 24, logger: log.logger,
-      deadLetter: (entry) => notified.push(entry),
+      onQuarantine: (entry) => notified.push(entry),
     });
     await stream.open();
     opened.push(stream);
