@@ -1,6 +1,6 @@
 // Interop with a real OpenTelemetry Collector, both directions (issue 3):
 //   tracehop `otlp` exporter -> Collector otlp receiver -> Collector file exporter (OTLP/JSON lines)
-//   Collector `otlphttp` exporter -> tracehop `otlp` receiver -> tracehop `file` exporter (span records)
+//   Collector `otlp_http` exporter -> tracehop `otlp` receiver -> tracehop `file` exporter (span records)
 // The same hand-written OTLP request goes in at one end; what comes out at the other must hold every
 // id, name, time, attribute (with its type where the format keeps it), event, link, resource and scope.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -120,9 +120,14 @@ if (unavailable !== undefined) {
       },
     );
 
-    it.each(['proto', 'json'])(
-      "the Collector's otlphttp exporter (%s, gzip) delivers to tracehop, whose file output matches",
-      async (encoding) => {
+    // The json case also takes the tracing backend's path (/otlp/v1/traces), as a Collector configured
+    // for that backend would (`traces_endpoint` is used as given).
+    it.each([
+      { encoding: 'proto', path: '/v1/traces' },
+      { encoding: 'json', path: '/otlp/v1/traces' },
+    ])(
+      "the Collector's otlp_http exporter ($encoding, gzip, $path) delivers to tracehop, whose file output matches",
+      async ({ encoding, path }) => {
         dir = mkdtempSync(join(tmpdir(), 'tracehop-interop-'));
         const collectorPort = await freePort();
         const tracehopPort = await freePort();
@@ -139,7 +144,7 @@ if (unavailable !== undefined) {
             receivers: { otlp: { protocols: { http: { endpoint: `127.0.0.1:${collectorPort}` } } } },
             exporters: {
               otlp_http: {
-                endpoint: `http://127.0.0.1:${tracehopPort}`,
+                traces_endpoint: `http://127.0.0.1:${tracehopPort}${path}`,
                 encoding,
                 compression: 'gzip',
                 // Synchronous and without retries: the Collector answers our POST with tracehop's
