@@ -344,7 +344,7 @@ async function main(argv: string[]): Promise<number> {
     case 'status': {
       const { running, state } = brokerStatus(workDir);
       if (running && state) {
-        process.stdout.write(`running ${state.bootstrap} (pid ${state.pid}, dir ${workDir})\n`);
+        process.stdout.write(`running ${state.bootstrap} (sasl ${state.saslBootstrap}, pid ${state.pid}, dir ${workDir})\n`);
         return 0;
       }
       process.stdout.write('stopped\n');
