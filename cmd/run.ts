@@ -8,6 +8,7 @@ import { createDiskStream } from '../pipeline/stream/disk/disk-stream.ts';
 import { MemoryStream } from '../pipeline/stream/memory.ts';
 import { join } from 'node:path';
 import type { IngestStream } from '../pipeline/stream/stream.ts';
+import type { DeadLetterSink } from '../pipeline/runner.ts';
 import { builtinRegistry } from './components.ts';
 import { version } from './version.ts';
 
@@ -26,7 +27,7 @@ export async function runDaemon(configPath: string | undefined): Promise<number>
   const graph = new Graph(config, {
     registry,
     logger,
-    createStream: (pipelineId) => createStream(config, pipelineId, logger),
+    createStream: (pipelineId, deadLetters) => createStream(config, pipelineId, deadLetters, logger),
     admission: () => limiter.check(),
     retryAfterMs: RETRY_AFTER_MS,
   });
@@ -47,9 +48,19 @@ export async function runDaemon(configPath: string | undefined): Promise<number>
   return waitForSignal(graph, config, logger);
 }
 
-function createStream(config: LoadedConfig, pipelineId: string, logger: Logger): IngestStream {
+function createStream(
+  config: LoadedConfig,
+  pipelineId: string,
+  deadLetters: (exporterId: string) => DeadLetterSink,
+  logger: Logger,
+): IngestStream {
   const { storage } = config;
   if (storage.type === 'memory') return new MemoryStream({ maxBytes: storage.max_bytes, retryAfterMs: RETRY_AFTER_MS });
+  const exporters = config.pipelines.find((p) => p.id === pipelineId)!.exporters;
+  // A record that keeps killing the process is dead-lettered after the smallest max_attempts of the
+  // pipeline's exporters, into the dead-letter file of the exporter that was delivering it.
+  const maxAttempts = Math.min(...exporters.map((id) =>
+    ((config.exporters.get(id)!.config.dead_letter as { max_attempts?: number } | undefined)?.max_attempts ?? 10)));
   return createDiskStream({
     // `<directory>/<pipeline id with / as _>/` (ARCHITECTURE.md)
     directory: join(storage.directory, pipelineId.replaceAll('/', '_')),
@@ -57,7 +68,8 @@ function createStream(config: LoadedConfig, pipelineId: string, logger: Logger):
     fsyncIntervalMs: storage.fsync_interval,
     maxBytes: storage.max_bytes,
     logger: logger.child({ component: `storage/${pipelineId}` }),
-    consumers: config.pipelines.find((p) => p.id === pipelineId)!.exporters,
+    consumers: exporters,
+    deadLetter: { maxAttempts, write: (exporterId, spans, reason) => deadLetters(exporterId).write(spans, reason) },
   });
 }
 

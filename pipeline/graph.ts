@@ -6,7 +6,7 @@ import { DeadLetterFile, defaultDeadLetterPath } from './deadletter.ts';
 import { RefusedError } from './errors.ts';
 import type { Logger } from './log.ts';
 import type { Registry } from './registry.ts';
-import { ExportRunner, SerialExporter, type RetryPolicy } from './runner.ts';
+import { ExportRunner, SerialExporter, type DeadLetterSink, type RetryPolicy } from './runner.ts';
 import type { Span } from './span.ts';
 import type { IngestStream, StreamReader, StreamRecord } from './stream/stream.ts';
 import type { WorkingBatch } from './batch.ts';
@@ -37,7 +37,9 @@ export interface GraphSpec {
 export interface GraphOptions {
   registry: Registry;
   logger: Logger;
-  createStream(pipelineId: string): IngestStream;
+  /** `deadLetters` gives each exporter's dead-letter sink, for a stream that can tell a record that keeps
+   *  killing the process (crash-loop protection of the disk stream). */
+  createStream(pipelineId: string, deadLetters: (exporterId: string) => DeadLetterSink): IngestStream;
   /** Process-wide admission check (memory limit); undefined = admit. */
   admission?: () => { message: string; retryAfterMs: number } | undefined;
   retryAfterMs: number;
@@ -100,7 +102,7 @@ export class Graph {
       const async = listed.map((l) => l.instance).filter((i): i is Batcher => !i.sync);
       const runtime: PipelineRuntime = {
         id: p.id,
-        stream: options.createStream(p.id),
+        stream: options.createStream(p.id, (exporterId) => this.deadLetters.get(exporterId)!),
         sync: sync as SyncProcessor[],
         batcher: async[0] ?? passThrough,
       };

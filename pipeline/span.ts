@@ -88,7 +88,7 @@ export interface Span {
   endNs: bigint;
   status: SpanStatus;
   attributes: Attributes;
-  /** Absent and [] are distinct: [] still counts as "has events" for the errors metric. */
+  /** Absent and [] are kept distinct, as the client sent them (the errors metric needs at least one event). */
   events?: SpanEvent[];
   /** Absent and [] are distinct until `namespace` ran: [] makes the trace an annotation. */
   links?: SpanLink[];
