@@ -2,6 +2,7 @@
 // What does not fit is quarantined (§3.2) in slot order; a null at a slot or typed leaf means absent.
 import type { Tree, TreeMap } from '../../pipeline/attributes/trie.ts';
 import { SPAN_TYPES } from '../../pipeline/span.ts';
+import type { FastSlots } from './fast.ts';
 import type { Quarantine } from './quarantine.ts';
 import { cleanReferences } from './references.ts';
 
@@ -32,6 +33,8 @@ export interface Cleaned {
   exception?: TreeMap;
   selector?: TreeMap;
   unsupported?: TreeMap;
+  /** Set by the fast path instead of the tree slots above (fast.ts). */
+  fast?: FastSlots;
 }
 
 export function emptyCleaned(): Cleaned {

@@ -4,6 +4,7 @@ import { flattenInto } from '../../pipeline/attributes/flatten.ts';
 import type { Tree } from '../../pipeline/attributes/trie.ts';
 import type { Attributes } from '../../pipeline/span.ts';
 import type { Cleaned } from './clean.ts';
+import { FAST_DATA_LAST, FAST_METRICS_FIRST, FAST_METRICS_LAST, FAST_TAIL_FIRST, FAST_TAIL_LAST, emitFastSlots } from './fast.ts';
 import { isAgKey } from './keys.ts';
 import { emitUnsupported, type Quarantine } from './quarantine.ts';
 
@@ -15,27 +16,37 @@ export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine): At
   const out: Attributes = new Map();
   out.set('ag.type.span', c.typeSpan as string);
   out.set('ag.type.trace', c.typeTrace as string);
-  put(out, 'ag.data.parameters', c.parameters);
-  put(out, 'ag.data.inputs', c.inputs);
-  if (c.hasOutputs) put(out, 'ag.data.outputs', c.outputs);
-  put(out, 'ag.data.internals', c.internals);
+  const f = c.fast;
+  if (f !== undefined) emitFastSlots(f, 0, FAST_DATA_LAST, out);
+  else {
+    put(out, 'ag.data.parameters', c.parameters);
+    put(out, 'ag.data.inputs', c.inputs);
+    if (c.hasOutputs) put(out, 'ag.data.outputs', c.outputs);
+    put(out, 'ag.data.internals', c.internals);
+  }
   if (c.durationIncremental !== undefined) out.set('ag.metrics.duration.incremental', c.durationIncremental);
   if (c.durationCumulative !== undefined) out.set('ag.metrics.duration.cumulative', c.durationCumulative);
   if (c.errorsIncremental !== undefined) out.set('ag.metrics.errors.incremental', c.errorsIncremental);
   if (c.errorsCumulative !== undefined) out.set('ag.metrics.errors.cumulative', c.errorsCumulative);
-  put(out, 'ag.metrics.tokens.incremental', c.tokensIncremental);
-  put(out, 'ag.metrics.tokens.cumulative', c.tokensCumulative);
-  put(out, 'ag.metrics.costs.incremental', c.costsIncremental);
-  put(out, 'ag.metrics.costs.cumulative', c.costsCumulative);
-  put(out, 'ag.references', c.references);
+  if (f !== undefined) emitFastSlots(f, FAST_METRICS_FIRST, FAST_METRICS_LAST, out);
+  else {
+    put(out, 'ag.metrics.tokens.incremental', c.tokensIncremental);
+    put(out, 'ag.metrics.tokens.cumulative', c.tokensCumulative);
+    put(out, 'ag.metrics.costs.incremental', c.costsIncremental);
+    put(out, 'ag.metrics.costs.cumulative', c.costsCumulative);
+    put(out, 'ag.references', c.references);
+  }
   if (c.sessionId !== undefined) out.set('ag.session.id', c.sessionId);
   if (c.userId !== undefined) out.set('ag.user.id', c.userId);
-  put(out, 'ag.flags', c.flags);
-  put(out, 'ag.tags', c.tags);
-  put(out, 'ag.meta', c.meta);
-  put(out, 'ag.exception', c.exception);
-  put(out, 'ag.selector', c.selector);
-  emitUnsupported(c.unsupported, q, out);
+  if (f !== undefined) emitFastSlots(f, FAST_TAIL_FIRST, FAST_TAIL_LAST, out);
+  else {
+    put(out, 'ag.flags', c.flags);
+    put(out, 'ag.tags', c.tags);
+    put(out, 'ag.meta', c.meta);
+    put(out, 'ag.exception', c.exception);
+    put(out, 'ag.selector', c.selector);
+    emitUnsupported(c.unsupported, q, out);
+  }
   for (const [k, v] of input) if (!isAgKey(k)) out.set(k, v);
   return out;
 }

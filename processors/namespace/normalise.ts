@@ -7,6 +7,7 @@ import type { AttrValue, Attributes } from '../../pipeline/span.ts';
 import { rewriteAliases } from './aliases.ts';
 import { cleanTree, emptyCleaned, type Cleaned } from './clean.ts';
 import { decodeDataSlots, decodeTyped } from './decode.ts';
+import { classifyFast } from './fast.ts';
 import { isAgKey } from './keys.ts';
 import { Quarantine } from './quarantine.ts';
 import { applySemconv, familyMask } from './semconv/index.ts';
@@ -14,18 +15,25 @@ import { applySemconv, familyMask } from './semconv/index.ts';
 /** Shared by every span with nothing quarantined; never written to. */
 export const NO_QUARANTINE = new Quarantine();
 
+/**
+ * The fast path (fast.ts) is on unless a test turns it off to compare both paths; it never changes the
+ * output, only how it is computed.
+ */
+export const fastPath = { enabled: true, hits: 0 };
+
 export interface Normalised {
   c: Cleaned;
   q: Quarantine;
 }
 
-export function normalise(attrs: Attributes, semconv: boolean): Normalised {
+/** `fast` false keeps the full path (propagate_metrics reads the token/cost trees the fast path does not build). */
+export function normalise(attrs: Attributes, semconv: boolean, fast = false): Normalised {
   let ag: Attributes | undefined;
   for (const [k, v] of attrs) {
     if (isAgKey(k)) (ag ??= new Map()).set(k, v);
   }
   const mask = semconv ? familyMask(attrs) : 0;
-  const c = emptyCleaned();
+  let c = emptyCleaned();
   if (ag === undefined && mask === 0) return { c, q: NO_QUARANTINE };
   ag ??= new Map();
   const q = new Quarantine();
@@ -35,6 +43,14 @@ export function normalise(attrs: Attributes, semconv: boolean): Normalised {
   // the same as one S5 pass over the whole map, and claims see the keys as the output spells them.
   ag = decodeDataSlots(ag, q);
   if (mask !== 0) ag = applySemconv(attrs, ag, mask, q);
+  // Already canonical and nothing to quarantine (the common case): no trie, no tree.
+  if (fast && fastPath.enabled && q.size === 0 && !ag.has('ag')) {
+    if (classifyFast(ag, c)) {
+      fastPath.hits++;
+      return { c, q: NO_QUARANTINE };
+    }
+    c = emptyCleaned();
+  }
   // `ag` itself cannot hold a value in the layout; taken out first so it does not shadow every ag.* key.
   let invalid: AttrValue | undefined;
   if (ag.has('ag')) {

@@ -37,7 +37,7 @@ export class NamespaceProcessor implements SyncProcessor {
     if (n === 0) return;
     const semconv = this.semconv === 'all' || (this.semconv === 'otlp' && batch.origin === 'otlp');
     const work: Normalised[] = new Array(n);
-    for (let i = 0; i < n; i++) work[i] = normalise(spans[i].attributes, semconv);
+    for (let i = 0; i < n; i++) work[i] = normalise(spans[i].attributes, semconv, !this.propagate);
 
     // S8: types, then metrics (the trace type may need the whole batch).
     let linked: Set<string> | undefined;

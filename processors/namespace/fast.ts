@@ -1,0 +1,307 @@
+// Fast path for S6, S7 and the `ag` half of S9 (ag-namespace.md §2, §3.6) when the `ag` keys are already in
+// the form the full path would write them back: every key sits in a known slot with a valid leaf, nothing
+// is shadowed, no key would be regrouped or turned into an array by unflatten. Then the output is simply
+// the keys bucketed by slot, each bucket in input order, and no trie or tree is built. Anything unusual
+// returns false and the caller runs the full path; the differential test (fast.test.ts) holds the two equal.
+import type { AttrValue, Attributes } from '../../pipeline/span.ts';
+import { isSpanType, type Cleaned } from './clean.ts';
+
+/** Tree slots in output order (§3.6); scalar slots go straight into Cleaned. */
+const PARAMETERS = 0;
+const INPUTS = 1;
+const OUTPUTS = 2;
+const INTERNALS = 3;
+const TOKENS_INC = 4;
+const TOKENS_CUM = 5;
+const COSTS_INC = 6;
+const COSTS_CUM = 7;
+const FLAGS = 8;
+const TAGS = 9;
+const META = 10;
+const EXCEPTION = 11;
+const SELECTOR = 12;
+const UNSUPPORTED = 13;
+const SLOT_COUNT = 14;
+
+/** Slot roots without the trailing dot, by slot. */
+const ROOTS = [
+  'ag.data.parameters', 'ag.data.inputs', 'ag.data.outputs', 'ag.data.internals', 'ag.metrics.tokens.incremental',
+  'ag.metrics.tokens.cumulative', 'ag.metrics.costs.incremental', 'ag.metrics.costs.cumulative', 'ag.flags',
+  'ag.tags', 'ag.meta', 'ag.exception', 'ag.selector', 'ag.unsupported',
+];
+const ROOT_LEN = ROOTS.map((r) => r.length);
+
+/** How leaves of a slot are checked. */
+const FREE = 0; // any flat value, null is content
+const NUMBERS = 1; // number or bigint leaves (token/cost trees)
+const FLAG_LEAVES = 2; // string or boolean leaves (flags/tags)
+const STRINGS = 3; // one level of string members (selector)
+const KIND = [FREE, FREE, FREE, FREE, NUMBERS, NUMBERS, NUMBERS, NUMBERS, FLAG_LEAVES, FLAG_LEAVES, FREE, FREE,
+  STRINGS, FREE];
+
+/** The slot groups below `ag.`, split by the character after `ag.` to keep the prefix tests few. */
+const DATA = [PARAMETERS, INPUTS, OUTPUTS, INTERNALS];
+const METRIC_TREES = [TOKENS_INC, TOKENS_CUM, COSTS_INC, COSTS_CUM];
+
+/** Exact keys of the scalar slots. */
+const SPAN = 'ag.type.span';
+const TRACE = 'ag.type.trace';
+const SCALAR_KEYS = new Map<string, number>([
+  [SPAN, 0], [TRACE, 1], ['ag.metrics.duration.incremental', 2], ['ag.metrics.duration.cumulative', 3],
+  ['ag.metrics.errors.incremental', 4], ['ag.metrics.errors.cumulative', 5], ['ag.session.id', 6],
+  ['ag.user.id', 7], ['ag.data.outputs', 8],
+]);
+
+/** The `ag` keys of a span classified by the fast path: what emitFast writes. */
+export interface FastSlots {
+  keys: string[];
+  values: AttrValue[];
+  /** Tree slot of each key. */
+  slots: number[];
+  /** Bit s set when tree slot s holds a key. */
+  present: number;
+}
+
+function startsAt(k: string, root: string, len: number): boolean {
+  return k.length > len && k.charCodeAt(len) === 46 && k.startsWith(root);
+}
+
+/** Tree slot whose root is strictly above `k`, or -1. */
+function treeSlot(k: string): number {
+  let group: number[] | undefined;
+  switch (k.charCodeAt(3)) {
+    case 100 /* d */: group = DATA; break;
+    case 109 /* m */:
+      if (startsAt(k, 'ag.meta', 7)) return META;
+      group = METRIC_TREES;
+      break;
+    case 102 /* f */: return startsAt(k, 'ag.flags', 8) ? FLAGS : -1;
+    case 116 /* t */: return startsAt(k, 'ag.tags', 7) ? TAGS : -1;
+    case 101 /* e */: return startsAt(k, 'ag.exception', 12) ? EXCEPTION : -1;
+    case 115 /* s */: return startsAt(k, 'ag.selector', 11) ? SELECTOR : -1;
+    case 117 /* u */: return startsAt(k, 'ag.unsupported', 14) ? UNSUPPORTED : -1;
+    default: return -1;
+  }
+  for (let i = 0; i < group.length; i++) {
+    const s = group[i];
+    if (startsAt(k, ROOTS[s], ROOT_LEN[s])) return s;
+  }
+  return -1;
+}
+
+/** A value flatten writes back unchanged: a scalar (finite number) or an array of them. */
+function plainValue(v: unknown): boolean {
+  switch (typeof v) {
+    case 'string': case 'boolean': case 'bigint': return true;
+    case 'number': return Number.isFinite(v);
+    case 'object': {
+      if (v === null) return true;
+      if (!Array.isArray(v)) return false;
+      for (let i = 0; i < v.length; i++) {
+        const e: unknown = v[i];
+        const t = typeof e;
+        if (t === 'string' || t === 'boolean' || t === 'bigint' || e === null) continue;
+        if (t === 'number' && Number.isFinite(e)) continue;
+        return false; // holes, objects, non-finite numbers: flatten would rewrite them
+      }
+      return true;
+    }
+    default: return false;
+  }
+}
+
+function leafOk(kind: number, v: AttrValue): boolean {
+  switch (kind) {
+    case FREE: return plainValue(v);
+    case NUMBERS: return typeof v === 'bigint' || (typeof v === 'number' && Number.isFinite(v));
+    case FLAG_LEAVES: return typeof v === 'string' || typeof v === 'boolean';
+    case STRINGS: return typeof v === 'string';
+    default: return false;
+  }
+}
+
+function isNumber(v: unknown): v is number | bigint {
+  return typeof v === 'number' || typeof v === 'bigint';
+}
+
+/**
+ * Scalar slot `which` (index in SCALAR_KEYS) set on `c` when its value is what S7 keeps unchanged;
+ * false sends the span down the full path (invalid values are quarantined there).
+ */
+function scalarSlot(which: number, v: AttrValue, c: Cleaned): boolean {
+  switch (which) {
+    case 0: if (!isSpanType(v)) return false; c.typeSpan = v; return true;
+    case 1:
+      if (v === 'invocation' || v === 'annotation') { c.typeTrace = v; return true; }
+      return v === 'unknown'; // counts as absent, nothing quarantined
+    case 2: if (!isNumber(v)) return false; c.durationIncremental = v; return true;
+    case 3: if (!isNumber(v)) return false; c.durationCumulative = v; return true;
+    case 4: if (!isNumber(v)) return false; c.errorsIncremental = v; return true;
+    case 5: if (!isNumber(v)) return false; c.errorsCumulative = v; return true;
+    case 6: if (typeof v !== 'string') return false; c.sessionId = v; return true;
+    case 7: if (typeof v !== 'string') return false; c.userId = v; return true;
+    default: return false;
+  }
+}
+
+// Scratch for the canonical-order check, reused across spans (the processor is synchronous).
+const framePos: number[] = [];
+const frameCount: number[] = [];
+const frameSeenBase: number[] = [];
+const seenKey: number[] = [];
+const seenEnd: number[] = [];
+/** Beyond this many named (non-index) children under one node the check gives up (it is quadratic). */
+const MAX_NAMED_CHILDREN = 64;
+
+function allDigits(k: string, a: number, b: number): boolean {
+  if (a === b) return false;
+  for (let i = a; i < b; i++) {
+    const c = k.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+function sameRange(x: string, y: string, a: number, b: number): boolean {
+  for (let i = a; i < b; i++) if (x.charCodeAt(i) !== y.charCodeAt(i)) return false;
+  return true;
+}
+
+/**
+ * True when unflatten then flatten of this slot's keys gives back exactly these keys in this order:
+ * no key at or below another, the keys under every node contiguous (first appearance order is input
+ * order), index children appearing as 0, 1, 2, ... and never as the last segment (a dense run of scalars
+ * would become one array value) nor right below the slot root (the slot would become an array). In
+ * typed slots any index segment is refused: an array there is a bad leaf.
+ */
+function canonicalBucket(keys: string[], slots: number[], slot: number): boolean {
+  const rootLen = ROOT_LEN[slot];
+  const typed = KIND[slot] !== FREE;
+  let prev = -1;
+  let depth = 0;
+  let seenLen = 0;
+  for (let j = 0; j < keys.length; j++) {
+    if (slots[j] !== slot) continue;
+    const k = keys[j];
+    let from: number;
+    if (k.length === rootLen) {
+      // A value at the slot root itself (ag.data.outputs): fine alone, shadowing anything else.
+      if (prev >= 0) return false;
+      prev = j;
+      depth = -1;
+      continue;
+    }
+    if (prev < 0) {
+      depth = 0;
+      framePos[0] = rootLen;
+      frameCount[0] = 0;
+      frameSeenBase[0] = 0;
+      seenLen = 0;
+      from = rootLen;
+    } else {
+      if (depth < 0) return false; // a root value was seen before
+      const p = keys[prev];
+      const lim = p.length < k.length ? p.length : k.length;
+      let c = rootLen + 1;
+      while (c < lim && p.charCodeAt(c) === k.charCodeAt(c)) c++;
+      // One key ending where the other continues with a dot: shadowing.
+      if (c === p.length) { if (c === k.length || k.charCodeAt(c) === 46) return false; }
+      else if (c === k.length && p.charCodeAt(c) === 46) return false;
+      from = k.lastIndexOf('.', c - 1);
+      while (depth >= 0 && framePos[depth] !== from) { seenLen = frameSeenBase[depth]; depth--; }
+      if (depth < 0) return false;
+    }
+    // Walk the segments of k below the node ending at `from`.
+    let d = depth;
+    let a = from + 1;
+    for (;;) {
+      let b = k.indexOf('.', a);
+      const last = b < 0;
+      if (last) b = k.length;
+      if (allDigits(k, a, b)) {
+        if (typed || last || d === 0) return false;
+        const len = b - a;
+        if (len <= 10 && (len === 1 || k.charCodeAt(a) !== 48)) {
+          // An index must come next in order, so a dense run reads back in this order.
+          if (Number(k.slice(a, b)) !== frameCount[d]) return false;
+          frameCount[d]++;
+        } else if (!namedChild(keys, k, j, d, a, b, seenLen)) return false;
+        else seenLen++;
+      } else if (!namedChild(keys, k, j, d, a, b, seenLen)) return false;
+      else seenLen++;
+      if (last) break;
+      d++;
+      framePos[d] = b;
+      frameCount[d] = 0;
+      frameSeenBase[d] = seenLen;
+      a = b + 1;
+    }
+    depth = d;
+    prev = j;
+  }
+  return true;
+}
+
+/** Records a named child [a, b) of frame d, false when that child was seen before (it would regroup). */
+function namedChild(keys: string[], k: string, j: number, d: number, a: number, b: number, seenLen: number): boolean {
+  const base = frameSeenBase[d];
+  if (seenLen - base >= MAX_NAMED_CHILDREN) return false;
+  for (let s = base; s < seenLen; s++) {
+    if (seenEnd[s] === b && sameRange(keys[seenKey[s]], k, a, b)) return false;
+  }
+  seenKey[seenLen] = j;
+  seenEnd[seenLen] = b;
+  frameCount[d]++;
+  return true;
+}
+
+/**
+ * Classifies the `ag` keys (after S2-S5, nothing quarantined, `ag` itself absent) into `c`: scalar slots
+ * set directly, tree slots recorded in c.fast. False (with `c` possibly half-filled: the caller starts a
+ * fresh one) when the full path is needed.
+ */
+export function classifyFast(ag: Attributes, c: Cleaned): boolean {
+  const keys: string[] = [];
+  const values: AttrValue[] = [];
+  const slots: number[] = [];
+  let present = 0;
+  for (const [k, v] of ag) {
+    const exact = SCALAR_KEYS.get(k);
+    if (exact !== undefined) {
+      if (exact === 8) {
+        // ag.data.outputs itself: any value, kept as is (a null means absent: full path).
+        if (v === null || !plainValue(v)) return false;
+        keys.push(k); values.push(v); slots.push(OUTPUTS);
+        present |= 1 << OUTPUTS;
+        continue;
+      }
+      if (!scalarSlot(exact, v, c)) return false;
+      continue;
+    }
+    const s = treeSlot(k);
+    if (s < 0 || !leafOk(KIND[s], v)) return false;
+    if (KIND[s] === STRINGS && k.indexOf('.', ROOT_LEN[s] + 1) >= 0) return false;
+    keys.push(k); values.push(v); slots.push(s);
+    present |= 1 << s;
+  }
+  for (let s = 0; s < SLOT_COUNT; s++) {
+    if ((present & (1 << s)) !== 0 && !canonicalBucket(keys, slots, s)) return false;
+  }
+  c.fast = { keys, values, slots, present };
+  return true;
+}
+
+/** Writes the tree slots from `first` to `last` (inclusive), each bucket in input order. */
+export function emitFastSlots(f: FastSlots, first: number, last: number, out: Attributes): void {
+  for (let s = first; s <= last; s++) {
+    if ((f.present & (1 << s)) === 0) continue;
+    const { keys, values, slots } = f;
+    for (let i = 0; i < keys.length; i++) if (slots[i] === s) out.set(keys[i], values[i]);
+  }
+}
+
+export const FAST_DATA_LAST = INTERNALS;
+export const FAST_METRICS_FIRST = TOKENS_INC;
+export const FAST_METRICS_LAST = COSTS_CUM;
+export const FAST_TAIL_FIRST = FLAGS;
+export const FAST_TAIL_LAST = UNSUPPORTED;
