@@ -31,6 +31,43 @@ export class KeySpace {
   }
 }
 
+/** Up to this many keys a scan beats building the prefix sets of a KeySpace (every span pays for the build). */
+const SCAN_LIMIT = 24;
+
+/**
+ * The same question as KeySpace for S4 claims, answered by scanning the keys while they are few: a span has
+ * a handful of `ag` keys and the families ask about a few targets, so the prefix sets would cost more to
+ * build than the scans. Turns into a KeySpace past SCAN_LIMIT keys so a huge span stays O(depth) per ask.
+ */
+export class ClaimList {
+  private readonly list: string[] = [];
+  private space: KeySpace | undefined;
+
+  add(key: string): void {
+    if (this.space !== undefined) { this.space.add(key); return; }
+    this.list.push(key);
+    if (this.list.length > SCAN_LIMIT) {
+      const space = new KeySpace();
+      for (let i = 0; i < this.list.length; i++) space.add(this.list[i]);
+      this.space = space;
+    }
+  }
+
+  conflicts(t: string): boolean {
+    if (this.space !== undefined) return this.space.conflicts(t);
+    const list = this.list;
+    const tl = t.length;
+    for (let i = 0; i < list.length; i++) {
+      const k = list[i];
+      const kl = k.length;
+      if (kl === tl) { if (k === t) return true; }
+      else if (kl > tl) { if (k.charCodeAt(tl) === 46 && k.startsWith(t)) return true; }
+      else if (t.charCodeAt(kl) === 46 && t.startsWith(k)) return true;
+    }
+    return false;
+  }
+}
+
 /** Proper prefixes of the targets asked about, cached: targets are the few fixed strings of the tables. */
 const PREFIX_CACHE = new Map<string, string[]>();
 

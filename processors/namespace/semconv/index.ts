@@ -3,7 +3,7 @@
 // the explicit ag keys or a higher family already hold that key, or a key above or below it.
 import type { Attributes } from '../../../pipeline/span.ts';
 import { decodeDataSlots, decodeTyped } from '../decode.ts';
-import { KeySpace } from '../keys.ts';
+import { ClaimList } from '../keys.ts';
 import type { Quarantine } from '../quarantine.ts';
 import { genai } from './genai.ts';
 import { openinference } from './openinference.ts';
@@ -55,7 +55,7 @@ function nullIsContent(k: string): boolean {
  */
 export function applySemconv(attrs: Attributes, ag: Attributes, mask: number, q: Quarantine): Attributes {
   if (mask === 0) return ag;
-  const claimed = new KeySpace();
+  const claimed = new ClaimList();
   for (const [k, v] of ag) {
     // null means absent: it claims nothing, so a second run (where it is gone) maps the same way.
     // `ag` itself is always quarantined (as ag.unsupported._invalid), so it claims nothing either.
