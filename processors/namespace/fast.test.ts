@@ -28,7 +28,8 @@ const ROOTS = [
 const EXACT = [
   'ag.type.span', 'ag.type.trace', 'ag.session.id', 'ag.user.id', 'ag.metrics.duration.incremental',
   'ag.metrics.duration.cumulative', 'ag.metrics.errors.incremental', 'ag.metrics.errors.cumulative', 'ag.data.outputs',
-  'ag.data.inputs', 'ag.meta', 'ag.references.application.id',
+  'ag.data.inputs', 'ag.meta', 'ag.references.application.id', 'ag.meta.configuration', 'ag.meta.configuration.t',
+  'ag.type.node', 'ag.refs.application.id', 'ag.metrics.unit.tokens.prompt', 'ag.data.parameters', 'ag',
 ];
 const SEGMENTS = ['a', 'b', 'ab', '0', '1', '2', '01', '', 'role', 'content', 'prompt', '10', 'x'];
 const VALUES: AttrValue[] = [

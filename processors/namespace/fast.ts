@@ -2,9 +2,12 @@
 // the form the full path would write them back: every key sits in a known slot with a valid leaf, nothing
 // is shadowed, no key would be regrouped or turned into an array by unflatten. Then the output is simply
 // the keys bucketed by slot, each bucket in input order, and no trie or tree is built. Anything unusual
-// returns false and the caller runs the full path; the differential test (fast.test.ts) holds the two equal.
+// returns false and the caller runs the full path from the start; the differential test (fast.test.ts) holds the two equal.
 import type { AttrValue, Attributes } from '../../pipeline/span.ts';
 import { isSpanType, type Cleaned } from './clean.ts';
+import { ClaimList, isAgKey } from './keys.ts';
+import { Quarantine } from './quarantine.ts';
+import { claimExplicit, mapFamilies } from './semconv/index.ts';
 
 /** Tree slots in output order (§3.6); scalar slots go straight into Cleaned. */
 const PARAMETERS = 0;
@@ -255,39 +258,57 @@ function namedChild(keys: string[], k: string, j: number, d: number, a: number, 
   return true;
 }
 
+/** Places one `ag` key into `c` (scalar slots) or `f` (tree slots); false when the full path is needed. */
+function place(k: string, v: AttrValue, c: Cleaned, f: FastSlots): boolean {
+  const exact = SCALAR_KEYS.get(k);
+  if (exact !== undefined) {
+    if (exact !== 8) return scalarSlot(exact, v, c);
+    // ag.data.outputs itself: any value, kept as is (a null means absent: full path).
+    if (v === null || !plainValue(v)) return false;
+    f.keys.push(k); f.values.push(v); f.slots.push(OUTPUTS);
+    f.present |= 1 << OUTPUTS;
+    return true;
+  }
+  const s = treeSlot(k);
+  if (s < 0 || !leafOk(KIND[s], v)) return false;
+  if (KIND[s] === STRINGS && k.indexOf('.', ROOT_LEN[s] + 1) >= 0) return false;
+  // ag.meta.configuration is an alias (S3); the other aliases are outside every tree slot.
+  if (s === META && k.startsWith(CONFIGURATION) && (k.length === CONFIGURATION.length || k.charCodeAt(CONFIGURATION.length) === 46)) return false;
+  f.keys.push(k); f.values.push(v); f.slots.push(s);
+  f.present |= 1 << s;
+  return true;
+}
+
+const CONFIGURATION = 'ag.meta.configuration';
+
+/** S4 output is decoded into this; anything quarantined there sends the span down the full path. */
+const scratch = new Quarantine();
+
 /**
- * Classifies the `ag` keys (after S2-S5, nothing quarantined, `ag` itself absent) into `c`: scalar slots
- * set directly, tree slots recorded in c.fast. False (with `c` possibly half-filled: the caller starts a
- * fresh one) when the full path is needed.
+ * S1-S7 for a span whose `ag` keys need no rewriting: no `@ag.type=` value (S2), no alias (S3), no
+ * string in a JSON data slot (S5), `ag` itself absent, every key in a known slot with a value S7 keeps
+ * as is, and each slot already in canonical order. The semantic-convention output (S4, when `mask` is
+ * set) must pass the same checks. Fills `c` (scalar slots, and c.fast for the tree slots) and returns
+ * true; false (with `c` possibly half-filled: the caller starts a fresh one) when the full path is needed.
  */
-export function classifyFast(ag: Attributes, c: Cleaned): boolean {
-  const keys: string[] = [];
-  const values: AttrValue[] = [];
-  const slots: number[] = [];
-  let present = 0;
-  for (const [k, v] of ag) {
-    const exact = SCALAR_KEYS.get(k);
-    if (exact !== undefined) {
-      if (exact === 8) {
-        // ag.data.outputs itself: any value, kept as is (a null means absent: full path).
-        if (v === null || !plainValue(v)) return false;
-        keys.push(k); values.push(v); slots.push(OUTPUTS);
-        present |= 1 << OUTPUTS;
-        continue;
-      }
-      if (!scalarSlot(exact, v, c)) return false;
-      continue;
-    }
-    const s = treeSlot(k);
-    if (s < 0 || !leafOk(KIND[s], v)) return false;
-    if (KIND[s] === STRINGS && k.indexOf('.', ROOT_LEN[s] + 1) >= 0) return false;
-    keys.push(k); values.push(v); slots.push(s);
-    present |= 1 << s;
+export function normaliseFast(attrs: Attributes, mask: number, c: Cleaned): boolean {
+  const f: FastSlots = { keys: [], values: [], slots: [], present: 0 };
+  const claims = mask !== 0 ? new ClaimList() : undefined;
+  for (const [k, v] of attrs) {
+    if (!isAgKey(k)) continue;
+    if (typeof v === 'string' && v.charCodeAt(0) === 64 /* @ */ && v.startsWith('@ag.type=')) return false;
+    if (!place(k, v, c, f)) return false;
+    if (claims !== undefined) claimExplicit(claims, k, v);
+  }
+  if (claims !== undefined) {
+    const mapped = mapFamilies(attrs, claims, mask, scratch);
+    if (scratch.size > 0) { scratch.clear(); return false; }
+    if (mapped !== undefined) for (const [k, v] of mapped) if (!place(k, v, c, f)) return false;
   }
   for (let s = 0; s < SLOT_COUNT; s++) {
-    if ((present & (1 << s)) !== 0 && !canonicalBucket(keys, slots, s)) return false;
+    if ((f.present & (1 << s)) !== 0 && !canonicalBucket(f.keys, f.slots, s)) return false;
   }
-  c.fast = { keys, values, slots, present };
+  c.fast = f;
   return true;
 }
 

@@ -7,7 +7,7 @@ import type { AttrValue, Attributes } from '../../pipeline/span.ts';
 import { rewriteAliases } from './aliases.ts';
 import { cleanTree, emptyCleaned, type Cleaned } from './clean.ts';
 import { decodeDataSlots, decodeTyped } from './decode.ts';
-import { classifyFast } from './fast.ts';
+import { normaliseFast } from './fast.ts';
 import { isAgKey } from './keys.ts';
 import { Quarantine } from './quarantine.ts';
 import { applySemconv, familyMask } from './semconv/index.ts';
@@ -28,12 +28,20 @@ export interface Normalised {
 
 /** `fast` false keeps the full path (propagate_metrics reads the token/cost trees the fast path does not build). */
 export function normalise(attrs: Attributes, semconv: boolean, fast = false): Normalised {
+  const mask = semconv ? familyMask(attrs) : 0;
+  if (fast && fastPath.enabled) {
+    // Already canonical and nothing to rewrite or quarantine (the common case): no trie, no tree.
+    const c = emptyCleaned();
+    if (normaliseFast(attrs, mask, c)) {
+      fastPath.hits++;
+      return { c, q: NO_QUARANTINE };
+    }
+  }
   let ag: Attributes | undefined;
   for (const [k, v] of attrs) {
     if (isAgKey(k)) (ag ??= new Map()).set(k, v);
   }
-  const mask = semconv ? familyMask(attrs) : 0;
-  let c = emptyCleaned();
+  const c = emptyCleaned();
   if (ag === undefined && mask === 0) return { c, q: NO_QUARANTINE };
   ag ??= new Map();
   const q = new Quarantine();
@@ -43,14 +51,6 @@ export function normalise(attrs: Attributes, semconv: boolean, fast = false): No
   // the same as one S5 pass over the whole map, and claims see the keys as the output spells them.
   ag = decodeDataSlots(ag, q);
   if (mask !== 0) ag = applySemconv(attrs, ag, mask, q);
-  // Already canonical and nothing to quarantine (the common case): no trie, no tree.
-  if (fast && fastPath.enabled && q.size === 0 && !ag.has('ag')) {
-    if (classifyFast(ag, c)) {
-      fastPath.hits++;
-      return { c, q: NO_QUARANTINE };
-    }
-    c = emptyCleaned();
-  }
   // `ag` itself cannot hold a value in the layout; taken out first so it does not shadow every ag.* key.
   let invalid: AttrValue | undefined;
   if (ag.has('ag')) {

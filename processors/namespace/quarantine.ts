@@ -19,6 +19,12 @@ export class Quarantine {
     this.add(agKey.slice(3).split('.'), value);
   }
 
+  /** Empties a scratch quarantine for reuse. */
+  clear(): void {
+    this.paths.length = 0;
+    this.values.length = 0;
+  }
+
   get size(): number {
     return this.paths.length;
   }

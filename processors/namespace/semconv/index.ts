@@ -1,7 +1,7 @@
 // S4: semantic-convention mapping (ag-namespace.md §6.1). Families run only when a span has a key that
 // could feed them (one first-character lookup per key), and a family's output is dropped key by key when
 // the explicit ag keys or a higher family already hold that key, or a key above or below it.
-import type { Attributes } from '../../../pipeline/span.ts';
+import type { AttrValue, Attributes } from '../../../pipeline/span.ts';
 import { decodeDataSlots, decodeTyped } from '../decode.ts';
 import { ClaimList } from '../keys.ts';
 import type { Quarantine } from '../quarantine.ts';
@@ -46,35 +46,50 @@ function nullIsContent(k: string): boolean {
 }
 
 /**
- * Appends the mapped keys to `ag` (the explicit keys after S2, S3 and S5), highest family first, each in
- * row order. Returns the same map.
+ * Adds one explicit `ag` key (after S2, S3 and S5) to the claims.
+ *
+ * null means absent: it claims nothing, so a second run (where it is gone) maps the same way. `ag` itself
+ * is always quarantined (as ag.unsupported._invalid), so it claims nothing either. What was quarantined (or
+ * shadowed) on a first run comes back as ag.unsupported[._shadowed].<p>: it still claims ag.<p>, as the
+ * original key did then, so a second run maps exactly as the first.
+ */
+export function claimExplicit(claimed: ClaimList, k: string, v: AttrValue): void {
+  if ((v === null && !nullIsContent(k)) || k === 'ag') return;
+  claimed.add(k);
+  if (k.startsWith('ag.unsupported.')) {
+    claimed.add(k.startsWith('ag.unsupported._shadowed.') ? 'ag.' + k.slice(25) : 'ag.' + k.slice(15));
+  }
+}
+
+/**
+ * Runs the families in `mask`, highest first, each in row order, against the claims; returns their output
+ * (decoded by S2 and S5) in that order, or undefined when nothing was mapped.
  *
  * Claims are made by keys in the form a second run would read them back: explicit keys are already decoded
- * here, and each family's output is decoded (S2, S5) before it claims. Without that, a first run could drop
- * a row because of a key that the output then spells differently, and a second run would map it.
+ * when claimed, and each family's output is decoded (S2, S5) before it claims. Without that, a first run
+ * could drop a row because of a key that the output then spells differently, and a second run would map it.
  */
-export function applySemconv(attrs: Attributes, ag: Attributes, mask: number, q: Quarantine): Attributes {
-  if (mask === 0) return ag;
-  const claimed = new ClaimList();
-  for (const [k, v] of ag) {
-    // null means absent: it claims nothing, so a second run (where it is gone) maps the same way.
-    // `ag` itself is always quarantined (as ag.unsupported._invalid), so it claims nothing either.
-    if ((v === null && !nullIsContent(k)) || k === 'ag') continue;
-    claimed.add(k);
-    // What was quarantined (or shadowed) on a first run comes back as ag.unsupported[._shadowed].<p>: it
-    // still claims ag.<p>, as the original key did then, so a second run maps exactly as the first.
-    if (k.startsWith('ag.unsupported.')) {
-      claimed.add(k.startsWith('ag.unsupported._shadowed.') ? 'ag.' + k.slice(25) : 'ag.' + k.slice(15));
-    }
-  }
+export function mapFamilies(attrs: Attributes, claimed: ClaimList, mask: number, q: Quarantine): Attributes | undefined {
+  let all: Attributes | undefined;
   for (let f = 0; f < FAMILIES.length; f++) {
     if ((mask & (1 << f)) === 0) continue;
     let mapped = runFamily(FAMILIES[f], attrs, claimed);
     if (mapped.size === 0) continue;
     mapped = decodeDataSlots(decodeTyped(mapped), q);
-    for (const [k, v] of mapped) ag.set(k, v);
+    if (all === undefined) all = mapped;
+    else for (const [k, v] of mapped) all.set(k, v);
     // Rows of one family never drop each other, so its keys claim only after the whole family ran.
     for (const [k, v] of mapped) if (v !== null || nullIsContent(k)) claimed.add(k);
   }
+  return all;
+}
+
+/** Appends the mapped keys to `ag` (the explicit keys after S2, S3 and S5). Returns the same map. */
+export function applySemconv(attrs: Attributes, ag: Attributes, mask: number, q: Quarantine): Attributes {
+  if (mask === 0) return ag;
+  const claimed = new ClaimList();
+  for (const [k, v] of ag) claimExplicit(claimed, k, v);
+  const mapped = mapFamilies(attrs, claimed, mask, q);
+  if (mapped !== undefined) for (const [k, v] of mapped) ag.set(k, v);
   return ag;
 }
