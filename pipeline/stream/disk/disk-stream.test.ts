@@ -282,6 +282,51 @@ describe('disk stream: bounds and failures', () => {
     expect(names(await drain(reopened, 'check'))).toEqual(['ok0', 'ok1', 'ok2', 'ok3', 'ok4', 'ok5']);
   });
 
+  // A small volume with the default bound (64 MiB segments): the open segment is all there is, so the
+  // space returns only if the stream deletes it once delivered, although it is small.
+  function fullUntilASegmentIsDeleted(): TestIo {
+    const io = testIo();
+    const unlink = io.unlink;
+    io.unlink = async (file) => {
+      await unlink(file);
+      if (file.endsWith('.seg')) io.full = false;
+    };
+    return io;
+  }
+
+  it('disk full of its own records: the open segment is deleted once delivered, and appends resume', async () => {
+    const dir = tempDir();
+    const io = fullUntilASegmentIsDeleted();
+    const stream = await openStream(dir, { io, maxBytes: 1024 * 1024 * 1024 });
+    const reader = stream.reader('a');
+    for (let i = 0; i < 5; i++) await stream.append(makeSpans(`ok${i}`));
+    io.full = true;
+    await expect(stream.append(makeSpans('refused'))).rejects.toBeInstanceOf(RefusedError);
+    const all = await drain(stream, 'a');
+    expect(names(all)).toEqual(['ok0', 'ok1', 'ok2', 'ok3', 'ok4']);
+    await reader.commit(all.at(-1)!.seq);
+    await waitFor(() => segmentFiles(dir).length === 0, 'the delivered open segment deleted');
+    await stream.append(makeSpans('after'));
+    expect(names(await drain(stream, 'a'))).toEqual(['after']);
+  });
+
+  it('disk full after the readers caught up: the failed append itself frees the delivered open segment', async () => {
+    const dir = tempDir();
+    const io = fullUntilASegmentIsDeleted();
+    const stream = await openStream(dir, { io, maxBytes: 1024 * 1024 * 1024 });
+    const reader = stream.reader('a');
+    for (let i = 0; i < 5; i++) await stream.append(makeSpans(`ok${i}`));
+    const all = await drain(stream, 'a');
+    await reader.commit(all.at(-1)!.seq);
+    await waitFor(() => stream.stats().records === 0, 'commit processed');
+    expect(segmentFiles(dir)).toHaveLength(1); // small: kept open for the next appends
+    io.full = true;
+    await expect(stream.append(makeSpans('refused'))).rejects.toBeInstanceOf(RefusedError);
+    expect(segmentFiles(dir)).toHaveLength(0);
+    await stream.append(makeSpans('after'));
+    expect(names(await drain(stream, 'a'))).toEqual(['after']);
+  });
+
   it('seal refuses appends while readers drain; close ends waiting reads', async () => {
     const stream = await openStream(tempDir());
     const reader = stream.reader('a');

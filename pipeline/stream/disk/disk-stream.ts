@@ -350,6 +350,9 @@ export class DiskStream implements IngestStream {
         : `ingest stream cannot write: ${(err as Error).message}`;
       this.writeFailing = true;
       this.logRefusal(code ?? 'write', message, { directory: this.dir, error: err });
+      // Readers may have passed the open segment before the disk filled: no commit will come to free it.
+      // Before the answer, so the client's retry finds the space.
+      if (!this.needsTruncate) await this.releaseConsumed();
       const refused = new RefusedError(message, this.retryAfterMs);
       for (const p of group) p.reject(refused);
       return;
@@ -612,8 +615,12 @@ export class DiskStream implements IngestStream {
       if (s.lastSeq > min) break;
       if (this.active?.segment === s) {
         // The open segment is reused while it is small: deleting and recreating it on every catch-up
-        // would add a file creation and a directory sync per exporter batch.
-        if (s.size < this.segmentBytes / 4 && this.diskBytes + this.pendingBytes < this.maxBytes / 2) break;
+        // would add a file creation and a directory sync per exporter batch. Not while writes fail
+        // (disk full): the stream's own delivered records may be what fills the disk, and deleting them
+        // is then the only way space returns (a 1 MiB volume never fills a 64 MiB segment).
+        if (!this.writeFailing && s.size < this.segmentBytes / 4 && this.diskBytes + this.pendingBytes < this.maxBytes / 2) break;
+        // Torn bytes still to cut: the segment stays open until they are.
+        if (this.needsTruncate) break;
         if (this.active.segment.size === 0) break;
         await this.closeActive(false);
       }
