@@ -32,8 +32,10 @@ export class LoadClient {
   readonly refused = new Set<SpanKey>();
   /** Answers by status. */
   readonly statuses = new Map<number, number>();
-  /** Retry-After values (header text) seen on 503 answers. */
+  /** Retry-After values (header text) seen on 429/503 answers. */
   readonly retryAfter: string[] = [];
+  /** The `detail` of the last answer other than 202. */
+  lastRefusal = '';
   failedRequests = 0;
   /** When the last 202 arrived (Date.now()); 0 before the first. */
   lastAckAt = 0;
@@ -84,13 +86,14 @@ export class LoadClient {
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ spans }),
         });
-        const body = (await res.json()) as { links?: Array<{ trace_id: string; span_id: string }> };
+        const body = (await res.json()) as { links?: Array<{ trace_id: string; span_id: string }>; detail?: unknown };
         this.statuses.set(res.status, (this.statuses.get(res.status) ?? 0) + 1);
         if (res.status === 202) {
           for (const l of body.links ?? []) this.acked.add(`${l.trace_id}/${l.span_id}`);
           this.lastAckAt = Date.now();
         } else {
           for (const s of spans) this.refused.add(`${s.trace_id as string}/${s.span_id as string}`);
+          this.lastRefusal = typeof body.detail === 'string' ? body.detail : JSON.stringify(body.detail);
           if (res.status === 503 || res.status === 429) {
             const header = res.headers.get('retry-after');
             this.retryAfter.push(header ?? '');
@@ -123,10 +126,12 @@ export function fileSpanCounts(dir: string): Map<SpanKey, number> {
   return seen;
 }
 
-/** Bytes of the files directly in `dir` (a disk stream: segments, cursors, lock). */
-export function dirBytes(dir: string): number {
+/** Bytes of the files directly in `dir` (a disk stream: segments, cursors, lock), or of those whose
+ *  name ends with `suffix` (`.seg`: the records alone). */
+export function dirBytes(dir: string, suffix = ''): number {
   let total = 0;
   for (const name of fs.readdirSync(dir)) {
+    if (!name.endsWith(suffix)) continue;
     const stat = fs.statSync(path.join(dir, name), { throwIfNoEntry: false });
     if (stat?.isFile()) total += stat.size;
   }
