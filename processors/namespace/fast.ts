@@ -226,7 +226,9 @@ function canonicalBucket(keys: string[], slots: number[], slot: number): boolean
         const len = b - a;
         if (len <= 10 && (len === 1 || k.charCodeAt(a) !== 48)) {
           // An index must come next in order, so a dense run reads back in this order.
-          if (Number(k.slice(a, b)) !== frameCount[d]) return false;
+          let n = 0;
+          for (let i = a; i < b; i++) n = n * 10 + (k.charCodeAt(i) - 48);
+          if (n !== frameCount[d]) return false;
           frameCount[d]++;
         } else if (!namedChild(keys, k, j, d, a, b, seenLen)) return false;
         else seenLen++;

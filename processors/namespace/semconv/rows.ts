@@ -61,36 +61,84 @@ export interface Claims {
 }
 
 /**
+ * Per family: the rows fed by one exact source key, so a span's few keys are looked up in the table
+ * instead of every row looking its source up in the span; and the prefix rows' `src.` strings.
+ */
+interface FamilyIndex {
+  bySource: Map<string, number[]>;
+  prefixDot: string[];
+  /** Row r has its source on the current span when mark[r] === gen; its value is then vals[r]. */
+  mark: Int32Array;
+  vals: (AttrValue | undefined)[];
+  gen: number;
+}
+
+const INDEXES = new WeakMap<Family, FamilyIndex>();
+
+function indexOf(family: Family): FamilyIndex {
+  let ix = INDEXES.get(family);
+  if (ix !== undefined) return ix;
+  const rows = family.rows;
+  ix = { bySource: new Map(), prefixDot: new Array(rows.length).fill(''), mark: new Int32Array(rows.length),
+    vals: new Array(rows.length).fill(undefined), gen: 0 };
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    if (row.kind === 'copy' || row.kind === 'json' || row.kind === 'type') {
+      const list = ix.bySource.get(row.src);
+      if (list === undefined) ix.bySource.set(row.src, [r]);
+      else list.push(r);
+    } else if (row.kind === 'prefix') ix.prefixDot[r] = row.src + '.';
+  }
+  INDEXES.set(family, ix);
+  return ix;
+}
+
+/**
  * Runs a family's rows over the span attributes, skipping each row whose target is claimed; returns the
  * family's flat output in row order.
  */
 export function runFamily(family: Family, attrs: Attributes, claims: Claims): Attributes {
   const out: Attributes = new Map();
   const rows = family.rows;
+  const ix = indexOf(family);
+  if (ix.gen >= 0x3fffffff) { ix.mark.fill(0); ix.gen = 0; }
+  const gen = ++ix.gen;
+  const { mark, vals } = ix;
+  for (const [k, v] of attrs) {
+    const list = ix.bySource.get(k);
+    if (list === undefined) continue;
+    for (let i = 0; i < list.length; i++) { mark[list[i]] = gen; vals[list[i]] = v; }
+  }
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
-    // Most rows find no source on a given span: look that up before the (costlier) claim check.
+    // Most rows find no source on a given span: that is known before the (costlier) claim check.
     switch (row.kind) {
       case 'copy': {
-        const v = attrs.get(row.src);
-        if (v !== undefined && !claims.conflicts(row.dst)) put(out, row.dst, v);
+        if (mark[r] !== gen) break;
+        const v = vals[r] as AttrValue;
+        vals[r] = undefined;
+        if (!claims.conflicts(row.dst)) put(out, row.dst, v);
         break;
       }
       case 'prefix': {
         if (claims.conflicts(row.dst)) break;
-        const p = row.src + '.';
+        const p = ix.prefixDot[r];
         for (const [k, v] of attrs) {
           if (k.length > p.length && k.startsWith(p)) put(out, row.dst + k.slice(row.src.length), v);
         }
         break;
       }
       case 'json': {
-        const v = attrs.get(row.src);
-        if (v !== undefined && !claims.conflicts(row.dst)) putValue(out, row.dst, decodeJson(v));
+        if (mark[r] !== gen) break;
+        const v = vals[r] as AttrValue;
+        vals[r] = undefined;
+        if (!claims.conflicts(row.dst)) putValue(out, row.dst, decodeJson(v));
         break;
       }
       case 'type': {
-        const v = attrs.get(row.src);
+        if (mark[r] !== gen) break;
+        const v = vals[r];
+        vals[r] = undefined;
         if (typeof v !== 'string' || claims.conflicts('ag.type.span')) break;
         const t = row.map(v);
         if (t !== undefined && isSpanType(t)) put(out, 'ag.type.span', t);
