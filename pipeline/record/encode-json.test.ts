@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AttrValue, Span } from '../span.ts';
-import { encodeBatchJsonLines, encodeBatchJsonLinesBuffer, encodeSpanJson } from './encode-json.ts';
+import { encodeBatchJsonLines, encodeBatchJsonLinesBuffer, encodeSpanJson, encodeSpanJsonBuffer } from './encode-json.ts';
 
 const attrs = (entries: Record<string, AttrValue>) => new Map(Object.entries(entries));
 const T0 = BigInt(Date.parse('2026-04-16T18:18:18Z')) * 1_000_000n;
@@ -208,5 +208,54 @@ describe('encodeBatchJsonLines', () => {
     const spans = [minimalSpan(), { ...minimalSpan(), name: 'ü😀'.repeat(2000) }, { ...minimalSpan(), name: 'z' }];
     expect(encodeBatchJsonLinesBuffer(spans).toString('utf8')).toBe(encodeBatchJsonLines(spans));
     expect(encodeBatchJsonLinesBuffer([]).length).toBe(0);
+  });
+});
+
+describe('the byte writer behind every form', () => {
+  const text = (s: string) => JSON.stringify(s);
+  it('writes each string as JSON.stringify does, short and long, ASCII or not', () => {
+    const samples = ['', 'plain', 'q"b\\', 'tab\tnl\n\u001f', '\u007f del', 'é ü 😀', 'lone \udc00 low', 'x'.repeat(300),
+      'y'.repeat(300) + '"', 'ü'.repeat(200), '\ufffd replacement'];
+    for (const s of samples) {
+      const span = { ...minimalSpan(), name: s, attributes: attrs({ [s]: s }) };
+      const line = encodeSpanJson(span);
+      expect(line).toContain(`"span_name":${text(s)}`);
+      expect(line).toContain(`"attributes":{${text(s)}:${text(s)}}`);
+      expect(encodeBatchJsonLinesBuffer([span]).toString('utf8')).toBe(line + '\n');
+    }
+  });
+
+  it('writes repeated and escaped keys the same every time (keys are cached in encoded form)', () => {
+    const keys = ['a.b', 'k"\\', 'ü.key', 'z'.repeat(200)];
+    const span = { ...minimalSpan(), attributes: attrs(Object.fromEntries(keys.map((k, i) => [k, i]))) };
+    const expected = '"attributes":{' + keys.map((k, i) => `${text(k)}:${i}`).join(',') + '}';
+    for (let round = 0; round < 3; round++) expect(encodeSpanJson(span)).toContain(expected);
+    const lines = encodeBatchJsonLines([span, span]).split('\n');
+    expect(lines[0]).toContain(expected);
+    expect(lines[1]).toContain(expected);
+  });
+
+  it('writes integers and other numbers as JavaScript prints them', () => {
+    const values = [0, 7, 10, 99, 100, 12345, 2147483647, 2147483648, -1, -0, 1.5, 1e21, 4294967295];
+    const span = { ...minimalSpan(), attributes: attrs(Object.fromEntries(values.map((v, i) => ['n' + i, v]))) };
+    const parsed = JSON.parse(encodeSpanJson(span)).attributes;
+    values.forEach((v, i) => expect(parsed['n' + i]).toBe(v === -0 ? 0 : v));
+    expect(encodeSpanJson(span)).toContain('"n6":2147483647,"n7":2147483648,"n8":-1,"n9":0,"n10":1.5,"n11":1e+21');
+  });
+
+  it('grows its buffer for records larger than the first guess, in every form', () => {
+    const big = { ...minimalSpan(), attributes: attrs({ text: 'é'.repeat(50_000), list: Array.from({ length: 5000 }, (_, i) => i) }) };
+    const line = encodeSpanJson(big);
+    expect(JSON.parse(line).attributes.text).toBe('é'.repeat(50_000));
+    expect(encodeBatchJsonLinesBuffer([minimalSpan(), big, minimalSpan()]).toString('utf8'))
+      .toBe(encodeSpanJson(minimalSpan()) + '\n' + line + '\n' + encodeSpanJson(minimalSpan()) + '\n');
+    expect(encodeSpanJsonBuffer(big).toString('utf8')).toBe(line);
+  });
+
+  it('the nested shape and every optional part come out the same in the string and Buffer forms', () => {
+    const span = fullSpan();
+    expect(encodeBatchJsonLinesBuffer([span], { attributesShape: 'nested' }).toString('utf8'))
+      .toBe(encodeSpanJson(span, { attributesShape: 'nested' }) + '\n');
+    expect(encodeSpanJsonBuffer(span).toString('utf8')).toBe(encodeSpanJson(span));
   });
 });

@@ -1,12 +1,12 @@
 // The JSON span record (span-record.md "JSON encoding"): one object per span, snake_case keys in the
 // fixed order below, names and values as the tracing API's flat span (ingest-api.md §4), so a written
 // record can be POSTed back to /tracing/spans/ingest. This is the hot path of file and Kafka output,
-// hence the hand-written string building (strings through quoteJson, numbers through their own text).
+// hence the hand-written writer: every record is written as UTF-8 bytes straight into one buffer
+// (json-writer.ts), and the string forms are views of those bytes.
 import { SPAN_KIND_NAMES, STATUS_CODE_NAMES } from '../span.ts';
 import type { OtlpExtras, Span, SpanEvent, SpanLink, SpanReference, SpanScope } from '../span.ts';
 import { nestedShape } from '../attributes/unflatten.ts';
-import { attributesJson, plainValueJson } from './json-values.ts';
-import { quoteJson } from './quote.ts';
+import { ascii, JsonWriter } from './json-writer.ts';
 import { formatTimeNs } from './time-format.ts';
 
 export type AttributesShape = 'flat' | 'nested';
@@ -16,137 +16,296 @@ export interface JsonEncodeOptions {
   attributesShape?: AttributesShape;
 }
 
+const NEWLINE = 0x0a;
+
+// The fixed pieces of the record, encoded once.
+const K_TRACE_ID = ascii('{"trace_id":');
+const K_SPAN_ID = ascii(',"span_id":');
+const K_PARENT_ID = ascii(',"parent_id":');
+const K_SPAN_NAME = ascii(',"span_name":');
+const K_SPAN_KIND = ascii(',"span_kind":"');
+const K_SPAN_TYPE = ascii(',"span_type":');
+const K_TRACE_TYPE = ascii(',"trace_type":');
+const K_START_TIME = ascii(',"start_time":"');
+const K_END_TIME = ascii('","end_time":"');
+const K_STATUS_CODE = ascii('","status_code":"');
+const K_STATUS_MESSAGE = ascii(',"status_message":');
+const K_SESSION_ID = ascii(',"session_id":');
+const K_USER_ID = ascii(',"user_id":');
+const K_ATTRIBUTES = ascii(',"attributes":');
+const K_EVENTS = ascii(',"events":');
+const K_LINKS = ascii(',"links":');
+const K_REFERENCES = ascii(',"references":');
+const K_RESOURCE = ascii(',"resource":');
+const K_SCOPE = ascii(',"scope":');
+const K_OTLP = ascii(',"otlp":{');
+const K_TIMESTAMP = ascii(',"timestamp":"');
+const K_AFTER_TIME_ATTRIBUTES = ascii('","attributes":');
+const K_EVENT_DROPPED = ascii(',"otlp":{"dropped_attributes_count":');
+const K_LINK_TRACE_STATE = ascii('"trace_state":');
+const K_ID = ascii('"id":');
+const K_SLUG = ascii('"slug":');
+const K_VERSION = ascii('"version":');
+const K_EVENT_FIRST = ascii('{"name":');
+const K_EVENT_NEXT = ascii(',{"name":');
+// The enums are always written by name. An out-of-range number (a bug upstream) would otherwise give
+// `undefined` in the text; UNSPECIFIED / UNSET are what the API reads for an absent value.
+const KIND_BYTES = SPAN_KIND_NAMES.map(ascii);
+const STATUS_BYTES = STATUS_CODE_NAMES.map(ascii);
+const K_FIRST_ATTRIBUTES = ascii('"attributes":');
+const K_SCOPE_NAME = ascii('{"name":');
+const K_SCOPE_VERSION = ascii(',"version":');
+
+/** Reused for the one-record string form; its buffer only grows to the largest record seen. */
+const scratch = new JsonWriter(4096);
+
 /** One span as one JSON object, without a trailing newline. */
 export function encodeSpanJson(span: Span, options?: JsonEncodeOptions): string {
-  const nested = options?.attributesShape === 'nested';
-  let out = '{"trace_id":' + quoteJson(span.traceId) + ',"span_id":' + quoteJson(span.spanId);
-  if (span.parentId !== undefined) out += ',"parent_id":' + quoteJson(span.parentId);
-  out += ',"span_name":' + quoteJson(span.name);
-  out += ',"span_kind":"' + kindName(span.kind) + '"';
-  if (span.spanType !== undefined) out += ',"span_type":' + quoteJson(span.spanType);
-  if (span.traceType !== undefined) out += ',"trace_type":' + quoteJson(span.traceType);
-  out += ',"start_time":"' + formatTimeNs(span.startNs) + '","end_time":"' + formatTimeNs(span.endNs) + '"';
-  out += ',"status_code":"' + statusName(span.status.code) + '"';
-  if (span.status.message !== undefined) out += ',"status_message":' + quoteJson(span.status.message);
-  if (span.sessionId !== undefined) out += ',"session_id":' + quoteJson(span.sessionId);
-  if (span.userId !== undefined) out += ',"user_id":' + quoteJson(span.userId);
-  out += ',"attributes":' + (nested ? plainValueJson(nestedShape(span.attributes)) : attributesJson(span.attributes));
-  if (span.events !== undefined) out += ',"events":' + eventsJson(span.events);
-  if (span.links !== undefined) out += ',"links":' + linksJson(span.links);
-  if (span.references !== undefined) out += ',"references":' + referencesJson(span.references);
-  if (span.resource !== undefined) out += ',"resource":' + attributesJson(span.resource);
-  if (span.scope !== undefined) out += ',"scope":' + scopeJson(span.scope);
-  if (span.otlp !== undefined) {
-    const otlp = otlpJson(span.otlp);
-    if (otlp !== '') out += ',"otlp":{' + otlp + '}';
-  }
-  return out + '}';
+  scratch.pos = 0;
+  writeSpan(scratch, span, options?.attributesShape === 'nested');
+  return scratch.buf.toString('utf8', 0, scratch.pos);
+}
+
+/** One span as one JSON object in UTF-8, without a trailing newline (a Buffer of its own). */
+export function encodeSpanJsonBuffer(span: Span, options?: JsonEncodeOptions): Buffer {
+  scratch.pos = 0;
+  writeSpan(scratch, span, options?.attributesShape === 'nested');
+  return Buffer.from(scratch.bytes());
 }
 
 /** Spans as JSON lines: each record followed by `\n` (empty string for no spans). */
 export function encodeBatchJsonLines(spans: readonly Span[], options?: JsonEncodeOptions): string {
-  let out = '';
-  for (let i = 0; i < spans.length; i++) out += encodeSpanJson(spans[i], options) + '\n';
-  return out;
+  return encodeBatchJsonLinesBuffer(spans, options).toString('utf8');
 }
+
+/** Bytes per span the last batch needed: the next batch's buffer starts at about that size. */
+let bytesPerSpan = 1024;
 
 /**
- * Spans as JSON lines in UTF-8, for writers. Each record is copied into one growing buffer as soon as it
- * is built, instead of joining a batch into one huge string first: a batch-sized string is a deep rope
- * that costs a full flattening pass and much garbage before it can be written (measured: about a third
- * of the file exporter's time).
+ * Spans as JSON lines in UTF-8, for writers: every record is written straight into one buffer, sized
+ * from the previous batch so that it rarely has to grow.
  */
 export function encodeBatchJsonLinesBuffer(spans: readonly Span[], options?: JsonEncodeOptions): Buffer {
-  let buffer = Buffer.allocUnsafe(Math.max(1024, spans.length * 1024));
-  let used = 0;
+  if (spans.length === 0) return Buffer.alloc(0);
+  const nested = options?.attributesShape === 'nested';
+  const w = new JsonWriter(spans.length * bytesPerSpan + 256);
   for (let i = 0; i < spans.length; i++) {
-    const line = encodeSpanJson(spans[i], options);
-    // UTF-8 needs at most 3 bytes per UTF-16 unit; write() would silently cut a line that does not fit.
-    const worst = line.length * 3 + 1;
-    if (buffer.length - used < worst) {
-      const grown = Buffer.allocUnsafe(Math.max(buffer.length * 2, used + worst));
-      buffer.copy(grown, 0, 0, used);
-      buffer = grown;
-    }
-    used += buffer.write(line, used, 'utf8');
-    buffer[used++] = NEWLINE;
+    writeSpan(w, spans[i], nested);
+    w.byte(NEWLINE);
   }
-  return buffer.subarray(0, used);
+  // A quarter of headroom over what this batch needed, and never below 256 bytes per span.
+  bytesPerSpan = Math.max(256, Math.ceil((w.pos / spans.length) * 1.25));
+  return w.bytes();
 }
 
-const NEWLINE = 0x0a;
-
-// The enums are always written by name. An out-of-range number (a bug upstream) would otherwise give
-// `undefined` in the text; UNSPECIFIED / UNSET are what the API reads for an absent value.
-function kindName(kind: number): string {
-  return SPAN_KIND_NAMES[kind] ?? SPAN_KIND_NAMES[0];
+function writeSpan(w: JsonWriter, span: Span, nested: boolean): void {
+  w.copy(K_TRACE_ID);
+  w.string(span.traceId);
+  w.copy(K_SPAN_ID);
+  w.string(span.spanId);
+  if (span.parentId !== undefined) {
+    w.copy(K_PARENT_ID);
+    w.string(span.parentId);
+  }
+  w.copy(K_SPAN_NAME);
+  w.string(span.name);
+  w.copy(K_SPAN_KIND);
+  w.copy(KIND_BYTES[span.kind] ?? KIND_BYTES[0]);
+  w.byte(0x22);
+  if (span.spanType !== undefined) {
+    w.copy(K_SPAN_TYPE);
+    w.string(span.spanType);
+  }
+  if (span.traceType !== undefined) {
+    w.copy(K_TRACE_TYPE);
+    w.string(span.traceType);
+  }
+  w.copy(K_START_TIME);
+  w.raw(formatTimeNs(span.startNs));
+  w.copy(K_END_TIME);
+  w.raw(formatTimeNs(span.endNs));
+  w.copy(K_STATUS_CODE);
+  w.copy(STATUS_BYTES[span.status.code] ?? STATUS_BYTES[0]);
+  w.byte(0x22);
+  if (span.status.message !== undefined) {
+    w.copy(K_STATUS_MESSAGE);
+    w.string(span.status.message);
+  }
+  if (span.sessionId !== undefined) {
+    w.copy(K_SESSION_ID);
+    w.string(span.sessionId);
+  }
+  if (span.userId !== undefined) {
+    w.copy(K_USER_ID);
+    w.string(span.userId);
+  }
+  w.copy(K_ATTRIBUTES);
+  if (nested) w.plainValue(nestedShape(span.attributes));
+  else w.attributes(span.attributes);
+  if (span.events !== undefined) {
+    w.copy(K_EVENTS);
+    writeEvents(w, span.events);
+  }
+  if (span.links !== undefined) {
+    w.copy(K_LINKS);
+    writeLinks(w, span.links);
+  }
+  if (span.references !== undefined) {
+    w.copy(K_REFERENCES);
+    writeReferences(w, span.references);
+  }
+  if (span.resource !== undefined) {
+    w.copy(K_RESOURCE);
+    w.attributes(span.resource);
+  }
+  if (span.scope !== undefined) {
+    w.copy(K_SCOPE);
+    writeScope(w, span.scope);
+  }
+  if (span.otlp !== undefined && hasOtlpMember(span.otlp)) {
+    w.copy(K_OTLP);
+    writeOtlpMembers(w, span.otlp);
+    w.byte(0x7d);
+  }
+  w.byte(0x7d);
 }
 
-function statusName(code: number): string {
-  return STATUS_CODE_NAMES[code] ?? STATUS_CODE_NAMES[0];
-}
-
-function eventsJson(events: readonly SpanEvent[]): string {
-  let out = '[';
+function writeEvents(w: JsonWriter, events: readonly SpanEvent[]): void {
+  w.byte(0x5b);
   for (let i = 0; i < events.length; i++) {
     const event = events[i];
-    if (i > 0) out += ',';
-    out += '{"name":' + quoteJson(event.name) + ',"timestamp":"' + formatTimeNs(event.timeNs) + '"';
-    out += ',"attributes":' + attributesJson(event.attributes);
+    w.copy(i > 0 ? K_EVENT_NEXT : K_EVENT_FIRST);
+    w.string(event.name);
+    w.copy(K_TIMESTAMP);
+    w.raw(formatTimeNs(event.timeNs));
+    w.copy(K_AFTER_TIME_ATTRIBUTES);
+    w.attributes(event.attributes);
     if (event.droppedAttributesCount !== undefined) {
-      out += ',"otlp":{"dropped_attributes_count":' + event.droppedAttributesCount + '}';
+      w.copy(K_EVENT_DROPPED);
+      w.integerOrText(event.droppedAttributesCount);
+      w.byte(0x7d);
     }
-    out += '}';
+    w.byte(0x7d);
   }
-  return out + ']';
+  w.byte(0x5d);
 }
 
-function linksJson(links: readonly SpanLink[]): string {
-  let out = '[';
+function writeLinks(w: JsonWriter, links: readonly SpanLink[]): void {
+  w.byte(0x5b);
   for (let i = 0; i < links.length; i++) {
     const link = links[i];
-    if (i > 0) out += ',';
-    out += '{"trace_id":' + quoteJson(link.traceId) + ',"span_id":' + quoteJson(link.spanId);
-    out += ',"attributes":' + attributesJson(link.attributes);
-    let otlp = '';
-    if (link.traceState !== undefined) otlp += ',"trace_state":' + quoteJson(link.traceState);
-    if (link.flags !== undefined) otlp += ',"flags":' + link.flags;
-    if (link.droppedAttributesCount !== undefined) otlp += ',"dropped_attributes_count":' + link.droppedAttributesCount;
-    if (otlp !== '') out += ',"otlp":{' + otlp.slice(1) + '}';
-    out += '}';
+    w.raw(i > 0 ? ',{"trace_id":' : '{"trace_id":');
+    w.string(link.traceId);
+    w.copy(K_SPAN_ID);
+    w.string(link.spanId);
+    w.copy(K_ATTRIBUTES);
+    w.attributes(link.attributes);
+    if (link.traceState !== undefined || link.flags !== undefined || link.droppedAttributesCount !== undefined) {
+      w.copy(K_OTLP);
+      let first = true;
+      if (link.traceState !== undefined) {
+        w.copy(K_LINK_TRACE_STATE);
+        w.string(link.traceState);
+        first = false;
+      }
+      if (link.flags !== undefined) {
+        w.raw(first ? '"flags":' : ',"flags":');
+        w.integerOrText(link.flags);
+        first = false;
+      }
+      if (link.droppedAttributesCount !== undefined) {
+        w.raw(first ? '"dropped_attributes_count":' : ',"dropped_attributes_count":');
+        w.integerOrText(link.droppedAttributesCount);
+      }
+      w.byte(0x7d);
+    }
+    w.byte(0x7d);
   }
-  return out + ']';
+  w.byte(0x5d);
 }
 
-function referencesJson(references: readonly SpanReference[]): string {
-  let out = '[';
+function writeReferences(w: JsonWriter, references: readonly SpanReference[]): void {
+  w.byte(0x5b);
   for (let i = 0; i < references.length; i++) {
     const reference = references[i];
-    out += i > 0 ? ',{' : '{';
-    if (reference.id !== undefined) out += '"id":' + quoteJson(reference.id) + ',';
-    if (reference.slug !== undefined) out += '"slug":' + quoteJson(reference.slug) + ',';
-    if (reference.version !== undefined) out += '"version":' + quoteJson(reference.version) + ',';
-    out += '"attributes":' + attributesJson(reference.attributes) + '}';
+    w.raw(i > 0 ? ',{' : '{');
+    if (reference.id !== undefined) {
+      w.copy(K_ID);
+      w.string(reference.id);
+      w.byte(0x2c);
+    }
+    if (reference.slug !== undefined) {
+      w.copy(K_SLUG);
+      w.string(reference.slug);
+      w.byte(0x2c);
+    }
+    if (reference.version !== undefined) {
+      w.copy(K_VERSION);
+      w.string(reference.version);
+      w.byte(0x2c);
+    }
+    w.copy(K_FIRST_ATTRIBUTES);
+    w.attributes(reference.attributes);
+    w.byte(0x7d);
   }
-  return out + ']';
+  w.byte(0x5d);
 }
 
-function scopeJson(scope: SpanScope): string {
-  let out = '{"name":' + quoteJson(scope.name);
-  if (scope.version !== undefined) out += ',"version":' + quoteJson(scope.version);
-  if (scope.attributes !== undefined) out += ',"attributes":' + attributesJson(scope.attributes);
-  return out + '}';
+function writeScope(w: JsonWriter, scope: SpanScope): void {
+  w.copy(K_SCOPE_NAME);
+  w.string(scope.name);
+  if (scope.version !== undefined) {
+    w.copy(K_SCOPE_VERSION);
+    w.string(scope.version);
+  }
+  if (scope.attributes !== undefined) {
+    w.copy(K_ATTRIBUTES);
+    w.attributes(scope.attributes);
+  }
+  w.byte(0x7d);
 }
 
-/** The members of the span-level `otlp` object (without braces); empty when none is set. */
-function otlpJson(otlp: OtlpExtras): string {
-  let out = '';
-  if (otlp.traceState !== undefined) out += ',"trace_state":' + quoteJson(otlp.traceState);
-  if (otlp.flags !== undefined) out += ',"flags":' + otlp.flags;
-  if (otlp.droppedAttributesCount !== undefined) out += ',"dropped_attributes_count":' + otlp.droppedAttributesCount;
-  if (otlp.droppedEventsCount !== undefined) out += ',"dropped_events_count":' + otlp.droppedEventsCount;
-  if (otlp.droppedLinksCount !== undefined) out += ',"dropped_links_count":' + otlp.droppedLinksCount;
-  if (otlp.resourceSchemaUrl !== undefined) out += ',"resource_schema_url":' + quoteJson(otlp.resourceSchemaUrl);
-  if (otlp.scopeSchemaUrl !== undefined) out += ',"scope_schema_url":' + quoteJson(otlp.scopeSchemaUrl);
-  return out === '' ? '' : out.slice(1);
+function hasOtlpMember(otlp: OtlpExtras): boolean {
+  return otlp.traceState !== undefined || otlp.flags !== undefined || otlp.droppedAttributesCount !== undefined
+    || otlp.droppedEventsCount !== undefined || otlp.droppedLinksCount !== undefined
+    || otlp.resourceSchemaUrl !== undefined || otlp.scopeSchemaUrl !== undefined;
+}
+
+/** The members of the span-level `otlp` object (without braces); at least one is set. */
+function writeOtlpMembers(w: JsonWriter, otlp: OtlpExtras): void {
+  let sep = '"';
+  if (otlp.traceState !== undefined) {
+    w.raw(sep + 'trace_state":');
+    w.string(otlp.traceState);
+    sep = ',"';
+  }
+  if (otlp.flags !== undefined) {
+    w.raw(sep + 'flags":');
+    w.integerOrText(otlp.flags);
+    sep = ',"';
+  }
+  if (otlp.droppedAttributesCount !== undefined) {
+    w.raw(sep + 'dropped_attributes_count":');
+    w.integerOrText(otlp.droppedAttributesCount);
+    sep = ',"';
+  }
+  if (otlp.droppedEventsCount !== undefined) {
+    w.raw(sep + 'dropped_events_count":');
+    w.integerOrText(otlp.droppedEventsCount);
+    sep = ',"';
+  }
+  if (otlp.droppedLinksCount !== undefined) {
+    w.raw(sep + 'dropped_links_count":');
+    w.integerOrText(otlp.droppedLinksCount);
+    sep = ',"';
+  }
+  if (otlp.resourceSchemaUrl !== undefined) {
+    w.raw(sep + 'resource_schema_url":');
+    w.string(otlp.resourceSchemaUrl);
+    sep = ',"';
+  }
+  if (otlp.scopeSchemaUrl !== undefined) {
+    w.raw(sep + 'scope_schema_url":');
+    w.string(otlp.scopeSchemaUrl);
+  }
 }

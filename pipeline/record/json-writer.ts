@@ -1,0 +1,284 @@
+// JSON text written straight into a growing UTF-8 Buffer, for the span record (span-record.md "JSON
+// encoding"). Written by hand because JSON.stringify cannot write bigint and the record must carry
+// integers beyond +-(2^53-1) with every digit.
+//
+// Why bytes and not a string: building the record with `+=` made a rope of small strings per span that
+// was then flattened and UTF-8 encoded into the file buffer: about 8 KB of short-lived garbage per span
+// and a sixth of the encoder's time in the escape-check regular expression (measured, docs/decisions/
+// 0260). Here each ASCII string is checked and copied in one char-code loop; anything else (non-ASCII,
+// quotes, backslashes, control characters, lone surrogates) goes through JSON.stringify, whose output
+// is exactly the JSON string literal, and is then UTF-8 encoded natively.
+import type { AttrValue, Attributes } from '../span.ts';
+
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const DIGIT_0 = 0x30;
+
+/** Encoded `"key":` forms of attribute keys. Bounded: cleared when full (keys are client data). */
+const keyCache = new Map<string, Uint8Array>();
+const KEY_CACHE_SIZE = 4096;
+const MAX_CACHED_KEY = 128;
+
+/** Strings longer than this skip the char loop: the native escape check and UTF-8 writer win there. */
+const LONG_STRING = 256;
+
+/** Node's Buffer has this native writer (what `write(text, offset, 'utf8')` dispatches to, minus the
+ *  argument parsing); it returns the bytes written and never cuts a character in half. */
+interface NativeWrite {
+  utf8Write(text: string, offset: number): number;
+}
+
+type WriteBuffer = Buffer & NativeWrite;
+
+/** ASCII text as bytes, for the fixed pieces of a format (copied with `JsonWriter.copy`). */
+export function ascii(text: string): Uint8Array {
+  const out = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
+  return out;
+}
+
+export class JsonWriter {
+  buf: WriteBuffer;
+  pos = 0;
+
+  constructor(capacity: number) {
+    this.buf = Buffer.allocUnsafe(Math.max(64, capacity)) as WriteBuffer;
+  }
+
+  /** Room for `n` more bytes. */
+  reserve(n: number): void {
+    if (this.pos + n > this.buf.length) this.grow(n);
+  }
+
+  private grow(n: number): void {
+    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n)) as WriteBuffer;
+    this.buf.copy(grown, 0, 0, this.pos);
+    this.buf = grown;
+  }
+
+  /** The bytes written so far (a view, not a copy). */
+  bytes(): Buffer {
+    return this.buf.subarray(0, this.pos);
+  }
+
+  byte(b: number): void {
+    if (this.pos >= this.buf.length) this.grow(1);
+    this.buf[this.pos++] = b;
+  }
+
+  /** Text known to be ASCII and to need no escaping (keys and punctuation of the record format). */
+  raw(text: string): void {
+    const n = text.length;
+    if (this.pos + n > this.buf.length) this.grow(n);
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < n; i++) buf[p++] = text.charCodeAt(i);
+    this.pos = p;
+  }
+
+  /** Pre-encoded bytes (see `ascii()`). */
+  copy(bytes: Uint8Array): void {
+    const n = bytes.length;
+    if (this.pos + n > this.buf.length) this.grow(n);
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < n; i++) buf[p++] = bytes[i];
+    this.pos = p;
+  }
+
+  /** `"key":` for an attribute key, from a bounded cache of the encoded forms (keys repeat in every span). */
+  key(key: string): void {
+    let encoded = keyCache.get(key);
+    if (encoded === undefined) {
+      const start = this.pos;
+      this.string(key);
+      this.byte(COLON);
+      if (key.length > MAX_CACHED_KEY) return;
+      if (keyCache.size >= KEY_CACHE_SIZE) keyCache.clear();
+      // A copy: a view would keep this whole output buffer alive for as long as the key is cached.
+      encoded = new Uint8Array(this.pos - start);
+      encoded.set(this.buf.subarray(start, this.pos));
+      keyCache.set(key, encoded);
+      return;
+    }
+    this.copy(encoded);
+  }
+
+  /** Any text as a JSON string literal, the same as JSON.stringify(text). */
+  string(text: string): void {
+    const n = text.length;
+    if (n <= LONG_STRING) {
+      if (this.pos + n + 2 > this.buf.length) this.grow(n + 2);
+      const buf = this.buf;
+      let p = this.pos;
+      buf[p++] = QUOTE;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = text.charCodeAt(i);
+        // Printable ASCII other than `"` and `\` is copied as is; anything else takes the slow path.
+        if (c < 0x20 || c > 0x7e || c === QUOTE || c === 0x5c) break;
+        buf[p++] = c;
+      }
+      if (i === n) {
+        buf[p++] = QUOTE;
+        this.pos = p;
+        return;
+      }
+    }
+    this.utf8(JSON.stringify(text));
+  }
+
+  /** Any text, UTF-8 encoded as is. */
+  private utf8(text: string): void {
+    // UTF-8 needs at most 3 bytes per UTF-16 unit; write() would silently cut what does not fit.
+    this.reserve(text.length * 3);
+    this.pos += this.buf.write(text, this.pos, 'utf8');
+  }
+
+  /** A number as JavaScript prints it (`'' + n`), without building the text for small integers. */
+  integerOrText(value: number): void {
+    if (value >= 0 && value <= 0x7fffffff && (value | 0) === value) this.smallInt(value);
+    else this.raw('' + value);
+  }
+
+  private smallInt(value: number): void {
+    let digits = 1;
+    for (let v = value; v >= 10; v = Math.floor(v / 10)) digits++;
+    this.reserve(digits);
+    const buf = this.buf;
+    let p = this.pos + digits;
+    this.pos = p;
+    let v = value;
+    do {
+      buf[--p] = DIGIT_0 + (v % 10);
+      v = Math.floor(v / 10);
+    } while (v > 0);
+  }
+
+  /** An attribute number: non-finite doubles arrive as the strings `NaN`/`Infinity` (ag-namespace.md
+   *  §1.1); should one still be a number, it is written the same way rather than as JSON's lossy null. */
+  number(value: number): void {
+    if (Number.isFinite(value)) this.integerOrText(value);
+    else this.raw(Number.isNaN(value) ? '"NaN"' : value > 0 ? '"Infinity"' : '"-Infinity"');
+  }
+
+  /** One flat attribute value: a scalar or an array of scalars. */
+  attrValue(value: AttrValue): void {
+    switch (typeof value) {
+      case 'string':
+        this.string(value);
+        return;
+      case 'number':
+        this.number(value);
+        return;
+      case 'boolean':
+        this.raw(value ? 'true' : 'false');
+        return;
+      case 'bigint':
+        this.raw(value.toString());
+        return;
+      default:
+        if (value === null) this.raw('null');
+        else this.scalarArray(value);
+    }
+  }
+
+  private scalarArray(values: readonly AttrValue[]): void {
+    this.byte(OPEN_BRACKET);
+    for (let i = 0; i < values.length; i++) {
+      if (i > 0) this.byte(COMMA);
+      this.attrValue(values[i]);
+    }
+    this.byte(CLOSE_BRACKET);
+  }
+
+  /** A flat attribute map as one JSON object, in map order. */
+  attributes(attributes: Attributes): void {
+    this.byte(OPEN_BRACE);
+    if (attributes.size > 0) {
+      // forEach with a module-level callback: `for (const [k, v] of map)` allocates an entry array per
+      // member (measured, about 100 bytes each), which is garbage the collector has to chase.
+      first = true;
+      target = this;
+      attributes.forEach(writeMember);
+      target = undefined;
+    }
+    this.byte(CLOSE_BRACE);
+  }
+
+  /**
+   * Any plain JSON-like value (the nested attribute shape): objects, arrays, Maps and the scalars above.
+   * `undefined` members are left out as JSON.stringify does; nothing else is expected.
+   */
+  plainValue(value: unknown): void {
+    switch (typeof value) {
+      case 'string':
+        this.string(value);
+        return;
+      case 'number':
+        this.number(value);
+        return;
+      case 'boolean':
+        this.raw(value ? 'true' : 'false');
+        return;
+      case 'bigint':
+        this.raw(value.toString());
+        return;
+      case 'object':
+        break;
+      default:
+        this.raw('null');
+        return;
+    }
+    if (value === null) {
+      this.raw('null');
+      return;
+    }
+    if (Array.isArray(value)) {
+      this.byte(OPEN_BRACKET);
+      for (let i = 0; i < value.length; i++) {
+        if (i > 0) this.byte(COMMA);
+        const item: unknown = value[i];
+        if (item === undefined) this.raw('null');
+        else this.plainValue(item);
+      }
+      this.byte(CLOSE_BRACKET);
+      return;
+    }
+    if (value instanceof Map) {
+      this.attributes(value as Attributes);
+      return;
+    }
+    const keys = Object.keys(value);
+    this.byte(OPEN_BRACE);
+    let firstMember = true;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      const member = (value as Record<string, unknown>)[key];
+      if (member === undefined) continue;
+      if (firstMember) firstMember = false;
+      else this.byte(COMMA);
+      this.string(key);
+      this.byte(COLON);
+      this.plainValue(member);
+    }
+    this.byte(CLOSE_BRACE);
+  }
+}
+
+// State of the attributes() walk. Attribute values are flat (never Maps), so the walk does not nest.
+let target: JsonWriter | undefined;
+let first = true;
+
+function writeMember(value: unknown, key: string): void {
+  const w = target!;
+  if (first) first = false;
+  else w.byte(COMMA);
+  w.key(key);
+  w.attrValue(value as AttrValue);
+}
