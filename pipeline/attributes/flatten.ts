@@ -62,8 +62,13 @@ function member(obj: Record<string, unknown> | Map<string, unknown>, k: string):
  * A `Map<string, unknown>` is walked like an object, in its insertion order.
  */
 export function flattenInto(value: unknown, prefix: string, out: Attributes): void {
-  if (isScalar(value)) { out.set(prefix, scalarOf(value)); return; }
-  if (value === undefined || typeof value !== 'object') return;
+  // Scalars first and with no helper calls: nearly every attribute value is one.
+  switch (typeof value) {
+    case 'string': case 'boolean': case 'bigint': out.set(prefix, value); return;
+    case 'number': out.set(prefix, Number.isFinite(value) ? value : String(value)); return;
+    case 'object': if (value === null) { out.set(prefix, null); return; } break;
+    default: return;
+  }
   let first: Frame;
   if (Array.isArray(value)) {
     const s = scalarArray(value);

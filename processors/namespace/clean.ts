@@ -37,8 +37,17 @@ export interface Cleaned {
   fast?: FastSlots;
 }
 
+/** Every field present from the start, in one order: all Cleaned objects share one shape, so the reads in
+ *  emit and the processor stay monomorphic. */
 export function emptyCleaned(): Cleaned {
-  return { hasOutputs: false };
+  return {
+    typeSpan: undefined, typeTrace: undefined, parameters: undefined, inputs: undefined, outputs: undefined,
+    hasOutputs: false, internals: undefined, durationIncremental: undefined, durationCumulative: undefined,
+    errorsIncremental: undefined, errorsCumulative: undefined, tokensIncremental: undefined,
+    tokensCumulative: undefined, costsIncremental: undefined, costsCumulative: undefined, references: undefined,
+    sessionId: undefined, userId: undefined, flags: undefined, tags: undefined, meta: undefined,
+    exception: undefined, selector: undefined, unsupported: undefined, fast: undefined,
+  };
 }
 
 const SPAN_TYPE_SET: ReadonlySet<string> = new Set(SPAN_TYPES);
