@@ -20,7 +20,6 @@ const stringCache: Array<string | undefined> = new Array(CACHE_SLOTS).fill(undef
 
 /** Node's Buffer has these native slicers (what `toString(encoding, start, end)` dispatches to). */
 interface NativeSlices {
-  latin1Slice(start: number, end: number): string;
   hexSlice(start: number, end: number): string;
   utf8Slice(start: number, end: number): string;
 }
@@ -157,9 +156,14 @@ export class ProtoReader {
   }
 
   /**
-   * A length-delimited UTF-8 string. Short ASCII strings (attribute keys, enum-like values) come from a
-   * small process-wide cache: the same keys repeat in every span, and handing out one string instance
-   * spares building, flattening and hashing it again when it becomes a Map key.
+   * A length-delimited UTF-8 string. Short strings (attribute keys, enum-like values) come from a small
+   * process-wide cache: the same keys repeat in every span, and handing out one string instance spares
+   * building, flattening and hashing it again when it becomes a Map key.
+   *
+   * The slot is chosen from the length and a few sampled bytes, not a hash of every byte: the one full
+   * pass is the comparison with the cached string, which is needed anyway. A string enters the cache only
+   * when its length equals its byte count, so every cached character is ASCII or U+FFFD (invalid input),
+   * and a match (each character equal to its byte) means the bytes are the cached string's ASCII.
    */
   string(): string {
     const len = this.length();
@@ -167,29 +171,23 @@ export class ProtoReader {
     const end = start + len;
     this.pos = end;
     if (len === 0) return '';
-    if (len <= MAX_CACHED_LENGTH) {
-      const buf = this.buf;
-      let h = 0x811c9dc5 ^ len;
-      let i = start;
-      for (; i < end; i++) {
-        const c = buf[i];
-        if (c >= 0x80) break;
-        h = Math.imul(h ^ c, 0x01000193);
-      }
-      if (i === end) {
-        const slot = (h >>> 0) & (CACHE_SLOTS - 1);
-        const cached = stringCache[slot];
-        if (cached !== undefined && cached.length === len) {
-          let j = 0;
-          while (j < len && cached.charCodeAt(j) === buf[start + j]) j++;
-          if (j === len) return cached;
-        }
-        const s = buf.latin1Slice(start, end);
-        stringCache[slot] = s;
-        return s;
-      }
+    const buf = this.buf;
+    if (len > MAX_CACHED_LENGTH) return buf.utf8Slice(start, end);
+    const last = end - 1;
+    let h = Math.imul(len ^ (buf[start] << 8) ^ (buf[last] << 16), 0x01000193);
+    // Every sampled index is within [start, last].
+    h = Math.imul(h ^ buf[start + (len >> 1)] ^ (buf[last - (len >> 1 > 0 ? 1 : 0)] << 8) ^ (buf[start + (len >> 2)] << 16), 0x01000193);
+    h = Math.imul(h ^ buf[last - (len >> 2)] ^ (buf[len > 2 ? last - 2 : start] << 8), 0x01000193);
+    const slot = (h ^ (h >>> 15)) & (CACHE_SLOTS - 1);
+    const cached = stringCache[slot];
+    if (cached !== undefined && cached.length === len) {
+      let j = 0;
+      while (j < len && cached.charCodeAt(j) === buf[start + j]) j++;
+      if (j === len) return cached;
     }
-    return this.buf.utf8Slice(start, end);
+    const s = buf.utf8Slice(start, end);
+    if (s.length === len) stringCache[slot] = s;
+    return s;
   }
 
   /** Skips the value of an unknown field whose tag was just read. */

@@ -97,4 +97,24 @@ describe('protobuf wire', () => {
       }, JSON.stringify(bytes)).toThrow(OtlpDecodeError);
     }
   });
+
+  it('strings read the same through the string cache: look-alikes, non-ASCII, invalid UTF-8, repeats', () => {
+    // Same length and same sampled bytes at the ends and middle, differing elsewhere; then UTF-8 of
+    // the same byte length as ASCII neighbours; invalid bytes; and one string past the cached length.
+    const texts = ['session-1', 'session-2', 'sessxon-1', 'a', 'b', 'ab', 'abc', 'abd', 'é', 'éa', 'aé', 'ü😀',
+      'What is the weather in city number 42?', 'What is the weather in city number 43?', 'x'.repeat(64),
+      'x'.repeat(65), 'x'.repeat(63) + 'é'];
+    const raw: Buffer[] = texts.map((t) => Buffer.from(t, 'utf8'));
+    raw.push(Buffer.from([0x61, 0xe9, 0x62]), Buffer.from([0x61, 0x3f, 0x62]), Buffer.from([0xff]));
+    const expected = raw.map((b) => b.toString('utf8'));
+    const fields: Buffer[] = [];
+    for (let round = 0; round < 3; round++) for (const b of raw) fields.push(Buffer.from([(1 << 3) | WIRE_LEN, b.length]), b);
+    const r = new ProtoReader(Buffer.concat(fields));
+    const got: string[] = [];
+    while (r.pos < r.end) {
+      r.tag();
+      got.push(r.string());
+    }
+    expect(got).toEqual([...expected, ...expected, ...expected]);
+  });
 });
