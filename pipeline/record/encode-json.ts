@@ -7,7 +7,7 @@ import { SPAN_KIND_NAMES, STATUS_CODE_NAMES } from '../span.ts';
 import type { OtlpExtras, Span, SpanEvent, SpanLink, SpanReference, SpanScope } from '../span.ts';
 import { nestedShape } from '../attributes/unflatten.ts';
 import { ascii, JsonWriter } from './json-writer.ts';
-import { formatTimeNs } from './time-format.ts';
+import { writeTimeNs } from './time-format.ts';
 
 export type AttributesShape = 'flat' | 'nested';
 
@@ -121,9 +121,9 @@ function writeSpan(w: JsonWriter, span: Span, nested: boolean): void {
     w.string(span.traceType);
   }
   w.copy(K_START_TIME);
-  w.raw(formatTimeNs(span.startNs));
+  writeTimeNs(w, span.startNs);
   w.copy(K_END_TIME);
-  w.raw(formatTimeNs(span.endNs));
+  writeTimeNs(w, span.endNs);
   w.copy(K_STATUS_CODE);
   w.copy(STATUS_BYTES[span.status.code] ?? STATUS_BYTES[0]);
   w.byte(0x22);
@@ -177,7 +177,7 @@ function writeEvents(w: JsonWriter, events: readonly SpanEvent[]): void {
     w.copy(i > 0 ? K_EVENT_NEXT : K_EVENT_FIRST);
     w.string(event.name);
     w.copy(K_TIMESTAMP);
-    w.raw(formatTimeNs(event.timeNs));
+    writeTimeNs(w, event.timeNs);
     w.copy(K_AFTER_TIME_ATTRIBUTES);
     w.attributes(event.attributes);
     if (event.droppedAttributesCount !== undefined) {

@@ -43,4 +43,17 @@ describe('formatTimeNs', () => {
     expect(formatTimeNs(a + 1_000_000_000n)).toBe('2026-04-16T18:18:20Z');
     expect(formatTimeNs(a + 7n)).toBe('2026-04-16T18:18:19.000000007Z');
   });
+
+  it('agrees with Date for times spread over the valid range, fraction digits included', () => {
+    let ns = 1n;
+    for (let i = 0; i < 2000; i++) {
+      // A deterministic walk over many days, seconds and fraction lengths.
+      ns = (ns * 6364136223846793005n + 1442695040888963407n) % (2n ** 64n);
+      const value = i % 3 === 0 ? ns - (ns % 1000n) : ns;
+      const ms = value / 1_000_000n;
+      const whole = new Date(Number(ms)).toISOString().slice(0, 19);
+      const fraction = (value % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '');
+      expect(formatTimeNs(value)).toBe(whole + (fraction === '' ? '' : '.' + fraction) + 'Z');
+    }
+  });
 });
