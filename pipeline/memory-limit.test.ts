@@ -41,4 +41,16 @@ describe('memory limiter', () => {
     expect(roomy.check()).toBeUndefined();
     expect(roomy.lastSample()).toBeGreaterThan(MiB);
   });
+
+  it('samples what process.memoryUsage() reports as heapUsed + external', () => {
+    const limiter = createMemoryLimiter({ limitMib: 1024 * 1024 });
+    const before = process.memoryUsage();
+    limiter.check();
+    const after = process.memoryUsage();
+    // The heap moves a little between the calls; the gauge is the same one, not RSS.
+    const low = Math.min(before.heapUsed + before.external, after.heapUsed + after.external);
+    const high = Math.max(before.heapUsed + before.external, after.heapUsed + after.external);
+    expect(limiter.lastSample()).toBeGreaterThan(low * 0.9);
+    expect(limiter.lastSample()).toBeLessThan(high * 1.1);
+  });
 });
