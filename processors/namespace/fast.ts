@@ -247,6 +247,31 @@ function canonicalBucket(keys: string[], slots: number[], slot: number): boolean
   return true;
 }
 
+/**
+ * The order check depends on the key sequence only (a key's slot is a function of the key), and spans from
+ * one instrumentation repeat the same sequence: the last few sequences that passed are remembered. The
+ * arrays are the FastSlots keys of earlier spans, never written after classification.
+ */
+const RECENT = 8;
+const recent: string[][] = [];
+let recentNext = 0;
+
+function knownCanonical(keys: string[]): boolean {
+  for (let r = 0; r < recent.length; r++) {
+    const e = recent[r];
+    if (e.length !== keys.length) continue;
+    let i = 0;
+    while (i < keys.length && e[i] === keys[i]) i++;
+    if (i === keys.length) return true;
+  }
+  return false;
+}
+
+function rememberCanonical(keys: string[]): void {
+  recent[recentNext] = keys;
+  recentNext = (recentNext + 1) % RECENT;
+}
+
 /** Records a named child [a, b) of frame d, false when that child was seen before (it would regroup). */
 function namedChild(keys: string[], k: string, j: number, d: number, a: number, b: number, seenLen: number): boolean {
   const base = frameSeenBase[d];
@@ -307,8 +332,11 @@ export function normaliseFast(attrs: Attributes, mask: number, c: Cleaned): bool
     if (scratch.size > 0) { scratch.clear(); return false; }
     if (mapped !== undefined) for (const [k, v] of mapped) if (!place(k, v, c, f)) return false;
   }
-  for (let s = 0; s < SLOT_COUNT; s++) {
-    if ((f.present & (1 << s)) !== 0 && !canonicalBucket(f.keys, f.slots, s)) return false;
+  if (!knownCanonical(f.keys)) {
+    for (let s = 0; s < SLOT_COUNT; s++) {
+      if ((f.present & (1 << s)) !== 0 && !canonicalBucket(f.keys, f.slots, s)) return false;
+    }
+    rememberCanonical(f.keys);
   }
   c.fast = f;
   return true;

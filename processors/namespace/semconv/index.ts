@@ -14,24 +14,27 @@ import { vercel } from './vercel.ts';
 /** Highest precedence first. */
 export const FAMILIES: readonly Family[] = [vercel, genai, openinference, openllmetry];
 
-/** First char code -> [trigger, family bit] pairs. */
-const TRIGGERS = new Map<number, [string, number][]>();
+/** First char code (ASCII) -> the triggers starting with it and their family bits. */
+const TRIGGERS: { prefix: string; bit: number }[][] = Array.from({ length: 128 }, () => []);
 for (let f = 0; f < FAMILIES.length; f++) {
-  for (const t of FAMILIES[f].triggers) {
-    const c = t.charCodeAt(0);
-    let list = TRIGGERS.get(c);
-    if (list === undefined) TRIGGERS.set(c, (list = []));
-    list.push([t, 1 << f]);
-  }
+  for (const t of FAMILIES[f].triggers) TRIGGERS[t.charCodeAt(0)].push({ prefix: t, bit: 1 << f });
 }
+/** Keys starting with `ag` (most keys) skip the lookup, as long as no trigger starts with `ag`. */
+const A = 97;
+const G = 103;
+const SKIP_AG = FAMILIES.every((f) => f.triggers.every((t) => !t.startsWith('ag')));
 
 /** Bit f set when family f may have work on these attributes. */
 export function familyMask(attrs: Attributes): number {
   let mask = 0;
   for (const k of attrs.keys()) {
-    const list = TRIGGERS.get(k.charCodeAt(0));
-    if (list === undefined) continue;
-    for (let i = 0; i < list.length; i++) if (k.startsWith(list[i][0])) mask |= list[i][1];
+    const c = k.charCodeAt(0);
+    if (c >= 128 || (SKIP_AG && c === A && k.charCodeAt(1) === G)) continue;
+    const list = TRIGGERS[c];
+    for (let i = 0; i < list.length; i++) {
+      const t = list[i];
+      if ((mask & t.bit) === 0 && k.startsWith(t.prefix)) mask |= t.bit;
+    }
   }
   return mask;
 }
