@@ -67,6 +67,8 @@ export interface Claims {
 interface FamilyIndex {
   bySource: Map<string, number[]>;
   prefixDot: string[];
+  /** 1 for rows fed by one exact source key (copy, json, type): skipped without a look when it is absent. */
+  exact: Uint8Array;
   /** Row r has its source on the current span when mark[r] === gen; its value is then vals[r]. */
   mark: Int32Array;
   vals: (AttrValue | undefined)[];
@@ -79,11 +81,13 @@ function indexOf(family: Family): FamilyIndex {
   let ix = INDEXES.get(family);
   if (ix !== undefined) return ix;
   const rows = family.rows;
-  ix = { bySource: new Map(), prefixDot: new Array(rows.length).fill(''), mark: new Int32Array(rows.length),
+  ix = { bySource: new Map(), prefixDot: new Array(rows.length).fill(''), exact: new Uint8Array(rows.length),
+    mark: new Int32Array(rows.length),
     vals: new Array(rows.length).fill(undefined), gen: 0 };
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
     if (row.kind === 'copy' || row.kind === 'json' || row.kind === 'type') {
+      ix.exact[r] = 1;
       const list = ix.bySource.get(row.src);
       if (list === undefined) ix.bySource.set(row.src, [r]);
       else list.push(r);
@@ -103,18 +107,18 @@ export function runFamily(family: Family, attrs: Attributes, claims: Claims): At
   const ix = indexOf(family);
   if (ix.gen >= 0x3fffffff) { ix.mark.fill(0); ix.gen = 0; }
   const gen = ++ix.gen;
-  const { mark, vals } = ix;
+  const { mark, vals, exact } = ix;
   for (const [k, v] of attrs) {
     const list = ix.bySource.get(k);
     if (list === undefined) continue;
     for (let i = 0; i < list.length; i++) { mark[list[i]] = gen; vals[list[i]] = v; }
   }
   for (let r = 0; r < rows.length; r++) {
+    // Most rows find no source on a given span: skipped before even reading the row.
+    if (exact[r] === 1 && mark[r] !== gen) continue;
     const row = rows[r];
-    // Most rows find no source on a given span: that is known before the (costlier) claim check.
     switch (row.kind) {
       case 'copy': {
-        if (mark[r] !== gen) break;
         const v = vals[r] as AttrValue;
         vals[r] = undefined;
         if (!claims.conflicts(row.dst)) put(out, row.dst, v);
@@ -129,14 +133,12 @@ export function runFamily(family: Family, attrs: Attributes, claims: Claims): At
         break;
       }
       case 'json': {
-        if (mark[r] !== gen) break;
         const v = vals[r] as AttrValue;
         vals[r] = undefined;
         if (!claims.conflicts(row.dst)) putValue(out, row.dst, decodeJson(v));
         break;
       }
       case 'type': {
-        if (mark[r] !== gen) break;
         const v = vals[r];
         vals[r] = undefined;
         if (typeof v !== 'string' || claims.conflicts('ag.type.span')) break;
