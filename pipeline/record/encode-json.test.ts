@@ -215,7 +215,9 @@ describe('the byte writer behind every form', () => {
   const text = (s: string) => JSON.stringify(s);
   it('writes each string as JSON.stringify does, short and long, ASCII or not', () => {
     const samples = ['', 'plain', 'q"b\\', 'tab\tnl\n\u001f', '\u007f del', 'é ü 😀', 'lone \udc00 low', 'x'.repeat(300),
-      'y'.repeat(300) + '"', 'ü'.repeat(200), '\ufffd replacement'];
+      'y'.repeat(300) + '"', 'ü'.repeat(200), '\ufffd replacement', 'z'.repeat(64), 'z'.repeat(65),
+      'long '.repeat(20) + '\ud800', 'long '.repeat(20) + '\u0007', 'long '.repeat(20) + '\\', 'long '.repeat(20) + '\ue000',
+      'long '.repeat(20) + '😀\ufffd', '\udbff\udfff'.repeat(40)];
     for (const s of samples) {
       const span = { ...minimalSpan(), name: s, attributes: attrs({ [s]: s }) };
       const line = encodeSpanJson(span);

@@ -24,8 +24,8 @@ const keyCache = new Map<string, Uint8Array>();
 const KEY_CACHE_SIZE = 4096;
 const MAX_CACHED_KEY = 128;
 
-/** Strings longer than this skip the char loop: the native escape check and UTF-8 writer win there. */
-const LONG_STRING = 256;
+/** Strings longer than this skip the char loop: one native UTF-8 write and a byte scan win there. */
+const LONG_STRING = 64;
 
 /** Node's Buffer has this native writer (what `write(text, offset, 'utf8')` dispatches to, minus the
  *  argument parsing); it returns the bytes written and never cuts a character in half. */
@@ -112,25 +112,50 @@ export class JsonWriter {
   /** Any text as a JSON string literal, the same as JSON.stringify(text). */
   string(text: string): void {
     const n = text.length;
-    if (n <= LONG_STRING) {
-      if (this.pos + n + 2 > this.buf.length) this.grow(n + 2);
-      const buf = this.buf;
-      let p = this.pos;
+    if (n > LONG_STRING) {
+      this.longString(text);
+      return;
+    }
+    if (this.pos + n + 2 > this.buf.length) this.grow(n + 2);
+    const buf = this.buf;
+    let p = this.pos;
+    buf[p++] = QUOTE;
+    let i = 0;
+    for (; i < n; i++) {
+      const c = text.charCodeAt(i);
+      // Printable ASCII other than `"` and `\` is copied as is; anything else takes the slow path.
+      if (c < 0x20 || c > 0x7e || c === QUOTE || c === 0x5c) break;
+      buf[p++] = c;
+    }
+    if (i === n) {
       buf[p++] = QUOTE;
-      let i = 0;
-      for (; i < n; i++) {
-        const c = text.charCodeAt(i);
-        // Printable ASCII other than `"` and `\` is copied as is; anything else takes the slow path.
-        if (c < 0x20 || c > 0x7e || c === QUOTE || c === 0x5c) break;
-        buf[p++] = c;
-      }
-      if (i === n) {
-        buf[p++] = QUOTE;
-        this.pos = p;
+      this.pos = p;
+      return;
+    }
+    this.utf8(JSON.stringify(text));
+  }
+
+  /**
+   * A long string (LLM inputs and outputs): UTF-8 encoded natively, then its bytes checked for anything
+   * JSON escapes; checking bytes costs less than reading characters one by one. 0xef leads U+FFFD,
+   * which is what a lone surrogate becomes: such text (and any control character, quote or backslash)
+   * is written again through JSON.stringify.
+   */
+  private longString(text: string): void {
+    this.reserve(text.length * 3 + 2);
+    const buf = this.buf;
+    const start = this.pos;
+    buf[start] = QUOTE;
+    const end = start + 1 + buf.utf8Write(text, start + 1);
+    for (let i = start + 1; i < end; i++) {
+      const c = buf[i];
+      if (c < 0x20 || c === QUOTE || c === 0x5c || c === 0xef) {
+        this.utf8(JSON.stringify(text));
         return;
       }
     }
-    this.utf8(JSON.stringify(text));
+    buf[end] = QUOTE;
+    this.pos = end + 1;
   }
 
   /** Any text, UTF-8 encoded as is. */
