@@ -99,6 +99,16 @@ function nearCanonicalAttrs(r: () => number): Attributes {
       }
     }
   }
+  if (r() < 0.4) {
+    // References: mostly already clean, sometimes not (case, slug, number, unknown key, aliases).
+    const n = 1 + Math.floor(r() * 3);
+    for (let i = 0; i < n; i++) {
+      const key = pick(r, ['application', 'evaluator', 'testset_revision', 'environment', 'variant', 'widget']);
+      if (r() < 0.7) m.set(`ag.references.${key}.id`, pick(r, ['4bf92f35-77b3-4da6-a3ce-929d0e0e4736', '4BF92F35-77B3-4DA6-A3CE-929D0E0E4736', 'x']));
+      if (r() < 0.5) m.set(`ag.references.${key}.slug`, pick(r, ['my-app', 'my app', 'v1.2']));
+      if (r() < 0.5) m.set(`ag.references.${key}.version`, pick<AttrValue>(r, ['3', 3, null]));
+    }
+  }
   if (r() < 0.3) m.set('ag.session.id', 's');
   if (r() < 0.2) m.set('ag.metrics.duration.incremental', 3);
   if (r() < 0.3) m.set(pick(r, OTHER), 'o');

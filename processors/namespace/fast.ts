@@ -3,8 +3,11 @@
 // is shadowed, no key would be regrouped or turned into an array by unflatten. Then the output is simply
 // the keys bucketed by slot, each bucket in input order, and no trie or tree is built. Anything unusual
 // returns false and the caller runs the full path from the start; the differential test (fast.test.ts) holds the two equal.
-import type { AttrValue, Attributes } from '../../pipeline/span.ts';
+import type { AttrValue, Attributes, SpanReference } from '../../pipeline/span.ts';
+import { normaliseUuid } from '../../pipeline/ids.ts';
+import { aliasTarget } from './aliases.ts';
 import { isSpanType, type Cleaned } from './clean.ts';
+import { REFERENCE_KEYS, SLUG } from './references.ts';
 import { ClaimList, isAgKey } from './keys.ts';
 import { Quarantine } from './quarantine.ts';
 import { claimExplicit, mapFamilies } from './semconv/index.ts';
@@ -18,18 +21,20 @@ const TOKENS_INC = 4;
 const TOKENS_CUM = 5;
 const COSTS_INC = 6;
 const COSTS_CUM = 7;
-const FLAGS = 8;
-const TAGS = 9;
-const META = 10;
-const EXCEPTION = 11;
-const SELECTOR = 12;
-const UNSUPPORTED = 13;
-const SLOT_COUNT = 14;
+const REFERENCES = 8;
+const FLAGS = 9;
+const TAGS = 10;
+const META = 11;
+const EXCEPTION = 12;
+const SELECTOR = 13;
+const UNSUPPORTED = 14;
+const SLOT_COUNT = 15;
 
 /** Slot roots without the trailing dot, by slot. */
 const ROOTS = [
   'ag.data.parameters', 'ag.data.inputs', 'ag.data.outputs', 'ag.data.internals', 'ag.metrics.tokens.incremental',
-  'ag.metrics.tokens.cumulative', 'ag.metrics.costs.incremental', 'ag.metrics.costs.cumulative', 'ag.flags',
+  'ag.metrics.tokens.cumulative', 'ag.metrics.costs.incremental', 'ag.metrics.costs.cumulative', 'ag.references',
+  'ag.flags',
   'ag.tags', 'ag.meta', 'ag.exception', 'ag.selector', 'ag.unsupported',
 ];
 const ROOT_LEN = ROOTS.map((r) => r.length);
@@ -39,8 +44,9 @@ const FREE = 0; // any flat value, null is content
 const NUMBERS = 1; // number or bigint leaves (token/cost trees)
 const FLAG_LEAVES = 2; // string or boolean leaves (flags/tags)
 const STRINGS = 3; // one level of string members (selector)
-const KIND = [FREE, FREE, FREE, FREE, NUMBERS, NUMBERS, NUMBERS, NUMBERS, FLAG_LEAVES, FLAG_LEAVES, FREE, FREE,
-  STRINGS, FREE];
+const REFERENCE = 4; // <key>.<field>, each already in the form S7 writes
+const KIND = [FREE, FREE, FREE, FREE, NUMBERS, NUMBERS, NUMBERS, NUMBERS, REFERENCE, FLAG_LEAVES, FLAG_LEAVES, FREE,
+  FREE, STRINGS, FREE];
 
 /** The slot groups below `ag.`, split by the character after `ag.` to keep the prefix tests few. */
 const DATA = [PARAMETERS, INPUTS, OUTPUTS, INTERNALS];
@@ -83,6 +89,7 @@ function treeSlot(k: string): number {
     case 101 /* e */: return startsAt(k, 'ag.exception', 12) ? EXCEPTION : -1;
     case 115 /* s */: return startsAt(k, 'ag.selector', 11) ? SELECTOR : -1;
     case 117 /* u */: return startsAt(k, 'ag.unsupported', 14) ? UNSUPPORTED : -1;
+    case 114 /* r */: return startsAt(k, 'ag.references', 13) ? REFERENCES : -1;
     default: return -1;
   }
   for (let i = 0; i < group.length; i++) {
@@ -119,6 +126,7 @@ function leafOk(kind: number, v: AttrValue): boolean {
     case NUMBERS: return typeof v === 'bigint' || (typeof v === 'number' && Number.isFinite(v));
     case FLAG_LEAVES: return typeof v === 'string' || typeof v === 'boolean';
     case STRINGS: return typeof v === 'string';
+    case REFERENCE: return typeof v === 'string'; // the rest in referenceOk
     default: return false;
   }
 }
@@ -299,14 +307,66 @@ function place(k: string, v: AttrValue, c: Cleaned, f: FastSlots): boolean {
   const s = treeSlot(k);
   if (s < 0 || !leafOk(KIND[s], v)) return false;
   if (KIND[s] === STRINGS && k.indexOf('.', ROOT_LEN[s] + 1) >= 0) return false;
-  // ag.meta.configuration is an alias (S3); the other aliases are outside every tree slot.
+  // ag.meta.configuration is an alias (S3); so are some reference fields; the other aliases are outside
+  // every tree slot.
   if (s === META && k.startsWith(CONFIGURATION) && (k.length === CONFIGURATION.length || k.charCodeAt(CONFIGURATION.length) === 46)) return false;
+  if (s === REFERENCES && !referenceOk(k, v)) return false;
   f.keys.push(k); f.values.push(v); f.slots.push(s);
   f.present |= 1 << s;
   return true;
 }
 
 const CONFIGURATION = 'ag.meta.configuration';
+const REFERENCES_DOT = 'ag.references.'.length;
+
+/**
+ * `ag.references.<key>.<field>` that S7 keeps exactly as it is: a known key, not an alias, and an id
+ * already in lowercase dashed form, a valid slug string or a version string (§3.5).
+ */
+function referenceOk(k: string, v: AttrValue): boolean {
+  const dot = k.indexOf('.', REFERENCES_DOT);
+  if (dot < 0 || k.indexOf('.', dot + 1) >= 0) return false;
+  if (!REFERENCE_KEYS.has(k.slice(REFERENCES_DOT, dot)) || aliasTarget(k) !== undefined) return false;
+  switch (k.length - dot - 1) {
+    case 2: return k.endsWith('.id') && normaliseUuid(v) === v;
+    case 4: return k.endsWith('.slug') && SLUG.test(v as string);
+    case 7: return k.endsWith('.version');
+    default: return false;
+  }
+}
+
+/** The span's `references` list from the fast path's reference keys (what referenceList gives from S7). */
+export function fastReferenceList(f: FastSlots): SpanReference[] | undefined {
+  if ((f.present & (1 << REFERENCES)) === 0) return undefined;
+  const list: SpanReference[] = [];
+  const { keys, values, slots } = f;
+  let i = 0;
+  while (i < keys.length) {
+    if (slots[i] !== REFERENCES) { i++; continue; }
+    // The keys of one entry are contiguous (canonical order), so an entry is a run of keys.
+    const k = keys[i];
+    const dot = k.indexOf('.', REFERENCES_DOT);
+    const name = k.slice(REFERENCES_DOT, dot);
+    let id: string | undefined;
+    let slug: string | undefined;
+    let version: string | undefined;
+    for (; i < keys.length; i++) {
+      if (slots[i] !== REFERENCES) continue;
+      const kk = keys[i];
+      if (kk.length <= dot || kk.charCodeAt(dot) !== 46 || !kk.startsWith(name, REFERENCES_DOT)) break;
+      const field = kk.slice(dot + 1);
+      if (field === 'id') id = values[i] as string;
+      else if (field === 'slug') slug = values[i] as string;
+      else version = values[i] as string;
+    }
+    const item: SpanReference = { attributes: new Map<string, AttrValue>([['key', name]]) };
+    if (id !== undefined) item.id = id;
+    if (slug !== undefined) item.slug = slug;
+    if (version !== undefined) item.version = version;
+    list.push(item);
+  }
+  return list;
+}
 
 /** S4 output is decoded into this; anything quarantined there sends the span down the full path. */
 const scratch = new Quarantine();
@@ -353,6 +413,6 @@ export function emitFastSlots(f: FastSlots, first: number, last: number, out: At
 
 export const FAST_DATA_LAST = INTERNALS;
 export const FAST_METRICS_FIRST = TOKENS_INC;
-export const FAST_METRICS_LAST = COSTS_CUM;
+export const FAST_METRICS_LAST = REFERENCES;
 export const FAST_TAIL_FIRST = FLAGS;
 export const FAST_TAIL_LAST = UNSUPPORTED;

@@ -6,6 +6,7 @@ import type { Span } from '../../pipeline/span.ts';
 import type { Cleaned } from './clean.ts';
 import type { NamespaceConfig, SemconvMode } from './config.ts';
 import { emitAttributes } from './emit.ts';
+import { fastReferenceList } from './fast.ts';
 import { computeSpanMetrics, propagateMetrics } from './metrics.ts';
 import { normalise, type Normalised } from './normalise.ts';
 import { referenceList } from './references.ts';
@@ -71,6 +72,10 @@ export class NamespaceProcessor implements SyncProcessor {
         if (c.userId !== undefined) span.userId = c.userId;
       }
       if (c.references !== undefined) span.references = referenceList(c.references);
+      else if (c.fast !== undefined) {
+        const refs = fastReferenceList(c.fast);
+        if (refs !== undefined) span.references = refs;
+      }
     }
   }
 }

@@ -13,7 +13,7 @@ export const REFERENCE_KEYS: ReadonlySet<string> = new Set([
   'environment_variant', 'environment_revision', 'snippet', 'snippet_variant', 'snippet_revision',
 ]);
 
-const SLUG = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
+export const SLUG = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
 
 /** String, or a number/boolean as its JSON text; undefined for other values. */
 function asText(v: Tree): string | undefined {
