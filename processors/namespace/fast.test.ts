@@ -109,6 +109,15 @@ function nearCanonicalAttrs(r: () => number): Attributes {
       if (r() < 0.5) m.set(`ag.references.${key}.version`, pick<AttrValue>(r, ['3', 3, null]));
     }
   }
+  if (r() < 0.25) m.set('ag.type.node', pick<AttrValue>(r, ['Workflow', 'LLM', 'robot', 5, null]));
+  if (r() < 0.3) {
+    // Agenta SDK style @ag.type= values (S2), sometimes ones that need a second round or do not parse.
+    m.set(pick(r, ['ag.data.inputs', 'ag.data.outputs', 'ag.meta', 'ag.data.parameters.p', 'ag.type.span', 'ag']), pick(r, [
+      '@ag.type=json:{"q":"hi","n":[1,2],"m":[{"r":"u"}]}', '@ag.type=json:[1,2]', '@ag.type=json:[{"a":1}]',
+      '@ag.type=json:"@ag.type=none:"', '@ag.type=none:', '@ag.type=json:bad', '@ag.type=json:"chat"',
+      '@ag.type=json:{}', '@ag.type=text:x', '@ag.type=json:{"type":{"span":"tool"},"session":{"id":"s2"}}',
+    ]));
+  }
   if (r() < 0.3) m.set('ag.session.id', 's');
   if (r() < 0.2) m.set('ag.metrics.duration.incremental', 3);
   if (r() < 0.3) m.set(pick(r, OTHER), 'o');
@@ -137,6 +146,18 @@ function realisticAttrs(i: number): Attributes {
     ['gen_ai.request.model', 'gpt-4o-mini'],
     ['gen_ai.operation.name', 'chat'],
     ['gen_ai.usage.input_tokens', 42 + (i % 7)],
+  ]);
+}
+
+/** Agenta SDK style: the span type as `ag.type.node`, data as `@ag.type=json:` strings. */
+function agentaAttrs(i: number): Attributes {
+  return new Map<string, AttrValue>([
+    ['ag.type.node', i % 2 === 0 ? 'Workflow' : 'LLM'],
+    ['ag.data.inputs', `@ag.type=json:{"question":"q${i}","messages":[{"role":"user","content":"hi"}]}`],
+    ['ag.data.outputs', '@ag.type=json:"an answer"'],
+    ['ag.references.application.id', '4bf92f35-77b3-4da6-a3ce-929d0e0e4736'],
+    ['ag.references.application.slug', 'my-app'],
+    ['ag.metrics.tokens.incremental.total', 12],
   ]);
 }
 
@@ -217,6 +238,13 @@ describe('namespace fast path equals the full path', () => {
       expect(compare(once, origin, p)).toBe(spans.length);
     });
   }
+
+  it('takes Agenta SDK style spans (ag.type.node, @ag.type=json:, references) on the fast path', () => {
+    const r = rng(23);
+    const p = new NamespaceProcessor({ semconv: 'otlp' });
+    const spans = Array.from({ length: 20 }, (_, i) => span(r, agentaAttrs(i)));
+    expect(compare(spans, 'otlp', p)).toBe(spans.length);
+  });
 
   it('keeps the full path when propagate_metrics needs the token trees', () => {
     const r = rng(19);

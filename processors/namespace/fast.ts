@@ -4,11 +4,13 @@
 // the keys bucketed by slot, each bucket in input order, and no trie or tree is built. Anything unusual
 // returns false and the caller runs the full path from the start; the differential test (fast.test.ts) holds the two equal.
 import type { AttrValue, Attributes, SpanReference } from '../../pipeline/span.ts';
+import { flattenInto } from '../../pipeline/attributes/flatten.ts';
 import { normaliseUuid } from '../../pipeline/ids.ts';
 import { aliasTarget } from './aliases.ts';
 import { isSpanType, type Cleaned } from './clean.ts';
 import { REFERENCE_KEYS, SLUG } from './references.ts';
-import { ClaimList, isAgKey } from './keys.ts';
+import { TYPED, TYPED_JSON, TYPED_NONE, isTyped } from './decode.ts';
+import { ClaimList, NOT_JSON, isAgKey, tryJson } from './keys.ts';
 import { Quarantine } from './quarantine.ts';
 import { claimExplicit, mapFamilies } from './semconv/index.ts';
 
@@ -381,11 +383,13 @@ const scratch = new Quarantine();
 export function normaliseFast(attrs: Attributes, mask: number, c: Cleaned): boolean {
   const f: FastSlots = { keys: [], values: [], slots: [], present: 0 };
   const claims = mask !== 0 ? new ClaimList() : undefined;
+  typeSpanSeen = false;
+  typeNodeSeen = false;
   for (const [k, v] of attrs) {
     if (!isAgKey(k)) continue;
-    if (typeof v === 'string' && v.charCodeAt(0) === 64 /* @ */ && v.startsWith('@ag.type=')) return false;
-    if (!place(k, v, c, f)) return false;
-    if (claims !== undefined) claimExplicit(claims, k, v);
+    if (typeof v === 'string' && v.charCodeAt(0) === 64 /* @ */ && v.startsWith(TYPED)) {
+      if (!placeTyped(k, v, c, f, claims)) return false;
+    } else if (!placeExplicit(k, v, c, f, claims)) return false;
   }
   if (claims !== undefined) {
     const mapped = mapFamilies(attrs, claims, mask, scratch);
@@ -399,6 +403,50 @@ export function normaliseFast(attrs: Attributes, mask: number, c: Cleaned): bool
     rememberCanonical(f.keys);
   }
   c.fast = f;
+  return true;
+}
+
+/** S3 for the one alias the fast path takes: `ag.type.node` when no explicit `ag.type.span` exists. */
+let typeSpanSeen = false;
+let typeNodeSeen = false;
+const TYPE_NODE = 'ag.type.node';
+
+/** One explicit key after S2: S3 (`ag.type.node`; any other alias is refused by place), then placed and claimed. */
+function placeExplicit(k: string, v: AttrValue, c: Cleaned, f: FastSlots, claims: ClaimList | undefined): boolean {
+  if (k === TYPE_NODE) {
+    // The explicit key wins over the alias, which is then quarantined: full path.
+    if (typeSpanSeen) return false;
+    typeNodeSeen = true;
+    k = SPAN;
+    if (typeof v === 'string') v = v.toLowerCase();
+  } else if (k === SPAN) {
+    if (typeNodeSeen) return false;
+    typeSpanSeen = true;
+  }
+  if (!place(k, v, c, f)) return false;
+  if (claims !== undefined) claimExplicit(claims, k, v);
+  return true;
+}
+
+const expanded: Attributes = new Map();
+
+/**
+ * S2 for one `@ag.type=` value: `none:` is null, `json:` parsed and flattened in place, anything else (or
+ * JSON that does not parse) stays as it is. A decoded string that is itself prefixed would need a second
+ * S2 round: full path. (A decoded key equal to another key lands twice in the buckets, which the order
+ * check refuses, or, for a scalar slot, lets the later value win as Map.set does.)
+ */
+function placeTyped(k: string, v: string, c: Cleaned, f: FastSlots, claims: ClaimList | undefined): boolean {
+  if (v === TYPED_NONE) return placeExplicit(k, null, c, f, claims);
+  if (!v.startsWith(TYPED_JSON)) return placeExplicit(k, v, c, f, claims);
+  const parsed = tryJson(v.slice(TYPED_JSON.length));
+  if (parsed === NOT_JSON) return placeExplicit(k, v, c, f, claims);
+  expanded.clear();
+  flattenInto(parsed, k, expanded);
+  for (const [kk, vv] of expanded) {
+    if (isTyped(vv) || !placeExplicit(kk, vv, c, f, claims)) { expanded.clear(); return false; }
+  }
+  expanded.clear();
   return true;
 }
 
