@@ -40,6 +40,15 @@ const S2 = 'a1b2c3d4e5f60718';
 const OK = { trace_id: T, span_id: S, start_time: 1776363498, end_time: 1776363499 };
 const SEC = 1_000_000_000n;
 
+describe('duplicates (§5.3)', () => {
+  it('collapse only when trace and span id both match: one span id in two traces stays two spans', () => {
+    const span = (trace: string, name: string) => ({ ...OK, trace_id: trace, span_name: name });
+    const b = ingest({ spans: [span(T, 'a1'), span(T2, 'b1'), span(T, 'a2'), span(T2, 'b2'), span(T2, 'b3'), { ...OK, span_id: S2, span_name: 'c' }] });
+    expect(b.spans.map((s) => [s.traceId, s.spanId, s.name])).toEqual([[T, S, 'a2'], [T2, S, 'b3'], [T, S2, 'c']]);
+    expect(b.indexes).toEqual([0, 1, 5]);
+  });
+});
+
 describe('§5.4 mixed request', () => {
   it('one accepted (the later duplicate at the first position), two rejected in index order', () => {
     const b = ingest({

@@ -43,7 +43,10 @@ function validateDrafts(batch: WorkingBatch, drafts: SpanDraft[]): void {
   const indexes: number[] = [];
   const rejections: Rejection[] = [];
   const lineage = newLineage(drafts.length);
-  const seen = new Map<string, number>();
+  // Position in `spans` by span id; a span id seen in two traces (rare) goes to `byBoth`, keyed by both
+  // ids. Keying every span by span id alone spares building and hashing one concatenated key per span.
+  const bySpanId = new Map<string, number>();
+  let byBoth: Map<string, number> | undefined;
   for (let i = 0; i < drafts.length; i++) {
     const draft = drafts[i];
     const result = checkDraft(draft, lineage);
@@ -51,10 +54,16 @@ function validateDrafts(batch: WorkingBatch, drafts: SpanDraft[]): void {
       rejections.push(draftRejection(draft, result));
       continue;
     }
-    const key = result.traceId + result.spanId;
-    const at = seen.get(key);
+    let at = bySpanId.get(result.spanId);
     if (at === undefined) {
-      seen.set(key, spans.length);
+      bySpanId.set(result.spanId, spans.length);
+    } else if (spans[at].traceId !== result.traceId) {
+      const key = result.traceId + result.spanId;
+      byBoth ??= new Map();
+      at = byBoth.get(key);
+      if (at === undefined) byBoth.set(key, spans.length);
+    }
+    if (at === undefined) {
       spans.push(result);
       indexes.push(draft.index);
     } else {
