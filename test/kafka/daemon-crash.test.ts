@@ -3,7 +3,7 @@
 // SIGKILLed at random moments and restarted on the same directory. At the end every acknowledged span is
 // in the file output AND in the topic (read by an independent consumer). Lost must be 0; duplicates are
 // allowed (at least once: a batch delivered but not yet committed when the kill came is sent again) and
-// reported. The file-only variant is test/durability/daemon-crash.test.ts.
+// reported.
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { startDaemon, tempDir, type Daemon } from '../helpers/daemon.ts';
