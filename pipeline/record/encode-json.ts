@@ -56,21 +56,29 @@ const K_FIRST_ATTRIBUTES = ascii('"attributes":');
 const K_SCOPE_NAME = ascii('{"name":');
 const K_SCOPE_VERSION = ascii(',"version":');
 
-/** Reused for the one-record string form; its buffer only grows to the largest record seen. */
-const scratch = new JsonWriter(4096);
+/** Reused for the one-record forms; it grows to the largest record seen, up to SCRATCH_KEEP kept. */
+let scratch = new JsonWriter(4096);
+const SCRATCH_KEEP = 1024 * 1024;
 
 /** One span as one JSON object, without a trailing newline. */
 export function encodeSpanJson(span: Span, options?: JsonEncodeOptions): string {
-  scratch.pos = 0;
-  writeSpan(scratch, span, options?.attributesShape === 'nested');
-  return scratch.buf.toString('utf8', 0, scratch.pos);
+  const w = scratchWriter();
+  writeSpan(w, span, options?.attributesShape === 'nested');
+  return w.buf.toString('utf8', 0, w.pos);
 }
 
 /** One span as one JSON object in UTF-8, without a trailing newline (a Buffer of its own). */
 export function encodeSpanJsonBuffer(span: Span, options?: JsonEncodeOptions): Buffer {
+  const w = scratchWriter();
+  writeSpan(w, span, options?.attributesShape === 'nested');
+  return Buffer.from(w.bytes());
+}
+
+/** The scratch writer, emptied; one that grew past SCRATCH_KEEP for a huge record is let go. */
+function scratchWriter(): JsonWriter {
+  if (scratch.buf.length > SCRATCH_KEEP) scratch = new JsonWriter(4096);
   scratch.pos = 0;
-  writeSpan(scratch, span, options?.attributesShape === 'nested');
-  return Buffer.from(scratch.bytes());
+  return scratch;
 }
 
 /** Spans as JSON lines: each record followed by `\n` (empty string for no spans). */
