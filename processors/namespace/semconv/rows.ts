@@ -66,6 +66,8 @@ export interface Claims {
  */
 interface FamilyIndex {
   bySource: Map<string, number[]>;
+  /** 1 at the (ASCII) first character of some source key: other keys skip the lookup. */
+  firstChar: Uint8Array;
   prefixDot: string[];
   /** 1 for rows fed by one exact source key (copy, json, type): skipped without a look when it is absent. */
   exact: Uint8Array;
@@ -81,13 +83,15 @@ function indexOf(family: Family): FamilyIndex {
   let ix = INDEXES.get(family);
   if (ix !== undefined) return ix;
   const rows = family.rows;
-  ix = { bySource: new Map(), prefixDot: new Array(rows.length).fill(''), exact: new Uint8Array(rows.length),
+  ix = { bySource: new Map(), firstChar: new Uint8Array(128), prefixDot: new Array(rows.length).fill(''), exact: new Uint8Array(rows.length),
     mark: new Int32Array(rows.length),
     vals: new Array(rows.length).fill(undefined), gen: 0 };
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
     if (row.kind === 'copy' || row.kind === 'json' || row.kind === 'type') {
       ix.exact[r] = 1;
+      const c = row.src.charCodeAt(0);
+      if (c < 128) ix.firstChar[c] = 1;
       const list = ix.bySource.get(row.src);
       if (list === undefined) ix.bySource.set(row.src, [r]);
       else list.push(r);
@@ -107,8 +111,10 @@ export function runFamily(family: Family, attrs: Attributes, claims: Claims): At
   const ix = indexOf(family);
   if (ix.gen >= 0x3fffffff) { ix.mark.fill(0); ix.gen = 0; }
   const gen = ++ix.gen;
-  const { mark, vals, exact } = ix;
+  const { mark, vals, exact, firstChar } = ix;
   for (const [k, v] of attrs) {
+    const c = k.charCodeAt(0);
+    if (c < 128 && firstChar[c] === 0) continue;
     const list = ix.bySource.get(k);
     if (list === undefined) continue;
     for (let i = 0; i < list.length; i++) { mark[list[i]] = gen; vals[list[i]] = v; }
