@@ -12,7 +12,7 @@ import { REFERENCE_KEYS, SLUG } from './references.ts';
 import { TYPED, TYPED_JSON, TYPED_NONE, isTyped } from './decode.ts';
 import { ClaimList, NOT_JSON, isAgKey, tryJson } from './keys.ts';
 import { Quarantine } from './quarantine.ts';
-import { claimExplicit, mapFamilies } from './semconv/index.ts';
+import { claimExplicit, keyFamilies, mapFamilies } from './semconv/index.ts';
 
 /** Tree slots in output order (§3.6); scalar slots go straight into Cleaned. */
 const PARAMETERS = 0;
@@ -376,23 +376,26 @@ const scratch = new Quarantine();
 /**
  * S1-S7 for a span whose `ag` keys need no rewriting: no `@ag.type=` value (S2), no alias (S3), no
  * string in a JSON data slot (S5), `ag` itself absent, every key in a known slot with a value S7 keeps
- * as is, and each slot already in canonical order. The semantic-convention output (S4, when `mask` is
- * set) must pass the same checks. Fills `c` (scalar slots, and c.fast for the tree slots) and returns
+ * as is, and each slot already in canonical order. The semantic-convention output (S4, when `semconv`
+ * applies and some family has a trigger key) must pass the same checks. Fills `c` (scalar slots, and c.fast for the tree slots) and returns
  * true; false (with `c` possibly half-filled: the caller starts a fresh one) when the full path is needed.
  */
-export function normaliseFast(attrs: Attributes, mask: number, c: Cleaned): boolean {
+export function normaliseFast(attrs: Attributes, semconv: boolean, c: Cleaned): boolean {
   const f: FastSlots = { keys: [], values: [], slots: [], present: 0 };
-  const claims = mask !== 0 ? new ClaimList() : undefined;
+  // The family mask is found in the same pass; claims are gathered whenever mapping may apply.
+  const claims = semconv ? new ClaimList() : undefined;
+  let mask = 0;
   typeSpanSeen = false;
   typeNodeSeen = false;
   for (const [k, v] of attrs) {
+    if (semconv) mask = keyFamilies(k, mask);
     if (!isAgKey(k)) continue;
     if (typeof v === 'string' && v.charCodeAt(0) === 64 /* @ */ && v.startsWith(TYPED)) {
       if (!placeTyped(k, v, c, f, claims)) return false;
     } else if (!placeExplicit(k, v, c, f, claims)) return false;
   }
-  if (claims !== undefined) {
-    const mapped = mapFamilies(attrs, claims, mask, scratch);
+  if (mask !== 0) {
+    const mapped = mapFamilies(attrs, claims as ClaimList, mask, scratch);
     if (scratch.size > 0) { scratch.clear(); return false; }
     if (mapped !== undefined) for (const [k, v] of mapped) if (!place(k, v, c, f)) return false;
   }

@@ -28,15 +28,15 @@ export interface Normalised {
 
 /** `fast` false keeps the full path (propagate_metrics reads the token/cost trees the fast path does not build). */
 export function normalise(attrs: Attributes, semconv: boolean, fast = false): Normalised {
-  const mask = semconv ? familyMask(attrs) : 0;
   if (fast && fastPath.enabled) {
     // Already canonical and nothing to rewrite or quarantine (the common case): no trie, no tree.
     const c = emptyCleaned();
-    if (normaliseFast(attrs, mask, c)) {
+    if (normaliseFast(attrs, semconv, c)) {
       fastPath.hits++;
       return { c, q: NO_QUARANTINE };
     }
   }
+  const mask = semconv ? familyMask(attrs) : 0;
   let ag: Attributes | undefined;
   for (const [k, v] of attrs) {
     if (isAgKey(k)) (ag ??= new Map()).set(k, v);

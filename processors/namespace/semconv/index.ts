@@ -24,18 +24,22 @@ const A = 97;
 const G = 103;
 const SKIP_AG = FAMILIES.every((f) => f.triggers.every((t) => !t.startsWith('ag')));
 
+/** `mask` plus the bits of the families key `k` may feed. */
+export function keyFamilies(k: string, mask: number): number {
+  const c = k.charCodeAt(0);
+  if (c >= 128 || (SKIP_AG && c === A && k.charCodeAt(1) === G)) return mask;
+  const list = TRIGGERS[c];
+  for (let i = 0; i < list.length; i++) {
+    const t = list[i];
+    if ((mask & t.bit) === 0 && k.startsWith(t.prefix)) mask |= t.bit;
+  }
+  return mask;
+}
+
 /** Bit f set when family f may have work on these attributes. */
 export function familyMask(attrs: Attributes): number {
   let mask = 0;
-  for (const k of attrs.keys()) {
-    const c = k.charCodeAt(0);
-    if (c >= 128 || (SKIP_AG && c === A && k.charCodeAt(1) === G)) continue;
-    const list = TRIGGERS[c];
-    for (let i = 0; i < list.length; i++) {
-      const t = list[i];
-      if ((mask & t.bit) === 0 && k.startsWith(t.prefix)) mask |= t.bit;
-    }
-  }
+  for (const k of attrs.keys()) mask = keyFamilies(k, mask);
   return mask;
 }
 
