@@ -153,3 +153,58 @@ describe('parseJsonBytes exact path (marked tokens) agrees with the reviver', ()
     }
   });
 });
+
+describe('scanJson against a byte-at-a-time reading', () => {
+  /** The plainest reading of the same rules: one byte per step, strings skipped up to their quote. */
+  function reference(bytes: Uint8Array, maxDepth: number) {
+    let depth = 0;
+    const wide: number[] = [];
+    let i = 0;
+    const result = (tooDeep: boolean) => ({ tooDeep, wide: wide.join(',') });
+    while (i < bytes.length) {
+      const c = bytes[i++];
+      if (c === 0x22) {
+        for (;;) {
+          if (i >= bytes.length) return result(false);
+          const d = bytes[i++];
+          if (d === 0x22) break;
+          if (d === 0x5c) i++;
+        }
+      } else if (c === 0x7b || c === 0x5b) {
+        if (++depth > maxDepth) return result(true);
+      } else if (c === 0x7d || c === 0x5d) depth--;
+      else if ((c >= 0x30 && c <= 0x39) || c === 0x2d) {
+        const start = i - 1;
+        let digits = c === 0x2d ? 0 : 1;
+        let exponent = false;
+        for (; i < bytes.length; i++) {
+          const d = bytes[i];
+          if (d >= 0x30 && d <= 0x39) digits++;
+          else if (d === 0x65 || d === 0x45) exponent = true;
+          else if (d !== 0x2d && d !== 0x2b && d !== 0x2e) break;
+        }
+        if (exponent || digits >= 16) wide.push(start, i);
+      }
+    }
+    return result(false);
+  }
+
+  it('agrees on random texts made of quotes, backslashes, brackets, digits and letters', () => {
+    const alphabet = Buffer.from('""\\\\{}[]0123456789-+.eE ab:,');
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    for (let t = 0; t < 3000; t++) {
+      const bytes = Buffer.alloc(1 + Math.floor(random() * 60));
+      for (let i = 0; i < bytes.length; i++) bytes[i] = alphabet[Math.floor(random() * alphabet.length)];
+      for (const maxDepth of [1, 3, 64]) {
+        const scan = scanJson(bytes, maxDepth);
+        expect({ tooDeep: scan.tooDeep, wide: (scan.wideNumbers ?? []).join(',') }, bytes.toString('latin1'))
+          .toEqual(reference(bytes, maxDepth));
+        expect(scan.exactNumbers).toBe(scan.wideNumbers !== undefined);
+      }
+    }
+  });
+});
