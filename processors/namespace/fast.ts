@@ -1,17 +1,18 @@
-// Fast path for S6, S7 and the `ag` half of S9 (ag-namespace.md §2, §3.6) when the `ag` keys are already in
+// Fast path for S1-S7 and the `ag` half of S9 (ag-namespace.md §2, §3.6) when the `ag` keys are already in
 // the form the full path would write them back: every key sits in a known slot with a valid leaf, nothing
-// is shadowed, no key would be regrouped or turned into an array by unflatten. Then the output is simply
-// the keys bucketed by slot, each bucket in input order, and no trie or tree is built. Anything unusual
-// returns false and the caller runs the full path from the start; the differential test (fast.test.ts) holds the two equal.
-import type { AttrValue, Attributes, SpanReference } from '../../pipeline/span.ts';
+// is quarantined or shadowed, no key would be regrouped or turned into an array by unflatten. Then the
+// output is simply the keys bucketed by slot, each bucket in input order, and no trie or tree is built.
+// Anything unusual returns false and the caller runs the full path from the start; the differential test
+// (fast.test.ts) holds the two equal. Decision 0250.
 import { flattenInto } from '../../pipeline/attributes/flatten.ts';
 import { normaliseUuid } from '../../pipeline/ids.ts';
+import type { AttrValue, Attributes, SpanReference } from '../../pipeline/span.ts';
 import { aliasTarget } from './aliases.ts';
 import { isSpanType, type Cleaned } from './clean.ts';
-import { REFERENCE_KEYS, SLUG } from './references.ts';
 import { TYPED, TYPED_JSON, TYPED_NONE, isTyped } from './decode.ts';
 import { ClaimList, NOT_JSON, isAgKey, tryJson } from './keys.ts';
 import { Quarantine } from './quarantine.ts';
+import { REFERENCE_KEYS, SLUG } from './references.ts';
 import { claimExplicit, keyFamilies, mapFamilies } from './semconv/index.ts';
 
 /** Tree slots in output order (§3.6); scalar slots go straight into Cleaned. */
@@ -36,8 +37,7 @@ const SLOT_COUNT = 15;
 const ROOTS = [
   'ag.data.parameters', 'ag.data.inputs', 'ag.data.outputs', 'ag.data.internals', 'ag.metrics.tokens.incremental',
   'ag.metrics.tokens.cumulative', 'ag.metrics.costs.incremental', 'ag.metrics.costs.cumulative', 'ag.references',
-  'ag.flags',
-  'ag.tags', 'ag.meta', 'ag.exception', 'ag.selector', 'ag.unsupported',
+  'ag.flags', 'ag.tags', 'ag.meta', 'ag.exception', 'ag.selector', 'ag.unsupported',
 ];
 const ROOT_LEN = ROOTS.map((r) => r.length);
 
@@ -63,7 +63,7 @@ const SCALAR_KEYS = new Map<string, number>([
   ['ag.user.id', 7], ['ag.data.outputs', 8],
 ]);
 
-/** The `ag` keys of a span classified by the fast path: what emitFast writes. */
+/** The `ag` keys of a span classified by the fast path: what emitFastSlots writes. */
 export interface FastSlots {
   keys: string[];
   values: AttrValue[];
