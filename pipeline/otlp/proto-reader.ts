@@ -79,6 +79,13 @@ export class ProtoReader {
   length(): number {
     const buf = this.buf;
     let pos = this.pos;
+    // Most lengths (keys, values, attributes) fit in one byte.
+    if (pos < this.end && buf[pos] < 0x80) {
+      const short = buf[pos];
+      this.pos = pos + 1;
+      if (short > this.end - this.pos) this.fail('length runs past the end of its message');
+      return short;
+    }
     let len = 0;
     for (let shift = 0; ; shift += 7) {
       if (pos >= this.end) this.fail('truncated length');
