@@ -16,20 +16,32 @@ function hexValue(c: number): number {
 }
 
 /**
+ * Per char code below 128, what scanHex needs to know, as bits OR-ed over the whole range: a hex
+ * digit that is not zero, an uppercase one, not a hex digit at all. One load and one OR per char.
+ */
+const NONZERO = 1;
+const UPPER = 2;
+const NOT_HEX = 8;
+const HEX_CLASS = new Uint8Array(128).fill(NOT_HEX);
+HEX_CLASS[48] = 0;
+for (let c = 49; c < 58; c++) HEX_CLASS[c] = NONZERO;
+for (let c = 0; c < 6; c++) {
+  HEX_CLASS[97 + c] = NONZERO;
+  HEX_CLASS[65 + c] = NONZERO | UPPER;
+}
+
+/**
  * Checks that s[from, to) is all hex digits. Returns 1 when it is and already lowercase, 2 when it is but
  * holds uppercase digits, 0 when it is not hex. Bit 4 is set when every digit is zero.
  */
 function scanHex(s: string, from: number, to: number): number {
-  let upper = false;
-  let zero = true;
+  let bits = 0;
   for (let i = from; i < to; i++) {
     const c = s.charCodeAt(i);
-    const v = hexValue(c);
-    if (v < 0) return 0;
-    if (c >= 65 && c <= 70) upper = true;
-    if (v !== 0) zero = false;
+    bits |= c < 128 ? HEX_CLASS[c] : NOT_HEX;
   }
-  return (upper ? 2 : 1) | (zero ? 4 : 0);
+  if ((bits & NOT_HEX) !== 0) return 0;
+  return ((bits & UPPER) !== 0 ? 2 : 1) | ((bits & NONZERO) === 0 ? 4 : 0);
 }
 
 const ZERO_TRACE = '00000000000000000000000000000000';
