@@ -5,9 +5,10 @@
 // Why bytes and not a string: building the record with `+=` made a rope of small strings per span that
 // was then flattened and UTF-8 encoded into the file buffer: about 8 KB of short-lived garbage per span
 // and a sixth of the encoder's time in the escape-check regular expression (measured, docs/decisions/
-// 0260). Here each ASCII string is checked and copied in one char-code loop; anything else (non-ASCII,
-// quotes, backslashes, control characters, lone surrogates) goes through JSON.stringify, whose output
-// is exactly the JSON string literal, and is then UTF-8 encoded natively.
+// 0260). Here each short printable-ASCII string is checked and copied in one char-code loop, and a long
+// one is UTF-8 encoded natively and its bytes checked; anything that needs escaping (quotes, backslashes,
+// control characters, lone surrogates) goes through JSON.stringify, whose output is exactly the JSON
+// string literal, and is then UTF-8 encoded natively.
 import type { AttrValue, Attributes } from '../span.ts';
 
 const QUOTE = 0x22;
