@@ -2,7 +2,7 @@
 // then every other key in input order, untouched.
 import { flattenInto } from '../../pipeline/attributes/flatten.ts';
 import type { Tree } from '../../pipeline/attributes/trie.ts';
-import type { Attributes } from '../../pipeline/span.ts';
+import type { AttrValue, Attributes } from '../../pipeline/span.ts';
 import type { Cleaned } from './clean.ts';
 import { FAST_DATA_LAST, FAST_METRICS_FIRST, FAST_METRICS_LAST, FAST_TAIL_FIRST, FAST_TAIL_LAST, emitFastSlots } from './fast.ts';
 import { isAgKey } from './keys.ts';
@@ -47,6 +47,6 @@ export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine): At
     put(out, 'ag.selector', c.selector);
     emitUnsupported(c.unsupported, q, out);
   }
-  for (const [k, v] of input) if (!isAgKey(k)) out.set(k, v);
+  for (const k of input.keys()) if (!isAgKey(k)) out.set(k, input.get(k) as AttrValue);
   return out;
 }
