@@ -260,4 +260,27 @@ describe('the byte writer behind every form', () => {
       .toBe(encodeSpanJson(span, { attributesShape: 'nested' }) + '\n');
     expect(encodeSpanJsonBuffer(span).toString('utf8')).toBe(encodeSpanJson(span));
   });
+
+  it('spans sharing resource and scope objects get the same text as spans with their own copies', () => {
+    const resource = attrs({ 'service.name': 'shop', 'service.version': '1.0' });
+    const scope = { name: 'lib', version: '2', attributes: attrs({ 'a.b': 1 }) };
+    const other = attrs({ 'service.name': 'other' });
+    const shared = [
+      { ...minimalSpan(), resource, scope }, { ...minimalSpan(), resource, scope }, { ...minimalSpan(), resource: other, scope },
+      { ...minimalSpan(), resource, scope: undefined }, { ...minimalSpan(), resource, scope }, { ...minimalSpan(), scope },
+      minimalSpan(), { ...minimalSpan(), resource, scope },
+    ];
+    const copies = shared.map((s) => ({
+      ...s,
+      resource: s.resource && new Map(s.resource),
+      scope: s.scope && { ...s.scope, attributes: s.scope.attributes && new Map(s.scope.attributes) },
+    }));
+    const expected = copies.map((s) => encodeSpanJson(s) + '\n').join('');
+    expect(encodeBatchJsonLinesBuffer(shared).toString('utf8')).toBe(expected);
+    expect(encodeBatchJsonLines(shared)).toBe(expected);
+    // The one-record forms reuse a scratch buffer: nothing of the previous record may leak in.
+    expect(shared.map((s) => encodeSpanJson(s) + '\n').join('')).toBe(expected);
+    expect(encodeSpanJson(shared[0])).toContain('"resource":{"service.name":"shop","service.version":"1.0"},' +
+      '"scope":{"name":"lib","version":"2","attributes":{"a.b":1}}}');
+  });
 });

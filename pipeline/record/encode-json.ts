@@ -4,7 +4,7 @@
 // hence the hand-written writer: every record is written as UTF-8 bytes straight into one buffer
 // (json-writer.ts), and the string forms are views of those bytes.
 import { SPAN_KIND_NAMES, STATUS_CODE_NAMES } from '../span.ts';
-import type { OtlpExtras, Span, SpanEvent, SpanLink, SpanReference, SpanScope } from '../span.ts';
+import type { Attributes, OtlpExtras, Span, SpanEvent, SpanLink, SpanReference, SpanScope } from '../span.ts';
 import { nestedShape } from '../attributes/unflatten.ts';
 import { ascii, JsonWriter } from './json-writer.ts';
 import { writeTimeNs } from './time-format.ts';
@@ -77,7 +77,7 @@ export function encodeSpanJsonBuffer(span: Span, options?: JsonEncodeOptions): B
 /** The scratch writer, emptied; one that grew past SCRATCH_KEEP for a huge record is let go. */
 function scratchWriter(): JsonWriter {
   if (scratch.buf.length > SCRATCH_KEEP) scratch = new JsonWriter(4096);
-  scratch.pos = 0;
+  scratch.reset();
   return scratch;
 }
 
@@ -162,14 +162,8 @@ function writeSpan(w: JsonWriter, span: Span, nested: boolean): void {
     w.copy(K_REFERENCES);
     writeReferences(w, span.references);
   }
-  if (span.resource !== undefined) {
-    w.copy(K_RESOURCE);
-    w.attributes(span.resource);
-  }
-  if (span.scope !== undefined) {
-    w.copy(K_SCOPE);
-    writeScope(w, span.scope);
-  }
+  // Resource and scope are usually shared by every span of a request: written once, then copied.
+  if (span.resource !== undefined || span.scope !== undefined) w.repeat(span.resource, span.scope, writeResourceAndScope);
   if (span.otlp !== undefined && hasOtlpMember(span.otlp)) {
     w.copy(K_OTLP);
     writeOtlpMembers(w, span.otlp);
@@ -257,6 +251,18 @@ function writeReferences(w: JsonWriter, references: readonly SpanReference[]): v
     w.byte(0x7d);
   }
   w.byte(0x5d);
+}
+
+/** `,"resource":{...},"scope":{...}` of a span, either part when present. */
+function writeResourceAndScope(w: JsonWriter, resource: Attributes | undefined, scope: SpanScope | undefined): void {
+  if (resource !== undefined) {
+    w.copy(K_RESOURCE);
+    w.attributes(resource);
+  }
+  if (scope !== undefined) {
+    w.copy(K_SCOPE);
+    writeScope(w, scope);
+  }
 }
 
 function writeScope(w: JsonWriter, scope: SpanScope): void {

@@ -46,9 +46,49 @@ export function ascii(text: string): Uint8Array {
 export class JsonWriter {
   buf: WriteBuffer;
   pos = 0;
+  /**
+   * The last pair of values written through `repeat()` and where their text is in this buffer. Spans of
+   * one OTLP request share their resource map and scope object, so their text is copied from the span
+   * before instead of being written again.
+   */
+  private repeatA: object | undefined;
+  private repeatB: object | undefined;
+  private repeatStart = -1;
+  private repeatEnd = -1;
 
   constructor(capacity: number) {
     this.buf = Buffer.allocUnsafe(Math.max(64, capacity)) as WriteBuffer;
+  }
+
+  /** Empties the writer for reuse. */
+  reset(): void {
+    this.pos = 0;
+    this.repeatStart = -1;
+  }
+
+  /**
+   * Writes the pair `a`, `b` with `write`, or, when it is the very pair of objects written last through
+   * here, copies that text. Only for values that do not change while the writer is in use (one
+   * synchronous encoding); `undefined` members compare like any other.
+   */
+  repeat<A extends object, B extends object>(
+    a: A | undefined, b: B | undefined, write: (w: JsonWriter, a: A | undefined, b: B | undefined) => void,
+  ): void {
+    if (this.repeatStart >= 0 && a === this.repeatA && b === this.repeatB) {
+      const n = this.repeatEnd - this.repeatStart;
+      if (this.pos + n > this.buf.length) this.grow(n);
+      const buf = this.buf;
+      let p = this.pos;
+      for (let i = this.repeatStart; i < this.repeatEnd; i++) buf[p++] = buf[i];
+      this.pos = p;
+      return;
+    }
+    const start = this.pos;
+    write(this, a, b);
+    this.repeatA = a;
+    this.repeatB = b;
+    this.repeatStart = start;
+    this.repeatEnd = this.pos;
   }
 
   /** Room for `n` more bytes. */

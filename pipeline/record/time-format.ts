@@ -75,7 +75,7 @@ const scratch = new JsonWriter(64);
 
 /** The time's text, e.g. `2026-04-16T18:18:19.123456789Z`. */
 export function formatTimeNs(ns: bigint): string {
-  scratch.pos = 0;
+  scratch.reset();
   writeTimeNs(scratch, ns);
   return scratch.buf.toString('latin1', 0, scratch.pos);
 }
