@@ -126,3 +126,14 @@ describe('propagate_metrics (§4.3)', () => {
     expect([...root.attributes].some(([k]) => k.startsWith('ag.metrics.tokens.cumulative'))).toBe(false);
   });
 });
+
+describe('odd attribute keys on the semantic-convention path', () => {
+  it('an empty key or a non-ASCII first character is kept verbatim and never throws', () => {
+    for (const origin of ['otlp', 'tracing'] as const) {
+      const [s] = run([span({ '': 'empty', 'é.x': 1, 'gen_ai.operation.name': 'chat' })], origin, { semconv: 'all' });
+      expect(s.attributes.get('')).toBe('empty');
+      expect(s.attributes.get('é.x')).toBe(1);
+      expect(s.spanType).toBe('chat');
+    }
+  });
+});

@@ -27,7 +27,8 @@ const SKIP_AG = FAMILIES.every((f) => f.triggers.every((t) => !t.startsWith('ag'
 /** `mask` plus the bits of the families key `k` may feed. */
 export function keyFamilies(k: string, mask: number): number {
   const c = k.charCodeAt(0);
-  if (c >= 128 || (SKIP_AG && c === A && k.charCodeAt(1) === G)) return mask;
+  // `!(c < 128)` also covers the empty key, whose charCodeAt(0) is NaN.
+  if (!(c < 128) || (SKIP_AG && c === A && k.charCodeAt(1) === G)) return mask;
   const list = TRIGGERS[c];
   for (let i = 0; i < list.length; i++) {
     const t = list[i];
