@@ -2,7 +2,7 @@
 // value = one span (json) or one trace's spans of this batch (otlp_*), and a record of which spans each
 // message carries, so that what cannot be sent is dead-lettered and nothing else.
 import type { MessageToProduce } from '@platformatic/kafka';
-import { encodeSpanJson } from '../../pipeline/record/index.ts';
+import { encodeSpanJsonBuffer } from '../../pipeline/record/index.ts';
 import type { Span } from '../../pipeline/span.ts';
 
 export type KafkaMessage = MessageToProduce<Buffer, Buffer, Buffer, Buffer>;
@@ -59,7 +59,7 @@ export function planJsonMessages(spans: Span[], options: PlanOptions): MessagePl
       lastTrace = span.traceId;
       key = Buffer.from(lastTrace, 'latin1');
     }
-    const value = Buffer.from(encodeSpanJson(span), 'utf8');
+    const value = encodeSpanJsonBuffer(span);
     if (value.length > valueLimit(options, key.length)) {
       plan.tooLarge.push(span);
       if (value.length > plan.tooLargeBytes) plan.tooLargeBytes = value.length;
