@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkTransport, isJsonContentType, parseContentEncoding } from './transport.ts';
+import { parseContentEncoding } from '../common/request-body.ts';
+import { checkTransport, isJsonContentType } from './transport.ts';
 
 describe('Content-Type (ingest-api.md §2.4)', () => {
   it.each([

@@ -1,18 +1,10 @@
 // Content-Type and Content-Encoding of a tracing API request (ingest-api.md §2.4), checked from the
 // headers alone, before the body is read.
 import type { IncomingHttpHeaders } from 'node:http';
+import { parseContentEncoding, type Coding } from '../common/request-body.ts';
 import { detailReply, type Reply } from './replies.ts';
 
-/** A decoding step, in the order the sender applied it. */
-export type Coding = 'gzip' | 'deflate' | 'zstd';
-
-const CODINGS: Record<string, Coding | null> = {
-  identity: null,
-  gzip: 'gzip',
-  'x-gzip': 'gzip',
-  deflate: 'deflate',
-  zstd: 'zstd',
-};
+export type { Coding };
 
 /** `application/json` or `application/<x>+json`, parameters allowed, `charset` (if any) utf-8. */
 export function isJsonContentType(value: string): boolean {
@@ -28,19 +20,6 @@ export function isJsonContentType(value: string): boolean {
     if (charset !== 'utf-8') return false;
   }
   return true;
-}
-
-/** The codings of a `Content-Encoding` value in the order applied; undefined when one is unknown. */
-export function parseContentEncoding(value: string): Coding[] | undefined {
-  const codings: Coding[] = [];
-  for (const token of value.split(',')) {
-    const name = token.trim().toLowerCase();
-    if (name === '') continue;
-    const coding = CODINGS[name];
-    if (coding === undefined || !Object.hasOwn(CODINGS, name)) return undefined;
-    if (coding !== null) codings.push(coding);
-  }
-  return codings;
 }
 
 /** The codings to undo, or the 415 answer. A missing Content-Type is read as JSON (as FastAPI does). */

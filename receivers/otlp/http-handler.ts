@@ -9,7 +9,7 @@ import {
   decodeExportRequest, decodeExportRequestJson, encodeExportResponse, encodeExportResponseJson, encodeStatus,
   encodeStatusJson, GrpcCode, OtlpDecodeError, type DecodedRequest, type PartialSuccess,
 } from '../../pipeline/otlp/index.ts';
-import { decompress, parseContentEncoding, readBody } from './body.ts';
+import { decompress, parseContentEncoding, readBody } from '../common/request-body.ts';
 import { ingest, retryAfterSeconds } from './ingest.ts';
 
 /** Structurally the same as the http receiver's Reply: status, body, lowercase headers. */
