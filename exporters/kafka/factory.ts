@@ -1,11 +1,13 @@
 import type { Exporter, Factory } from '../../pipeline/component.ts';
+import { lazyExporter } from '../../pipeline/lazy-exporter.ts';
 import { checkKafkaConfig, schema, type KafkaConfig } from './config.ts';
-import { KafkaExporter } from './kafka-exporter.ts';
 
 export const factory: Factory<KafkaConfig, Exporter> = {
   type: 'kafka',
   kind: 'exporter',
   schema,
-  create: (config, context) => new KafkaExporter(config, context),
+  // The client library is loaded at start, only when a kafka exporter is configured.
+  create: (config, context) =>
+    lazyExporter(async () => new (await import('./kafka-exporter.ts')).KafkaExporter(config, context)),
   check: checkKafkaConfig,
 };

@@ -2,23 +2,34 @@
 import type { IngestConsumer, Receiver } from '../../pipeline/component.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import { resolveProtocols, type OtlpReceiverConfig } from './config.ts';
-import { OtlpGrpcServer } from './grpc-server.ts';
+import type { OtlpGrpcServer } from './grpc-server.ts';
 import { OtlpHttpServer } from './http-server.ts';
 
 export class OtlpReceiver implements Receiver {
   readonly http: OtlpHttpServer | undefined;
-  readonly grpc: OtlpGrpcServer | undefined;
+  /** Set by start() when gRPC is enabled. */
+  grpc: OtlpGrpcServer | undefined;
+  private readonly grpcConfig: ReturnType<typeof resolveProtocols>['grpc'];
+  private readonly consumer: IngestConsumer;
+  private readonly logger: Logger;
 
   constructor(config: OtlpReceiverConfig, consumer: IngestConsumer, logger: Logger) {
     const protocols = resolveProtocols(config);
     this.http = protocols.http && new OtlpHttpServer(protocols.http, consumer, logger);
-    this.grpc = protocols.grpc && new OtlpGrpcServer(protocols.grpc, consumer, logger);
+    this.grpcConfig = protocols.grpc;
+    this.consumer = consumer;
+    this.logger = logger;
   }
 
   async start(): Promise<void> {
     await this.http?.start();
     try {
-      await this.grpc?.start();
+      if (this.grpcConfig) {
+        // grpc-js (~15 MiB of RSS) is loaded only when gRPC is configured.
+        const { OtlpGrpcServer } = await import('./grpc-server.ts');
+        this.grpc = new OtlpGrpcServer(this.grpcConfig, this.consumer, this.logger);
+        await this.grpc.start();
+      }
     } catch (error) {
       // Do not leave the HTTP port bound when the receiver as a whole failed to start.
       await this.http?.shutdown();
