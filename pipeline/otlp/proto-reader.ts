@@ -20,6 +20,7 @@ const stringCache: Array<string | undefined> = new Array(CACHE_SLOTS).fill(undef
 /** The bytes of each cached string (slot * MAX_CACHED_LENGTH), compared byte for byte against the input:
  *  a typed-array comparison runs several times faster than charCodeAt on the cached string. */
 const cachedBytes = new Uint8Array(CACHE_SLOTS * MAX_CACHED_LENGTH);
+const cachedView = new DataView(cachedBytes.buffer);
 
 /** Node's Buffer has these native slicers (what `toString(encoding, start, end)` dispatches to). */
 interface NativeSlices {
@@ -192,9 +193,16 @@ export class ProtoReader {
     const cached = stringCache[slot];
     const at = slot * MAX_CACHED_LENGTH;
     if (cached !== undefined && cached.length === len) {
+      // Four bytes per step through DataViews (unaligned reads are fine), then the tail byte by byte:
+      // about half the time of a byte loop for the usual 10-40 byte keys and values.
+      const view = this.view;
+      const words = len & ~3;
       let j = 0;
-      while (j < len && cachedBytes[at + j] === buf[start + j]) j++;
-      if (j === len) return cached;
+      while (j < words && cachedView.getInt32(at + j, true) === view.getInt32(start + j, true)) j += 4;
+      if (j === words) {
+        while (j < len && cachedBytes[at + j] === buf[start + j]) j++;
+        if (j === len) return cached;
+      }
     }
     const s = buf.utf8Slice(start, end);
     if (s.length === len) {

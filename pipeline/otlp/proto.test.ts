@@ -117,4 +117,19 @@ describe('protobuf wire', () => {
     }
     expect(got).toEqual([...expected, ...expected, ...expected]);
   });
+
+  it('the cache compares every byte: look-alikes differing only in bytes the slot does not sample', () => {
+    // Length 10: the slot samples bytes 0, 2, 5, 7, 8 and 9, so these share a slot; the differences sit
+    // in the first and the second four-byte word of the comparison.
+    const texts = ['abcdefghij', 'aXcdefghij', 'abcdXfghij', 'abcdefXhij', 'abcdefghij', 'aXcdefghij'];
+    const fields: Buffer[] = [];
+    for (const t of texts) fields.push(Buffer.from([(1 << 3) | WIRE_LEN, t.length]), Buffer.from(t));
+    const r = new ProtoReader(Buffer.concat(fields));
+    const got: string[] = [];
+    while (r.pos < r.end) {
+      r.tag();
+      got.push(r.string());
+    }
+    expect(got).toEqual(texts);
+  });
 });
