@@ -10,7 +10,7 @@ export function formatReport(rows: Row[], meta: { pinned: boolean; durationMs: n
   const lines = [
     `Duration ${meta.durationMs / 1000}s per run; daemon and load generator ${meta.pinned ? 'pinned to different CPUs (taskset)' : 'NOT pinned (taskset unavailable or one CPU)'}; 100 spans per request, 8 connections.`,
     '',
-    '| scenario | target | spans/s | p50 ms | p99 ms | max ms | non-2xx | CPU s / M spans | core share | RSS MiB | peak RSS MiB | note |',
+    '| scenario | target | spans/s | p50 ms | p99 ms | max ms | non-2xx | CPU s / M spans | core share | mean RSS MiB | peak RSS MiB | note |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const r of rows) {

@@ -30,9 +30,16 @@ export interface Measurement {
   cpuPerMillion: number;
   /** Share of one core over the measured window. */
   coreShare: number;
+  /** Mean resident set size over the measured window, sampled every RSS_SAMPLE_MS (VmRSS). */
   rssMiB: number;
+  /** Highest resident set size since the process started (VmHWM), start-up and warm-up included. */
   peakRssMiB: number;
 }
+
+// Both peers are sampled the same way, from /proc, at the same rate over the same window: one reading at
+// the end would land anywhere in a garbage collector's sawtooth (V8's or Go's) and favour whichever peer
+// happened to have just collected.
+const RSS_SAMPLE_MS = 250;
 
 const DAEMON_CPU = 1;
 const LOADGEN_CPU = 0;
@@ -106,6 +113,8 @@ export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise
   let out = '';
   let cpuStart = 0;
   let windowStart = 0;
+  const rssSamples: number[] = [];
+  let sampler: NodeJS.Timeout | undefined;
   const result = await new Promise<LoadResult>((resolve, reject) => {
     gen.stdout!.on('data', (d: Buffer) => {
       out += d;
@@ -116,6 +125,7 @@ export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise
         if (line === 'measuring') {
           cpuStart = cpuSeconds(target.pid);
           windowStart = performance.now();
+          sampler = setInterval(() => rssSamples.push(memoryMiB(target.pid).rss), RSS_SAMPLE_MS);
         } else if (line.startsWith('{')) resolve(JSON.parse(line) as LoadResult);
       }
     });
@@ -123,13 +133,15 @@ export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise
   });
   const cpu = cpuSeconds(target.pid) - cpuStart;
   const seconds = (performance.now() - windowStart) / 1000;
+  clearInterval(sampler);
   const mem = memoryMiB(target.pid);
+  rssSamples.push(mem.rss);
   return {
     load: result,
     cpuSeconds: cpu,
     cpuPerMillion: result.spansAccepted > 0 ? cpu / (result.spansAccepted / 1e6) : Infinity,
     coreShare: cpu / seconds,
-    rssMiB: mem.rss,
+    rssMiB: rssSamples.reduce((a, b) => a + b, 0) / rssSamples.length,
     peakRssMiB: mem.peak,
   };
 }
