@@ -246,6 +246,22 @@ describe('namespace fast path equals the full path', () => {
     expect(compare(spans, 'otlp', p)).toBe(spans.length);
   });
 
+  it('gives the same slots after its key memo filled and was cleared, long keys included', () => {
+    // More distinct keys than the memo holds (4096), some longer than it keeps (128 characters), then
+    // spans whose keys were memoised before the clear: every span fast, every one equal to the full path.
+    const r = rng(29);
+    const p = new NamespaceProcessor({ semconv: 'otlp' });
+    const roots = ['ag.data.inputs', 'ag.meta', 'ag.flags', 'ag.data.internals', 'ag.tags'];
+    const spans: Span[] = [];
+    for (let i = 0; i < 1200; i++) {
+      const attributes: Attributes = new Map();
+      for (let j = 0; j < 5; j++) attributes.set(`${roots[j]}.k${i}${i % 50 === 0 ? 'x'.repeat(130) : ''}`, `v${i}`);
+      spans.push(span(r, attributes));
+    }
+    spans.push(...Array.from({ length: 10 }, (_, i) => span(r, realisticAttrs(i))));
+    expect(compare(spans, 'otlp', p)).toBe(spans.length);
+  });
+
   it('keeps the full path when propagate_metrics needs the token trees', () => {
     const r = rng(19);
     const p = new NamespaceProcessor({ semconv: 'otlp', propagate_metrics: true });

@@ -77,8 +77,25 @@ function startsAt(k: string, root: string, len: number): boolean {
   return k.length > len && k.charCodeAt(len) === 46 && k.startsWith(root);
 }
 
-/** Tree slot whose root is strictly above `k`, or -1. */
+/** treeSlot answers by key (it depends on the key only): keys repeat in every span of an instrumentation,
+ *  and one lookup of an already hashed string costs less than the chain of prefix tests. Bounded. */
+const slotMemo = new Map<string, number>();
+const SLOT_MEMO_SIZE = 4096;
+const SLOT_MEMO_KEY_LENGTH = 128;
+
 function treeSlot(k: string): number {
+  let s = slotMemo.get(k);
+  if (s !== undefined) return s;
+  s = treeSlotOf(k);
+  if (k.length <= SLOT_MEMO_KEY_LENGTH) {
+    if (slotMemo.size >= SLOT_MEMO_SIZE) slotMemo.clear();
+    slotMemo.set(k, s);
+  }
+  return s;
+}
+
+/** Tree slot whose root is strictly above `k`, or -1. */
+function treeSlotOf(k: string): number {
   let group: number[] | undefined;
   switch (k.charCodeAt(3)) {
     case 100 /* d */: group = DATA; break;
