@@ -2,21 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { AttrValue, Attributes } from '../span.ts';
 import { flattenObject } from './flatten.ts';
 import { nestedShape, unflatten } from './unflatten.ts';
+import { seededRandom } from '../../test/helpers/random.ts';
 
 const attrs = (o: Record<string, AttrValue> | [string, AttrValue][]): Attributes =>
   new Map(Array.isArray(o) ? o : Object.entries(o));
-
-/** A tiny deterministic PRNG so failures reproduce. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function scalar(r: () => number): AttrValue {
   const x = r();
@@ -132,7 +121,7 @@ describe('unflatten (ag-namespace.md §1.3)', () => {
   });
 
   it('G1: deterministic; key order only changes the order of object members', () => {
-    const r = rng(1);
+    const r = seededRandom(1);
     for (let i = 0; i < 300; i++) {
       const f = randomFlat(r);
       const a = unflatten(f);
@@ -144,7 +133,7 @@ describe('unflatten (ag-namespace.md §1.3)', () => {
   });
 
   it('G2: every input value is in the tree or in shadowed', () => {
-    const r = rng(2);
+    const r = seededRandom(2);
     for (let i = 0; i < 300; i++) {
       const f = randomFlat(r);
       const { tree, shadowed } = unflatten(f);
@@ -157,7 +146,7 @@ describe('unflatten (ag-namespace.md §1.3)', () => {
   });
 
   it('G3: unflatten(flatten(N)).tree == N', () => {
-    const r = rng(3);
+    const r = seededRandom(3);
     for (let i = 0; i < 300; i++) {
       const n = randomNested(r, 0);
       expect(unflatten(flattenObject(n)).tree).toEqual(n);
@@ -165,7 +154,7 @@ describe('unflatten (ag-namespace.md §1.3)', () => {
   });
 
   it('G4: flatten(unflatten(F).tree) == F when F is the flatten of an unflatten tree, order included', () => {
-    const r = rng(4);
+    const r = seededRandom(4);
     for (let i = 0; i < 300; i++) {
       const f = flattenObject(unflatten(randomFlat(r)).tree);
       expect([...flattenObject(unflatten(f).tree)]).toEqual([...f]);

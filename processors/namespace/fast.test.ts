@@ -5,19 +5,9 @@ import type { BatchOrigin } from '../../pipeline/batch.ts';
 import type { AttrValue, Attributes, Span } from '../../pipeline/span.ts';
 import { fastPath } from './normalise.ts';
 import { NamespaceProcessor } from './processor.ts';
+import { seededRandom, pickWith } from '../../test/helpers/random.ts';
 
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const pick = <T>(r: () => number, a: readonly T[]): T => a[Math.floor(r() * a.length)];
+const pick = pickWith;
 
 const ROOTS = [
   'ag.data.inputs', 'ag.data.outputs', 'ag.data.parameters', 'ag.data.internals', 'ag.metrics.tokens.incremental',
@@ -213,7 +203,7 @@ function compare(spans: Span[], origin: BatchOrigin, p: NamespaceProcessor): num
 describe('namespace fast path equals the full path', () => {
   for (const origin of ['tracing', 'otlp'] as const) {
     it(`random near-canonical attributes (${origin})`, () => {
-      const r = rng(origin === 'otlp' ? 11 : 13);
+      const r = seededRandom(origin === 'otlp' ? 11 : 13);
       const p = new NamespaceProcessor({ semconv: 'otlp' });
       let fast = 0;
       let total = 0;
@@ -228,7 +218,7 @@ describe('namespace fast path equals the full path', () => {
     });
 
     it(`realistic spans, and their outputs fed back (${origin})`, () => {
-      const r = rng(17);
+      const r = seededRandom(17);
       const p = new NamespaceProcessor({ semconv: 'otlp' });
       const spans = Array.from({ length: 50 }, (_, i) => span(r, realisticAttrs(i)));
       expect(compare(spans, origin, p)).toBe(spans.length);
@@ -240,7 +230,7 @@ describe('namespace fast path equals the full path', () => {
   }
 
   it('takes Agenta SDK style spans (ag.type.node, @ag.type=json:, references) on the fast path', () => {
-    const r = rng(23);
+    const r = seededRandom(23);
     const p = new NamespaceProcessor({ semconv: 'otlp' });
     const spans = Array.from({ length: 20 }, (_, i) => span(r, agentaAttrs(i)));
     expect(compare(spans, 'otlp', p)).toBe(spans.length);
@@ -249,7 +239,7 @@ describe('namespace fast path equals the full path', () => {
   it('gives the same slots after its key memo filled and was cleared, long keys included', () => {
     // More distinct keys than the memo holds (4096), some longer than it keeps (128 characters), then
     // spans whose keys were memoised before the clear: every span fast, every one equal to the full path.
-    const r = rng(29);
+    const r = seededRandom(29);
     const p = new NamespaceProcessor({ semconv: 'otlp' });
     const roots = ['ag.data.inputs', 'ag.meta', 'ag.flags', 'ag.data.internals', 'ag.tags'];
     const spans: Span[] = [];
@@ -263,7 +253,7 @@ describe('namespace fast path equals the full path', () => {
   });
 
   it('keeps the full path when propagate_metrics needs the token trees', () => {
-    const r = rng(19);
+    const r = seededRandom(19);
     const p = new NamespaceProcessor({ semconv: 'otlp', propagate_metrics: true });
     const spans = Array.from({ length: 10 }, (_, i) => span(r, realisticAttrs(i)));
     expect(compare(spans, 'otlp', p)).toBe(0);

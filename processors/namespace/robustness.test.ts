@@ -4,19 +4,9 @@ import { describe, expect, it } from 'vitest';
 import type { BatchOrigin } from '../../pipeline/batch.ts';
 import type { AttrValue, Attributes, Span } from '../../pipeline/span.ts';
 import { NamespaceProcessor } from './processor.ts';
+import { seededRandom, pickWith } from '../../test/helpers/random.ts';
 
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const pick = <T>(r: () => number, a: readonly T[]): T => a[Math.floor(r() * a.length)];
+const pick = pickWith;
 
 const HEADS = [
   'ag', 'ag.type', 'ag.type.span', 'ag.type.trace', 'ag.type.node', 'ag.data', 'ag.data.inputs', 'ag.data.outputs',
@@ -70,7 +60,7 @@ function clone(s: Span): Span {
 describe('namespace robustness', () => {
   for (const [origin, propagate] of [['tracing', false], ['otlp', false], ['otlp', true]] as const) {
     it(`never throws and is idempotent (${origin}${propagate ? ', propagate_metrics' : ''})`, () => {
-      const r = rng(origin === 'otlp' ? (propagate ? 7 : 5) : 3);
+      const r = seededRandom(origin === 'otlp' ? (propagate ? 7 : 5) : 3);
       const p = new NamespaceProcessor({ semconv: 'otlp', propagate_metrics: propagate });
       for (let round = 0; round < 400; round++) {
         const spans = [randomSpan(r), randomSpan(r), randomSpan(r)];

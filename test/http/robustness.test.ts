@@ -4,6 +4,7 @@
 import { gzipSync, zstdCompressSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { flatSpan, post, ROUTES, startReceiver, TRACE_ID, type Running } from './harness.ts';
+import { seededRandom } from '../helpers/random.ts';
 
 const LIMIT = 64 * 1024;
 let r: Running;
@@ -12,19 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => r.close());
 
-/** mulberry32: small, seeded, good enough to spread inputs. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = rng(20260416);
+const random = seededRandom(20260416);
 const int = (n: number) => Math.floor(random() * n);
 const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)];
 

@@ -7,24 +7,13 @@ import { createLogger } from '../../pipeline/log.ts';
 import { decodeStatus } from '../../pipeline/otlp/index.ts';
 import { OtlpReceiver } from '../../receivers/otlp/receiver.ts';
 import { RecordingConsumer, sdkSpans } from './helpers.ts';
+import { seededRandom } from '../helpers/random.ts';
 
 const errors: string[] = [];
 const consumer = new RecordingConsumer();
 let receiver: OtlpReceiver;
 let url: string;
 let body: Uint8Array;
-
-/** A small deterministic PRNG (mulberry32), so a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 beforeAll(async () => {
   const logger = createLogger({ level: 'error', write: (line) => errors.push(line) });
@@ -45,7 +34,7 @@ async function send(bytes: Uint8Array): Promise<number> {
 
 describe('broken protobuf bodies', () => {
   it('500 truncated bodies: every one is 400 (the request is one ResourceSpans, so any cut breaks a length)', async () => {
-    const random = prng(1);
+    const random = seededRandom(1);
     for (let i = 0; i < 500; i++) {
       const cut = 1 + Math.floor(random() * (body.length - 1));
       expect(await send(body.subarray(0, cut)), `cut at ${cut}`).toBe(400);
@@ -54,7 +43,7 @@ describe('broken protobuf bodies', () => {
   });
 
   it('500 mutated bodies: 400 or a well-formed answer, never 5xx or an exception', async () => {
-    const random = prng(2);
+    const random = seededRandom(2);
     const counts = new Map<number, number>();
     for (let i = 0; i < 500; i++) {
       const bytes = Uint8Array.from(body);
