@@ -81,10 +81,6 @@ export class MemoryStream implements IngestStream {
     return this.sealed;
   }
 
-  lastSeq(): number {
-    return this.nextSeq - 1;
-  }
-
   /** Whole records from `fromSeq` on, at least one when any exists, up to about `maxSpans` spans. */
   slice(fromSeq: number, maxSpans: number): StreamRecord[] {
     const out: StreamRecord[] = [];

@@ -51,11 +51,10 @@ export function declaredTooLarge(incoming: IncomingMessage, limit: number): Body
 
 /**
  * Resolves with the whole body, or a 413 as soon as more than `limit` bytes arrived (the rest is left
- * for the server to drain or cut). A client that goes away resolves with a 400 nobody reads.
+ * for the server to drain or cut). A client that goes away resolves with a 400 nobody reads. Callers
+ * check `declaredTooLarge` first: the order of checks puts that 413 before the admission refusal.
  */
 export function readBody(incoming: IncomingMessage, limit: number): Promise<BodyResult> {
-  const declared = declaredTooLarge(incoming, limit);
-  if (declared) return Promise.resolve({ ok: false, ...declared });
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;

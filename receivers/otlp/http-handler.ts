@@ -9,7 +9,7 @@ import {
   decodeExportRequest, decodeExportRequestJson, encodeExportResponse, encodeExportResponseJson, encodeStatus,
   encodeStatusJson, GrpcCode, OtlpDecodeError, type DecodedRequest, type PartialSuccess,
 } from '../../pipeline/otlp/index.ts';
-import { decompress, parseContentEncoding, readBody } from '../common/request-body.ts';
+import { declaredTooLarge, decompress, parseContentEncoding, readBody } from '../common/request-body.ts';
 import { ingest, retryAfterSeconds } from './ingest.ts';
 
 /** Structurally the same as the http receiver's Reply: status, body, lowercase headers. */
@@ -84,10 +84,8 @@ export function createOtlpHttpHandler(options: OtlpHttpOptions): OtlpHttpHandler
       return statusReply(400, GrpcCode.INVALID_ARGUMENT,
         `unsupported Content-Encoding ${JSON.stringify(incoming.headers['content-encoding'])}: use gzip, deflate or zstd`, encoding);
     }
-    const declared = incoming.headers['content-length'];
-    if (declared !== undefined && Number(declared) > limit) {
-      return statusReply(413, GrpcCode.INVALID_ARGUMENT, `request body exceeds max_request_body_size (${limit} bytes)`, encoding);
-    }
+    const declared = declaredTooLarge(incoming, limit);
+    if (declared) return statusReply(declared.status, GrpcCode.INVALID_ARGUMENT, declared.message, encoding);
     // Refuse before reading: the point of admission is to stop spending memory.
     const refusal = consumer.admit();
     if (refusal !== undefined) {
