@@ -290,27 +290,12 @@ export class JsonWriter {
    * `undefined` members are left out as JSON.stringify does; nothing else is expected.
    */
   plainValue(value: unknown): void {
-    switch (typeof value) {
-      case 'string':
-        this.string(value);
-        return;
-      case 'number':
-        this.number(value);
-        return;
-      case 'boolean':
-        this.raw(value ? 'true' : 'false');
-        return;
-      case 'bigint':
-        this.raw(value.toString());
-        return;
-      case 'object':
-        break;
-      default:
-        this.raw('null');
-        return;
-    }
-    if (value === null) {
-      this.raw('null');
+    if (typeof value !== 'object' || value === null) {
+      const t = typeof value;
+      // Scalars are written as attribute values; anything else JSON.stringify would also write as null.
+      const scalar = value === null || t === 'string' || t === 'number' || t === 'boolean' || t === 'bigint';
+      if (scalar) this.attrValue(value as AttrValue);
+      else this.raw('null');
       return;
     }
     if (Array.isArray(value)) {
