@@ -1,6 +1,5 @@
 // A really full disk: a 1 MiB tmpfs mounted for the test (root only). Without root, the same scenario
 // runs on the simulated ENOSPC file layer (helpers.ts) and the test says so in its output.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,23 +7,14 @@ import { RefusedError } from '../../pipeline/errors.ts';
 import { createDiskStream } from '../../pipeline/stream/disk/disk-stream.ts';
 import { parseRecord } from '../../pipeline/stream/disk/record.ts';
 import type { IngestStream } from '../../pipeline/stream/stream.ts';
-import { captureLogger, segmentFiles, tempDir, testIo, waitFor, type TestIo } from './helpers.ts';
+import { captureLogger, segmentFiles, testIo, waitFor, type TestIo } from './helpers.ts';
 import { makeSpans } from './spans.ts';
+import { mountTmpfs } from '../helpers/tmpfs.ts';
 
-const mountPoint = tempDir('tracehop-tmpfs-');
-let mounted = false;
-if (process.getuid?.() === 0) {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mountPoint], { stdio: 'ignore' });
-    mounted = true;
-  } catch {
-    mounted = false;
-  }
-}
+const tmpfs = mountTmpfs('tracehop-tmpfs-');
+const { mounted, dir: mountPoint } = tmpfs;
 
-afterAll(() => {
-  if (mounted) execFileSync('umount', [mountPoint], { stdio: 'ignore' });
-});
+afterAll(() => tmpfs.remove());
 
 /** Every segment file parses from start to end into whole valid records; returns their count. */
 function checkSegments(dir: string): number {

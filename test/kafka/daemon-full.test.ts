@@ -6,12 +6,11 @@
 //
 // Stops the suite's broker: the kafka project runs its files one at a time, and the broker is started
 // again in `finally` whatever happens here.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { startDaemon, tempDir } from '../helpers/daemon.ts';
+import { mountTmpfs } from '../helpers/tmpfs.ts';
 import { startBroker, stopBroker } from './broker.ts';
 import { dirBytes, LoadClient, tally, TopicWatcher } from './daemon-load.ts';
 import { createTopic, uniqueTopic } from './helpers.ts';
@@ -135,22 +134,11 @@ async function fillAndRecover(name: string, storage: string, storageDir: string,
 }
 
 // A 1 MiB tmpfs for the disk-full case, when this process may mount one (root, as in the CI container).
-const mountPoint = fs.mkdtempSync(path.join(os.tmpdir(), 'tracehop-kafka-tmpfs-'));
-let mounted = false;
-if (process.getuid?.() === 0) {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mountPoint], { stdio: 'ignore' });
-    mounted = true;
-  } catch {
-    mounted = false;
-  }
-}
+const tmpfs = mountTmpfs('tracehop-kafka-tmpfs-');
+const { mounted, dir: mountPoint } = tmpfs;
 if (!mounted) console.log('daemon disk-full case not run: mounting a tmpfs needs root (the stream-level test in test/durability covers it)');
 
-afterAll(() => {
-  if (mounted) execFileSync('umount', [mountPoint], { stdio: 'ignore' });
-  fs.rmSync(mountPoint, { recursive: true, force: true });
-});
+afterAll(() => tmpfs.remove());
 
 describe('daemon stream full while kafka is down (storage: disk)', () => {
   it('storage.max_bytes reached: 503 + Retry-After, nothing appended, recovers once kafka is back', { timeout: 150_000 }, async () => {
