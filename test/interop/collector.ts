@@ -4,6 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
 import { startPeer, type Peer } from './process.ts';
 
 const SCRIPT = fileURLToPath(new URL('./collector.sh', import.meta.url));
@@ -17,6 +18,25 @@ export function collectorUnavailable(): string | undefined {
     return "'go' is not on PATH, so the OpenTelemetry Collector cannot be built (install Go from https://go.dev/dl/)";
   }
   return undefined;
+}
+
+/**
+ * `describe(title, suite)` when the Collector can be built here; otherwise one test that says loudly,
+ * with the reason, that the suite was skipped (never a silent skip), and asserts that reason so a broken
+ * detection cannot hide the suite on a machine that has go.
+ */
+export function describeWithCollector(title: string, suite: () => void): void {
+  const unavailable = collectorUnavailable();
+  if (unavailable === undefined) {
+    describe(title, suite);
+    return;
+  }
+  describe(title, () => {
+    it(`is SKIPPED because ${unavailable}`, () => {
+      console.warn(`\n*** ${title}: SKIPPED: ${unavailable} ***\n`);
+      expect(unavailable).toMatch(/'go' is not on PATH/);
+    });
+  });
 }
 
 /**

@@ -5,10 +5,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterEach, beforeAll, expect, inject, it } from 'vitest';
 import { KafkaExporter } from '../../exporters/kafka/kafka-exporter.ts';
 import { decodeExportRequestJson } from '../../pipeline/otlp/index.ts';
-import { collectorBinary, collectorUnavailable, QUIET_TELEMETRY, startCollector } from '../interop/collector.ts';
+import { collectorBinary, describeWithCollector, QUIET_TELEMETRY, startCollector } from '../interop/collector.ts';
 import { waitForLines } from '../interop/files.ts';
 import { FIXTURE_SPAN_COUNT, fixtureRequest, fromOtlpJson } from '../interop/otlp-fixture.ts';
 import type { Peer } from '../interop/process.ts';
@@ -16,69 +16,59 @@ import { context, createTopic, kafkaConfig, recordingLogger, uniqueTopic } from 
 
 const bootstrap = inject('kafkaBootstrap');
 const BUILD_TIMEOUT_MS = 30 * 60_000;
-const unavailable = collectorUnavailable();
 
 type Json = Record<string, unknown>;
 
-if (unavailable !== undefined) {
-  describe('kafka exporter -> OpenTelemetry Collector kafkareceiver', () => {
-    it(`is SKIPPED because ${unavailable}`, () => {
-      console.warn(`\n*** Collector kafkareceiver test SKIPPED: ${unavailable} ***\n`);
-      expect(unavailable).toMatch(/'go' is not on PATH/);
-    });
+describeWithCollector('kafka exporter -> OpenTelemetry Collector kafkareceiver', () => {
+  let binary = '';
+  let dir = '';
+  let collector: Peer | undefined;
+
+  beforeAll(async () => {
+    const built = await collectorBinary();
+    if ('skipped' in built) throw new Error(built.skipped);
+    binary = built.binary;
+  }, BUILD_TIMEOUT_MS);
+
+  afterEach(async () => {
+    await collector?.stop();
+    collector = undefined;
+    if (dir !== '') rmSync(dir, { recursive: true, force: true });
+    dir = '';
   });
-} else {
-  describe('kafka exporter -> OpenTelemetry Collector kafkareceiver', () => {
-    let binary = '';
-    let dir = '';
-    let collector: Peer | undefined;
 
-    beforeAll(async () => {
-      const built = await collectorBinary();
-      if ('skipped' in built) throw new Error(built.skipped);
-      binary = built.binary;
-    }, BUILD_TIMEOUT_MS);
-
-    afterEach(async () => {
-      await collector?.stop();
-      collector = undefined;
-      if (dir !== '') rmSync(dir, { recursive: true, force: true });
-      dir = '';
-    });
-
-    it.each(['otlp_proto', 'otlp_json'] as const)('%s messages are read by the Collector exactly as sent', async (encoding) => {
-      dir = mkdtempSync(join(tmpdir(), 'tracehop-kafka-otelcol-'));
-      const topic = uniqueTopic(`otelcol_${encoding}`);
-      await createTopic(bootstrap, topic, 2);
-      const out = join(dir, 'collector-out.jsonl');
-      collector = await startCollector(
-        binary,
-        {
-          receivers: {
-            kafka: {
-              brokers: [bootstrap],
-              traces: { topics: [topic], encoding },
-              group_id: `tracehop-${topic}`,
-              initial_offset: 'earliest',
-            },
+  it.each(['otlp_proto', 'otlp_json'] as const)('%s messages are read by the Collector exactly as sent', async (encoding) => {
+    dir = mkdtempSync(join(tmpdir(), 'tracehop-kafka-otelcol-'));
+    const topic = uniqueTopic(`otelcol_${encoding}`);
+    await createTopic(bootstrap, topic, 2);
+    const out = join(dir, 'collector-out.jsonl');
+    collector = await startCollector(
+      binary,
+      {
+        receivers: {
+          kafka: {
+            brokers: [bootstrap],
+            traces: { topics: [topic], encoding },
+            group_id: `tracehop-${topic}`,
+            initial_offset: 'earliest',
           },
-          exporters: { file: { path: out, format: 'json', flush_interval: '100ms' } },
-          service: { telemetry: QUIET_TELEMETRY, pipelines: { traces: { receivers: ['kafka'], exporters: ['file'] } } },
         },
-        dir,
-      );
+        exporters: { file: { path: out, format: 'json', flush_interval: '100ms' } },
+        service: { telemetry: QUIET_TELEMETRY, pipelines: { traces: { receivers: ['kafka'], exporters: ['file'] } } },
+      },
+      dir,
+    );
 
-      const sent = fixtureRequest();
-      const spans = decodeExportRequestJson(Buffer.from(JSON.stringify(sent))).spans;
-      const exporter = new KafkaExporter(kafkaConfig({ brokers: [bootstrap], topic, encoding, compression: 'zstd' }), context(recordingLogger().logger));
-      await exporter.start();
-      await exporter.export(spans);
-      await exporter.shutdown();
+    const sent = fixtureRequest();
+    const spans = decodeExportRequestJson(Buffer.from(JSON.stringify(sent))).spans;
+    const exporter = new KafkaExporter(kafkaConfig({ brokers: [bootstrap], topic, encoding, compression: 'zstd' }), context(recordingLogger().logger));
+    await exporter.start();
+    await exporter.export(spans);
+    await exporter.shutdown();
 
-      const lines = await waitForLines(out, (l) => fromOtlpJson(l.map((x) => JSON.parse(x) as Json)).length, FIXTURE_SPAN_COUNT, 60_000, () =>
-        `collector output:\n${collector!.output().slice(-3000)}`,
-      );
-      expect(fromOtlpJson(lines.map((l) => JSON.parse(l) as Json))).toEqual(fromOtlpJson([sent]));
-    });
+    const lines = await waitForLines(out, (l) => fromOtlpJson(l.map((x) => JSON.parse(x) as Json)).length, FIXTURE_SPAN_COUNT, 60_000, () =>
+      `collector output:\n${collector!.output().slice(-3000)}`,
+    );
+    expect(fromOtlpJson(lines.map((l) => JSON.parse(l) as Json))).toEqual(fromOtlpJson([sent]));
   });
-}
+});
