@@ -33,6 +33,14 @@ export interface BrokerState {
   /** SASL_PLAINTEXT listener (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 for SASL_USER), `127.0.0.1:<port>`. */
   saslBootstrap: string;
   saslPort: number;
+  /** SSL listener (server certificate only), `127.0.0.1:<port>`; trust `tls.ca` to connect. */
+  tlsBootstrap: string;
+  tlsPort: number;
+  /** SSL listener that also requires a client certificate signed by `tls.ca`. */
+  mtlsBootstrap: string;
+  mtlsPort: number;
+  /** PEM files made for this broker (see brokerCertificates). */
+  tls: BrokerCertificates;
   controllerPort: number;
   clusterId: string;
   /** The java process while it runs. */
@@ -62,6 +70,7 @@ function requireTool(command: string, args: string[], hint: string): void {
 }
 
 const JAVA_HINT = 'the Kafka broker for tests needs Java 17 or newer (Debian/Ubuntu: apt-get install openjdk-17-jre-headless)';
+const OPENSSL_HINT = 'the Kafka broker\'s TLS listeners need certificates made with openssl (Debian/Ubuntu: apt-get install openssl)';
 const MAVEN_HINT = 'the Kafka broker jars are fetched from Maven Central with Maven (Debian/Ubuntu: apt-get install maven)';
 
 function minimalPom(): string {
@@ -113,6 +122,44 @@ export function ensureJars(log: (line: string) => void = () => {}): string {
   return libs;
 }
 
+// ---- certificates ----------------------------------------------------------------------------------
+
+/** PEM files of a broker's own test certificate authority (throwaway keys, made per broker). */
+export interface BrokerCertificates {
+  /** The authority's certificate: what a client trusts (`tls.ca_file`). */
+  ca: string;
+  /** The broker's private key followed by its certificate (127.0.0.1 and localhost), for ssl.keystore. */
+  serverKeystore: string;
+  /** A client certificate and key the authority signed, for the listener that requires one. */
+  clientCert: string;
+  clientKey: string;
+}
+
+function openssl(dir: string, args: string[]): void {
+  const result = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
+  if (result.error) throw new Error(`openssl not found on PATH: ${OPENSSL_HINT}`);
+  if (result.status !== 0) throw new Error(`openssl ${args[0]} failed (exit ${result.status}):\n${result.stderr}`);
+}
+
+/** A key pair and a certificate signed by the authority in `dir` (ca.pem, ca.key). */
+function signedCertificate(dir: string, name: string, subject: string, extensions: string): void {
+  openssl(dir, ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject]);
+  writeFileSync(join(dir, `${name}.ext`), extensions);
+  openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '3650', '-out', `${name}.pem`, '-extfile', `${name}.ext`]);
+}
+
+/** Makes a certificate authority, the broker's certificate and a client's, in `dir`. */
+function brokerCertificates(dir: string): BrokerCertificates {
+  mkdirSync(dir, { recursive: true });
+  openssl(dir, ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '3650', '-subj', '/CN=tracehop test CA']);
+  signedCertificate(dir, 'server', '/CN=127.0.0.1', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
+  signedCertificate(dir, 'client', '/CN=tracehop-client', 'extendedKeyUsage=clientAuth\n');
+  // Kafka's PEM keystore is one file: the (unencrypted PKCS#8) key, then the certificate chain.
+  const serverKeystore = join(dir, 'server-keystore.pem');
+  writeFileSync(serverKeystore, readFileSync(join(dir, 'server.key'), 'utf8') + readFileSync(join(dir, 'server.pem'), 'utf8'));
+  return { ca: join(dir, 'ca.pem'), serverKeystore, clientCert: join(dir, 'client.pem'), clientKey: join(dir, 'client.key') };
+}
+
 // ---- work directory --------------------------------------------------------------------------------
 
 async function freePort(): Promise<number> {
@@ -132,11 +179,18 @@ function serverProperties(state: BrokerState): string {
     'process.roles=broker,controller',
     'node.id=1',
     `controller.quorum.voters=1@127.0.0.1:${state.controllerPort}`,
-    `listeners=PLAINTEXT://127.0.0.1:${state.port},SASL_PLAINTEXT://127.0.0.1:${state.saslPort},CONTROLLER://127.0.0.1:${state.controllerPort}`,
-    `advertised.listeners=PLAINTEXT://127.0.0.1:${state.port},SASL_PLAINTEXT://127.0.0.1:${state.saslPort}`,
+    `listeners=PLAINTEXT://127.0.0.1:${state.port},SASL_PLAINTEXT://127.0.0.1:${state.saslPort},TLS://127.0.0.1:${state.tlsPort},MTLS://127.0.0.1:${state.mtlsPort},CONTROLLER://127.0.0.1:${state.controllerPort}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${state.port},SASL_PLAINTEXT://127.0.0.1:${state.saslPort},TLS://127.0.0.1:${state.tlsPort},MTLS://127.0.0.1:${state.mtlsPort}`,
     'controller.listener.names=CONTROLLER',
     'inter.broker.listener.name=PLAINTEXT',
-    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT',
+    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,TLS:SSL,MTLS:SSL',
+    // Two SSL listeners with the broker's own test CA, so the exporter's tls options meet a real TLS
+    // handshake: TLS asks for no client certificate, MTLS requires one signed by the same CA.
+    'ssl.keystore.type=PEM',
+    `ssl.keystore.location=${state.tls.serverKeystore}`,
+    'ssl.truststore.type=PEM',
+    `ssl.truststore.location=${state.tls.ca}`,
+    'listener.name.mtls.ssl.client.auth=required',
     // A second listener that asks for SASL, so the exporter's PLAIN and SCRAM options meet a real broker.
     // SCRAM credentials are written into the metadata log at format time (--add-scram).
     'sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512',
@@ -190,8 +244,8 @@ function javaArgs(libs: string, workDir: string, mainClass: string, args: string
 async function prepare(workDir: string, libs: string): Promise<BrokerState> {
   mkdirSync(workDir, { recursive: true });
   const ports = new Set<number>();
-  while (ports.size < 3) ports.add(await freePort());
-  const [port, saslPort, controllerPort] = [...ports];
+  while (ports.size < 5) ports.add(await freePort());
+  const [port, saslPort, tlsPort, mtlsPort, controllerPort] = [...ports];
   // A Kafka Uuid is 16 random bytes in url-safe base64 without padding, what `StorageTool random-uuid`
   // prints; making it here saves one JVM start.
   const clusterId = randomBytes(16).toString('base64url');
@@ -201,6 +255,11 @@ async function prepare(workDir: string, libs: string): Promise<BrokerState> {
     port,
     saslBootstrap: `127.0.0.1:${saslPort}`,
     saslPort,
+    tlsBootstrap: `127.0.0.1:${tlsPort}`,
+    tlsPort,
+    mtlsBootstrap: `127.0.0.1:${mtlsPort}`,
+    mtlsPort,
+    tls: brokerCertificates(join(workDir, 'tls')),
     controllerPort,
     clusterId,
   };
@@ -344,7 +403,7 @@ async function main(argv: string[]): Promise<number> {
     case 'status': {
       const { running, state } = brokerStatus(workDir);
       if (running && state) {
-        process.stdout.write(`running ${state.bootstrap} (sasl ${state.saslBootstrap}, pid ${state.pid}, dir ${workDir})\n`);
+        process.stdout.write(`running ${state.bootstrap} (sasl ${state.saslBootstrap}, tls ${state.tlsBootstrap}, mtls ${state.mtlsBootstrap}, ca ${state.tls.ca}, pid ${state.pid}, dir ${workDir})\n`);
         return 0;
       }
       process.stdout.write('stopped\n');

@@ -11,6 +11,8 @@ declare module 'vitest' {
     /** The same broker's SASL_PLAINTEXT listener (broker.ts SASL_USER / SASL_PASSWORD). */
     kafkaSaslBootstrap: string;
     kafkaWorkDir: string;
+    /** The same broker's SSL listeners and the CA and client certificate that go with them. */
+    kafkaTls: { bootstrap: string; mtlsBootstrap: string; ca: string; clientCert: string; clientKey: string };
   }
 }
 
@@ -21,6 +23,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('kafkaBootstrap', broker.bootstrap);
   project.provide('kafkaSaslBootstrap', broker.saslBootstrap);
   project.provide('kafkaWorkDir', broker.workDir);
+  project.provide('kafkaTls', {
+    bootstrap: broker.tlsBootstrap, mtlsBootstrap: broker.mtlsBootstrap,
+    ca: broker.tls.ca, clientCert: broker.tls.clientCert, clientKey: broker.tls.clientKey,
+  });
   return async () => {
     await stopBroker(broker.workDir, { remove: true });
   };
