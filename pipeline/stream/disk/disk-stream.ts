@@ -6,21 +6,23 @@
 // append resolves only after the write, and the sync, that covers it. Then its record becomes visible to
 // readers, from memory (RecentRecords) while they keep up, from the segment files when they fall behind.
 // commit: the reader's cursor goes to cursors.json; a segment every reader has passed is deleted.
+// The segment files themselves (writing, syncing, cutting back, reading, deleting) are SegmentLog's.
 import path from 'node:path';
 import { RefusedError, StartupError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { Span } from '../../span.ts';
 import type { IngestStream, StreamReader, StreamRecord } from '../stream.ts';
 import { CursorStore, loadCursors, type CursorState, type Delivering } from './cursors.ts';
-import { nodeIo, syncDirectory, writeAll, type DiskIo } from './io.ts';
+import { nodeIo, type DiskIo } from './io.ts';
 import { lockDirectory } from './lock.ts';
 import { Quarantine, type QuarantineEntry } from './quarantine.ts';
 import { decodeRecordSpans, encodeRecord, parseRecord, stampSeq } from './record.ts';
 import { RecentRecords } from './recent.ts';
 import { recoverSegment } from './recover.ts';
 import { parseSegmentName, Segment } from './segment.ts';
+import { SegmentLog, type FsyncMode } from './segment-log.ts';
 
-export type FsyncMode = 'always' | 'interval' | 'never';
+export type { FsyncMode } from './segment-log.ts';
 
 export interface DiskStreamOptions {
   /** This stream's own directory (the pipeline's, e.g. `./data/traces_default`); created if missing. */
@@ -114,26 +116,18 @@ export class DiskStream implements IngestStream {
   private readonly quarantine: Quarantine;
   private readonly cursors: CursorStore;
   private readonly recent: RecentRecords;
+  private readonly log: SegmentLog;
 
   private state: 'new' | 'opening' | 'open' | 'sealed' | 'closed' = 'new';
   private unlock?: () => Promise<void>;
-  private segments: Segment[] = [];
-  /** The segment appends go to, with its open descriptor. */
-  private active?: { segment: Segment; fd: number };
   private nextSeq = 1;
   /** Highest seq readers may see: written (and synced, with fsync: always). */
   private visibleSeq = 0;
   private pending: Pending[] = [];
   /** Bytes queued or being written. */
   private pendingBytes = 0;
-  /** Bytes of the segment files. */
-  private diskBytes = 0;
   private flushScheduled = false;
   private flushing?: Promise<void>;
-  /** A failed write left bytes past the active segment's end that must be cut before the next write. */
-  private needsTruncate = false;
-  /** Written since the last sync (interval and never modes). */
-  private dirty = false;
   /** File changes (writes, syncs, deletions) run one at a time, in order. */
   private chain: Promise<void> = Promise.resolve();
   private releaseScheduled = false;
@@ -157,6 +151,7 @@ export class DiskStream implements IngestStream {
     this.quarantine = new Quarantine(this.io, this.dir, this.logger, options.onQuarantine);
     this.cursors = new CursorStore(this.io, this.dir, this.logger, () => this.cursorSnapshot());
     this.recent = new RecentRecords(options.recentBytes ?? Math.min(16 * 1024 * 1024, options.maxBytes));
+    this.log = new SegmentLog({ directory: this.dir, io: this.io, logger: this.logger, fsync: this.fsync, segmentBytes: this.segmentBytes });
   }
 
   // ---- open and recovery ------------------------------------------------------------------------
@@ -192,7 +187,7 @@ export class DiskStream implements IngestStream {
     this.logger.info('ingest stream opened', {
       directory: this.dir,
       fsync: this.fsync,
-      segments: this.segments.length,
+      segments: this.log.segments.length,
       records: held.records,
       spans: held.spans,
       bytes: held.bytes,
@@ -236,8 +231,7 @@ export class DiskStream implements IngestStream {
         continue;
       }
       lastSeq = segment.lastSeq;
-      this.segments.push(segment);
-      this.diskBytes += segment.size;
+      this.log.adopt(segment);
     }
 
     // Never reuse a seq a reader may have committed, even if the record itself was lost.
@@ -259,11 +253,7 @@ export class DiskStream implements IngestStream {
     }
     await this.releaseConsumed();
     if (this.readers.size > cursors.size) await this.cursors.persist();
-
-    const newest = this.segments[this.segments.length - 1];
-    if (newest && newest.size < this.segmentBytes) {
-      this.active = { segment: newest, fd: await this.io.open(newest.path, 'r+') };
-    }
+    await this.log.resumeNewest();
   }
 
   // ---- append -----------------------------------------------------------------------------------
@@ -280,7 +270,7 @@ export class DiskStream implements IngestStream {
     }
     // Like the memory stream, a record larger than the whole bound is still taken when nothing is held,
     // so one big request is never refused forever.
-    if (this.diskBytes + this.pendingBytes + buf.length > this.maxBytes && !this.holdsNothing()) {
+    if (this.log.bytes + this.pendingBytes + buf.length > this.maxBytes && !this.holdsNothing()) {
       this.logRefusal('full', 'ingest stream full: appends refused until exporters catch up', { maxBytes: this.maxBytes });
       return Promise.reject(new RefusedError(`ingest stream full (storage.max_bytes ${this.maxBytes} reached)`, this.retryAfterMs));
     }
@@ -322,28 +312,12 @@ export class DiskStream implements IngestStream {
   }
 
   private async writeGroup(group: Pending[]): Promise<void> {
-    const buffers = new Array<Buffer>(group.length);
     let total = 0;
-    for (let i = 0; i < group.length; i++) {
-      buffers[i] = group[i].buf;
-      total += group[i].buf.length;
-    }
-    let active: { segment: Segment; fd: number };
-    let position: number;
+    for (const p of group) total += p.buf.length;
     try {
-      active = await this.activeSegment(group[0].seq);
-      position = active.segment.size;
-      await writeAll(this.io, active.fd, buffers, position);
-      if (this.fsync === 'always') await this.io.fdatasync(active.fd);
-      else this.dirty = true;
+      await this.log.write(group);
     } catch (err) {
       this.pendingBytes -= total;
-      // Cut whatever part of the group reached the file: those appends are refused, so their bytes
-      // must not be replayed after a restart.
-      if (this.active) {
-        this.needsTruncate = true;
-        await this.truncateActive();
-      }
       const code = (err as NodeJS.ErrnoException).code;
       const message = code === 'ENOSPC' || code === 'EDQUOT'
         ? 'ingest stream cannot write: disk full'
@@ -352,18 +326,12 @@ export class DiskStream implements IngestStream {
       this.logRefusal(code ?? 'write', message, { directory: this.dir, error: err });
       // Readers may have passed the open segment before the disk filled: no commit will come to free it.
       // Before the answer, so the client's retry finds the space.
-      if (!this.needsTruncate) await this.releaseConsumed();
+      if (!this.log.needsTruncate) await this.releaseConsumed();
       const refused = new RefusedError(message, this.retryAfterMs);
       for (const p of group) p.reject(refused);
       return;
     }
-    let offset = position;
-    for (const p of group) {
-      active.segment.add(p.seq, offset, p.buf.length, p.spans.length);
-      offset += p.buf.length;
-      this.recent.push(p.seq, p.spans, p.buf.length);
-    }
-    this.diskBytes += total;
+    for (const p of group) this.recent.push(p.seq, p.spans, p.buf.length);
     this.pendingBytes -= total;
     this.visibleSeq = group[group.length - 1].seq;
     if (this.writeFailing) {
@@ -374,59 +342,8 @@ export class DiskStream implements IngestStream {
     this.notify();
   }
 
-  /** The segment to write a group starting at `seq` to: the open one, or a new file once it is full. */
-  private async activeSegment(seq: number): Promise<{ segment: Segment; fd: number }> {
-    if (this.needsTruncate) await this.truncateActive();
-    if (this.needsTruncate) throw Object.assign(new Error('a failed write could not be cut off'), { code: 'EIO' });
-    if (this.active && this.active.segment.size < this.segmentBytes) return this.active;
-    if (this.active) await this.closeActive(this.fsync !== 'never');
-    const segment = new Segment(this.dir, seq);
-    const fd = await this.io.open(segment.path, 'w');
-    try {
-      if (this.fsync !== 'never') await syncDirectory(this.io, this.dir);
-    } catch (err) {
-      await this.io.close(fd).catch(() => undefined);
-      await this.io.unlink(segment.path).catch(() => undefined);
-      throw err;
-    }
-    this.segments.push(segment);
-    this.active = { segment, fd };
-    return this.active;
-  }
-
-  private async closeActive(sync: boolean): Promise<void> {
-    const active = this.active;
-    if (!active) return;
-    this.active = undefined;
-    if (this.dirty && sync) await this.io.fdatasync(active.fd).catch((err) => this.logger.error('fsync failed', { error: err }));
-    this.dirty = false;
-    await this.io.close(active.fd).catch(() => undefined);
-  }
-
-  private async truncateActive(): Promise<void> {
-    if (!this.active) {
-      this.needsTruncate = false;
-      return;
-    }
-    try {
-      await this.io.ftruncate(this.active.fd, this.active.segment.size);
-      this.needsTruncate = false;
-    } catch (err) {
-      this.logger.error('cannot cut a failed write off the stream; appends are refused until it works', { error: err });
-    }
-  }
-
-  private async syncIfDirty(): Promise<void> {
-    await this.exclusive(async () => {
-      if (!this.dirty || !this.active) return;
-      this.dirty = false;
-      try {
-        await this.io.fdatasync(this.active.fd);
-      } catch (err) {
-        this.dirty = true;
-        this.logger.error('periodic fsync of the ingest stream failed', { error: err });
-      }
-    });
+  private syncIfDirty(): Promise<void> {
+    return this.exclusive(() => this.log.syncIfDirty());
   }
 
   private exclusive(fn: () => Promise<void>): Promise<void> {
@@ -513,7 +430,7 @@ export class DiskStream implements IngestStream {
       if (held.length > 0) r.next = held[held.length - 1].seq + 1;
       return held;
     }
-    const segment = this.segments.find((s) => s.lastSeq >= r.next);
+    const segment = this.log.holding(r.next);
     if (!segment) {
       r.next = this.visibleSeq + 1;
       return [];
@@ -531,19 +448,7 @@ export class DiskStream implements IngestStream {
     // Move the position before reading, so a concurrent read of the same reader does not repeat these.
     r.next = segment.seqs[last] + 1;
     const start = segment.offsets[first];
-    const end = segment.offsets[last] + segment.lengths[last];
-    const buf = Buffer.allocUnsafe(end - start);
-    const fd = await this.io.open(segment.path, 'r');
-    try {
-      let got = 0;
-      while (got < buf.length) {
-        const n = await this.io.read(fd, buf, got, buf.length - got, start + got);
-        if (n === 0) break;
-        got += n;
-      }
-    } finally {
-      await this.io.close(fd);
-    }
+    const buf = await this.log.read(segment, first, last);
     const out: StreamRecord[] = [];
     for (let i = first; i <= last; i++) {
       const p = segment.offsets[i] - start;
@@ -610,31 +515,12 @@ export class DiskStream implements IngestStream {
     let min = Infinity;
     for (const r of this.readers.values()) min = Math.min(min, r.committed);
     this.recent.dropThrough(min);
-    while (this.segments.length > 0) {
-      const s = this.segments[0];
-      if (s.lastSeq > min) break;
-      if (this.active?.segment === s) {
-        // The open segment is reused while it is small: deleting and recreating it on every catch-up
-        // would add a file creation and a directory sync per exporter batch. Not while writes fail
-        // (disk full): the stream's own delivered records may be what fills the disk, and deleting them
-        // is then the only way space returns (a 1 MiB volume never fills a 64 MiB segment).
-        if (!this.writeFailing && s.size < this.segmentBytes / 4 && this.diskBytes + this.pendingBytes < this.maxBytes / 2) break;
-        // Torn bytes still to cut: the segment stays open until they are.
-        if (this.needsTruncate) break;
-        if (this.active.segment.size === 0) break;
-        await this.closeActive(false);
-      }
-      try {
-        await this.io.unlink(s.path);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-          this.logger.error('cannot delete a consumed segment', { segment: s.path, error: err });
-          break;
-        }
-      }
-      this.segments.shift();
-      this.diskBytes -= s.size;
-    }
+    // The open segment is reused while it is small: deleting and recreating it on every catch-up would
+    // add a file creation and a directory sync per exporter batch. Not while writes fail (disk full): the
+    // stream's own delivered records may be what fills the disk, and deleting them is then the only way
+    // space returns (a 1 MiB volume never fills a 64 MiB segment).
+    await this.log.deleteThrough(min, (size) =>
+      this.writeFailing || size >= this.segmentBytes / 4 || this.log.bytes + this.pendingBytes >= this.maxBytes / 2);
   }
 
   private cursorSnapshot(): CursorState {
@@ -648,24 +534,14 @@ export class DiskStream implements IngestStream {
 
   /** The oldest record still held (the next seq when none). */
   private oldestSeq(): number {
-    for (const s of this.segments) if (s.count > 0) return s.firstSeq;
-    return this.visibleSeq + 1;
+    return this.log.oldestSeq() ?? this.visibleSeq + 1;
   }
 
   // ---- stats, seal, close -----------------------------------------------------------------------
 
   /** @internal Records, spans and bytes held with seq > `seq`. */
   countAfter(seq: number): { records: number; spans: number; bytes: number } {
-    const total = { records: 0, spans: 0, bytes: 0 };
-    for (let i = this.segments.length - 1; i >= 0; i--) {
-      const s = this.segments[i];
-      if (s.lastSeq <= seq) break;
-      const c = s.countFrom(s.indexFrom(seq + 1));
-      total.records += c.records;
-      total.spans += c.spans;
-      total.bytes += c.bytes;
-    }
-    return total;
+    return this.log.countAfter(seq);
   }
 
   stats(): { records: number; spans: number; bytes: number } {
@@ -693,7 +569,7 @@ export class DiskStream implements IngestStream {
       // Stopping cleanly is not dying: records in flight get no attempt counted.
       for (const r of this.readers.values()) r.delivering = undefined;
       // A clean shutdown syncs whatever the mode: it costs one fsync.
-      await this.exclusive(() => this.closeActive(true));
+      await this.exclusive(() => this.log.closeActive(true));
       await this.cursors.persist();
     }
     await this.chain;
