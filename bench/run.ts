@@ -1,11 +1,11 @@
-// `npm run bench [-- --scenario NAME] [-- --duration 30s]`: each scenario runs tracehop (and, where it has
+// `npm run bench [-- --scenario NAME] [-- --duration 30s] [-- --rounds N]`: each scenario runs tracehop (and, where it has
 // one, the OpenTelemetry Collector with the same load) as a separate process, drives it from a separate
 // load-generator process, and prints a markdown table of ratios measured in this one run.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDuration } from '../pipeline/schema.ts';
-import { scenarios, type Scenario } from './scenarios.ts';
+import { scenarios, type Row, type Scenario } from './scenarios.ts';
 import { pinning } from './proc.ts';
 import { formatReport } from './report.ts';
 import { REPO } from './paths.ts';
@@ -13,18 +13,23 @@ import { REPO } from './paths.ts';
 interface Options {
   only?: string[];
   durationMs: number;
+  rounds: number;
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { durationMs: 10_000 };
+  const options: Options = { durationMs: 10_000, rounds: 1 };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--scenario') (options.only ??= []).push(...argv[++i].split(','));
     else if (argv[i] === '--duration') {
       const ms = parseDuration(argv[++i]);
       if (!ms) throw new Error(`--duration takes a duration such as 30s (got ${argv[i]})`);
       options.durationMs = ms;
+    } else if (argv[i] === '--rounds') {
+      const n = Number(argv[++i]);
+      if (!Number.isInteger(n) || n < 1) throw new Error(`--rounds takes a whole number of rounds, 1 or more (got ${argv[i]})`);
+      options.rounds = n;
     } else if (argv[i] === '--help') {
-      process.stdout.write(`npm run bench [-- --scenario NAME[,NAME]] [-- --duration 30s]\nscenarios: ${scenarios.map((s) => s.name).join(', ')}\n`);
+      process.stdout.write(`npm run bench [-- --scenario NAME[,NAME]] [-- --duration 30s] [-- --rounds N]\nscenarios: ${scenarios.map((s) => s.name).join(', ')}\n`);
       process.exit(0);
     } else throw new Error(`unknown argument ${argv[i]}`);
   }
@@ -52,17 +57,23 @@ async function main() {
     : scenarios;
   const pin = pinning();
   const context = { durationMs: options.durationMs, pin, collector: collectorBinary };
-  const results = [];
-  for (const scenario of selected) {
-    process.stderr.write(`bench: ${scenario.name}...\n`);
-    results.push(...(await scenario.run(context)));
+  // Round after round of every selected scenario, so that a noisy minute lands on one round of each
+  // rather than on every run of one scenario.
+  const results: Row[][] = [];
+  for (let round = 1; round <= options.rounds; round++) {
+    const rows: Row[] = [];
+    for (const scenario of selected) {
+      process.stderr.write(`bench: ${scenario.name}${options.rounds > 1 ? ` (round ${round} of ${options.rounds})` : ''}...\n`);
+      rows.push(...(await scenario.run(context)));
+    }
+    results.push(rows);
   }
   const report = formatReport(results, { pinned: pin.available, durationMs: options.durationMs });
   process.stdout.write(report + '\n');
   const dir = join(REPO, 'bench/results');
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
   const file = join(dir, `${new Date().toISOString().replaceAll(':', '-')}.json`);
-  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), pinned: pin.available, durationMs: options.durationMs, results }, null, 2));
+  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), pinned: pin.available, durationMs: options.durationMs, rounds: results }, null, 2));
   process.stderr.write(`bench: results written to ${file}\n`);
 }
 

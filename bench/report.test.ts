@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { formatReport, median, medianRows, ratioValues } from './report.ts';
+import type { Row } from './scenarios.ts';
+import type { Measurement } from './target.ts';
+
+function measured(spansPerSecond: number, cpuPerMillion: number, p99: number): Measurement {
+  return {
+    load: { requests: 1, non2xx: 0, errors: 0, spansAccepted: 1, seconds: 1, spansPerSecond, latencyMs: { p50: 1, p99, max: p99 }, statuses: {} },
+    cpuSeconds: 1, cpuPerMillion, coreShare: 1, rssMiB: 100, peakRssMiB: 120,
+  };
+}
+
+function round(ours: [number, number, number], theirs: [number, number, number]): Row[] {
+  return [
+    { scenario: 'otlp-proto', target: 'tracehop', measurement: measured(...ours) },
+    { scenario: 'otlp-proto', target: 'otelcol', measurement: measured(...theirs) },
+  ];
+}
+
+describe('bench report', () => {
+  it('median of odd and even counts, ignoring non-finite values', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([5, Infinity, Number.NaN])).toBe(5);
+    expect(median([])).toBeNaN();
+  });
+
+  it('ratios are taken within a round, then their median and range across rounds', () => {
+    // Round 2 ran on a slow minute for both peers: its figures drop, its ratio does not.
+    const rounds = [round([60, 20, 80], [80, 15, 100]), round([30, 40, 160], [40, 30, 200]), round([66, 18, 70], [88, 13, 90])];
+    const cpu = rounds.map((r) => ratioValues(r).find((x) => x.label.includes('CPU-seconds'))!.value);
+    expect(cpu).toEqual([0.75, 0.75, 13 / 18]);
+    const text = formatReport(rounds, { pinned: true, durationMs: 10_000 });
+    expect(text).toContain('3 rounds');
+    expect(text).toMatch(/\| otlp-proto: otelcol \/ tracehop CPU-seconds per M spans \(higher = tracehop cheaper\) \| 0\.75 \| 0\.72-0\.75 \|/);
+    // The table shows per-figure medians: tracehop's spans/s 30, 60, 66 -> 60.
+    expect(medianRows(rounds)[0].measurement!.load.spansPerSecond).toBe(60);
+    expect(medianRows(rounds)[1].measurement!.cpuPerMillion).toBe(15);
+  });
+
+  it('one round prints plain values', () => {
+    const text = formatReport([round([60, 20, 80], [80, 15, 100])], { pinned: false, durationMs: 5_000 });
+    expect(text).toContain('| ratio | value |');
+    expect(text).toContain('| otlp-proto: tracehop / otelcol spans/s | 0.75 |');
+    expect(text).toContain('NOT pinned');
+    expect(text).not.toContain('rounds');
+  });
+});
