@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../test/helpers/random.ts';
 import { formatTimeNs } from './time-format.ts';
 
 const msOf = (iso: string) => BigInt(Date.parse(iso));
@@ -54,6 +55,41 @@ describe('formatTimeNs', () => {
       const whole = new Date(Number(ms)).toISOString().slice(0, 19);
       const fraction = (value % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '');
       expect(formatTimeNs(value)).toBe(whole + (fraction === '' ? '' : '.' + fraction) + 'Z');
+    }
+  });
+
+  // The writer keeps the last day and second it wrote and formats from the offset into that day; this
+  // checks it against a reference built on Date alone, in orders that hit and miss those caches.
+  it('agrees with a Date-based reference across cached days and seconds, before the epoch too', () => {
+    const NS = 1_000_000_000n;
+    const reference = (ns: bigint): string => {
+      let second = ns / NS;
+      if (second * NS > ns) second -= 1n; // floor, for times before the epoch
+      const fraction = (ns - second * NS).toString().padStart(9, '0').replace(/0+$/, '');
+      return new Date(Number(second) * 1000).toISOString().slice(0, 19) + (fraction === '' ? '' : '.' + fraction) + 'Z';
+    };
+    const random = seededRandom(320);
+    const bits = (n: number): bigint => {
+      let v = 0n;
+      for (let i = 0; i < n; i += 16) v = (v << 16n) | BigInt(Math.floor(random() * 65536));
+      return v & ((1n << BigInt(n)) - 1n);
+    };
+    const anchors = [
+      0n, -1n, msOf('2024-02-29T00:00:00Z') * 1_000_000n, msOf('2024-03-01T00:00:00Z') * 1_000_000n,
+      msOf('2000-02-29T23:59:59Z') * 1_000_000n, msOf('1969-12-31T23:59:59Z') * 1_000_000n,
+      msOf('1900-03-01T00:00:00Z') * 1_000_000n, 2n ** 64n - 1n, 1_776_363_498_000_000_000n,
+    ];
+    let ns = 0n;
+    for (let i = 0; i < 20_000; i++) {
+      const step = i % 6;
+      if (step === 0) ns = anchors[Math.floor(random() * anchors.length)] + bits(40) - (1n << 39n);
+      else if (step === 1) ns = bits(64) - (random() < 0.1 ? 1n << 63n : 0n); // anywhere, pre-epoch at times
+      else if (step === 2) ns += bits(30); // same second or the next ones
+      else if (step === 3) ns -= bits(37); // back across seconds, sometimes a day
+      else if (step === 4) ns = ns - (ns % 1_000_000n) + (random() < 0.5 ? 0n : 1_000_000n); // whole ms
+      else ns += BigInt(Math.floor(random() * 7) - 3) * 86_400n * NS; // another day, same time of day
+      if (random() < 0.2) ns -= ns % NS; // a whole second: no fraction at all
+      expect(formatTimeNs(ns), String(ns)).toBe(reference(ns));
     }
   });
 });
