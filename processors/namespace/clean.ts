@@ -50,6 +50,18 @@ export function emptyCleaned(): Cleaned {
   };
 }
 
+/** The same object emptied for reuse (every field written, so the shape stays the one emptyCleaned made). */
+export function resetCleaned(c: Cleaned): Cleaned {
+  c.typeSpan = undefined; c.typeTrace = undefined; c.parameters = undefined; c.inputs = undefined;
+  c.outputs = undefined; c.hasOutputs = false; c.internals = undefined; c.durationIncremental = undefined;
+  c.durationCumulative = undefined; c.errorsIncremental = undefined; c.errorsCumulative = undefined;
+  c.tokensIncremental = undefined; c.tokensCumulative = undefined; c.costsIncremental = undefined;
+  c.costsCumulative = undefined; c.references = undefined; c.sessionId = undefined; c.userId = undefined;
+  c.flags = undefined; c.tags = undefined; c.meta = undefined; c.exception = undefined; c.selector = undefined;
+  c.unsupported = undefined; c.fast = undefined;
+  return c;
+}
+
 const SPAN_TYPE_SET: ReadonlySet<string> = new Set(SPAN_TYPES);
 
 export function isSpanType(v: unknown): v is string {

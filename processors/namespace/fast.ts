@@ -276,8 +276,8 @@ function canonicalBucket(keys: string[], slots: number[], slot: number): boolean
 
 /**
  * The order check depends on the key sequence only (a key's slot is a function of the key), and spans from
- * one instrumentation repeat the same sequence: the last few sequences that passed are remembered. The
- * arrays are the FastSlots keys of earlier spans, never written after classification.
+ * one instrumentation repeat the same sequence: the last few sequences that passed are remembered. Copies,
+ * as the FastSlots arrays are reused.
  */
 const RECENT = 8;
 const recent: string[][] = [];
@@ -295,7 +295,7 @@ function knownCanonical(keys: string[]): boolean {
 }
 
 function rememberCanonical(keys: string[]): void {
-  recent[recentNext] = keys;
+  recent[recentNext] = keys.slice(); // the FastSlots arrays are scratch, refilled by the next span
   recentNext = (recentNext + 1) % RECENT;
 }
 
@@ -387,6 +387,9 @@ export function fastReferenceList(f: FastSlots): SpanReference[] | undefined {
   return list;
 }
 
+/** The FastSlots of the span being processed: scratch, read by emit before the next span is classified. */
+const slotsScratch: FastSlots = { keys: [], values: [], slots: [], present: 0 };
+
 /** S4 output is decoded into this; anything quarantined there sends the span down the full path. */
 const scratch = new Quarantine();
 
@@ -394,11 +397,16 @@ const scratch = new Quarantine();
  * S1-S7 for a span whose `ag` keys need no rewriting: no `@ag.type=` value (S2), no alias (S3), no
  * string in a JSON data slot (S5), `ag` itself absent, every key in a known slot with a value S7 keeps
  * as is, and each slot already in canonical order. The semantic-convention output (S4, when `semconv`
- * applies and some family has a trigger key) must pass the same checks. Fills `c` (scalar slots, and c.fast for the tree slots) and returns
+ * applies and some family has a trigger key) must pass the same checks. Fills `c` (scalar slots, and c.fast, a scratch
+ * FastSlots valid until the next call, for the tree slots) and returns
  * true; false (with `c` possibly half-filled: the caller starts a fresh one) when the full path is needed.
  */
 export function normaliseFast(attrs: Attributes, semconv: boolean, c: Cleaned): boolean {
-  const f: FastSlots = { keys: [], values: [], slots: [], present: 0 };
+  const f = slotsScratch;
+  f.keys.length = 0;
+  f.values.length = 0;
+  f.slots.length = 0;
+  f.present = 0;
   // The family mask is found in the same pass; claims are gathered whenever mapping may apply.
   const claims = semconv ? new ClaimList() : undefined;
   let mask = 0;

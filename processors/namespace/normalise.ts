@@ -5,7 +5,7 @@ import type { TreeMap } from '../../pipeline/attributes/trie.ts';
 import { unflattenOrdered } from '../../pipeline/attributes/unflatten.ts';
 import type { AttrValue, Attributes } from '../../pipeline/span.ts';
 import { rewriteAliases } from './aliases.ts';
-import { cleanTree, emptyCleaned, type Cleaned } from './clean.ts';
+import { cleanTree, emptyCleaned, resetCleaned, type Cleaned } from './clean.ts';
 import { decodeDataSlots, decodeTyped } from './decode.ts';
 import { normaliseFast } from './fast.ts';
 import { isAgKey } from './keys.ts';
@@ -26,14 +26,21 @@ export interface Normalised {
   q: Quarantine;
 }
 
-/** `fast` false keeps the full path (propagate_metrics reads the token/cost trees the fast path does not build). */
+/** What the fast path returns: one object reused for every span (see normalise). */
+const fastResult: Normalised = { c: emptyCleaned(), q: NO_QUARANTINE };
+
+/**
+ * `fast` false keeps the full path (propagate_metrics reads the token/cost trees the fast path does not build).
+ * With `fast`, the result may be scratch that the next call overwrites: the caller finishes the span first
+ * (the processor does; this saves the Cleaned, FastSlots and result objects of every span).
+ */
 export function normalise(attrs: Attributes, semconv: boolean, fast = false): Normalised {
   if (fast && fastPath.enabled) {
     // Already canonical and nothing to rewrite or quarantine (the common case): no trie, no tree.
-    const c = emptyCleaned();
+    const c = resetCleaned(fastResult.c);
     if (normaliseFast(attrs, semconv, c)) {
       fastPath.hits++;
-      return { c, q: NO_QUARANTINE };
+      return fastResult;
     }
   }
   const mask = semconv ? familyMask(attrs) : 0;

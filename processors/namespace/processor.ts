@@ -9,17 +9,56 @@ import { emitAttributes } from './emit.ts';
 import { fastReferenceList } from './fast.ts';
 import { computeSpanMetrics, propagateMetrics } from './metrics.ts';
 import { normalise, type Normalised } from './normalise.ts';
+import type { Quarantine } from './quarantine.ts';
 import { referenceList } from './references.ts';
 
 function validTraceType(v: unknown): string | undefined {
   return v === 'invocation' || v === 'annotation' ? v : undefined;
 }
 
-/** Traces of the batch where some span has a `links` field (an empty list counts). */
-function linkedTraces(spans: Span[]): Set<string> {
-  const set = new Set<string>();
-  for (let i = 0; i < spans.length; i++) if (spans[i].links !== undefined) set.add(spans[i].traceId);
-  return set;
+/** Traces of the batch where some span has a `links` field (an empty list counts); built on first need. */
+class LinkedTraces {
+  private set: Set<string> | undefined;
+  private readonly spans: Span[];
+
+  constructor(spans: Span[]) {
+    this.spans = spans;
+  }
+
+  has(traceId: string): boolean {
+    if (this.set === undefined) {
+      const set = new Set<string>();
+      const spans = this.spans;
+      for (let i = 0; i < spans.length; i++) if (spans[i].links !== undefined) set.add(spans[i].traceId);
+      this.set = set;
+    }
+    return this.set.has(traceId);
+  }
+}
+
+/** S8 for one span: span type, trace type, computed metrics (§4.1-§4.3, without propagation). */
+function settle(span: Span, c: Cleaned, linked: LinkedTraces): void {
+  c.typeSpan ??= span.spanType ?? 'task';
+  let tt = c.typeTrace ?? validTraceType(span.traceType);
+  if (tt === undefined) tt = linked.has(span.traceId) ? 'annotation' : 'invocation';
+  c.typeTrace = tt;
+  computeSpanMetrics(span, c);
+}
+
+/** S9 and the span fields derived from the attributes. */
+function writeBack(span: Span, c: Cleaned, q: Quarantine): void {
+  span.attributes = emitAttributes(span.attributes, c, q);
+  span.spanType = c.typeSpan;
+  span.traceType = c.typeTrace;
+  if (span.parentId === undefined) {
+    if (c.sessionId !== undefined) span.sessionId = c.sessionId;
+    if (c.userId !== undefined) span.userId = c.userId;
+  }
+  if (c.references !== undefined) span.references = referenceList(c.references);
+  else if (c.fast !== undefined) {
+    const refs = fastReferenceList(c.fast);
+    if (refs !== undefined) span.references = refs;
+  }
 }
 
 export class NamespaceProcessor implements SyncProcessor {
@@ -37,45 +76,27 @@ export class NamespaceProcessor implements SyncProcessor {
     const n = spans.length;
     if (n === 0) return;
     const semconv = this.semconv === 'all' || (this.semconv === 'otlp' && batch.origin === 'otlp');
+    const linked = new LinkedTraces(spans);
+    if (!this.propagate) {
+      // Each span is finished before the next starts: nothing but the links of the batch (which this
+      // processor does not touch) crosses spans, and the fast path's result is scratch reused by the next.
+      for (let i = 0; i < n; i++) {
+        const span = spans[i];
+        const w = normalise(span.attributes, semconv, true);
+        settle(span, w.c, linked);
+        writeBack(span, w.c, w.q);
+      }
+      return;
+    }
+    // propagate_metrics sums token/cost trees over each trace, so every span is normalised first.
     const work: Normalised[] = new Array(n);
-    for (let i = 0; i < n; i++) work[i] = normalise(spans[i].attributes, semconv, !this.propagate);
-
-    // S8: types, then metrics (the trace type may need the whole batch).
-    let linked: Set<string> | undefined;
+    const cleaned: Cleaned[] = new Array(n);
     for (let i = 0; i < n; i++) {
-      const span = spans[i];
-      const c = work[i].c;
-      c.typeSpan ??= span.spanType ?? 'task';
-      let tt = c.typeTrace ?? validTraceType(span.traceType);
-      if (tt === undefined) {
-        linked ??= linkedTraces(spans);
-        tt = linked.has(span.traceId) ? 'annotation' : 'invocation';
-      }
-      c.typeTrace = tt;
-      computeSpanMetrics(span, c);
+      work[i] = normalise(spans[i].attributes, semconv, false);
+      cleaned[i] = work[i].c;
+      settle(spans[i], cleaned[i], linked);
     }
-    if (this.propagate) {
-      const cleaned: Cleaned[] = new Array(n);
-      for (let i = 0; i < n; i++) cleaned[i] = work[i].c;
-      propagateMetrics(spans, cleaned);
-    }
-
-    // S9 and the span fields derived from the attributes.
-    for (let i = 0; i < n; i++) {
-      const span = spans[i];
-      const { c, q } = work[i];
-      span.attributes = emitAttributes(span.attributes, c, q);
-      span.spanType = c.typeSpan;
-      span.traceType = c.typeTrace;
-      if (span.parentId === undefined) {
-        if (c.sessionId !== undefined) span.sessionId = c.sessionId;
-        if (c.userId !== undefined) span.userId = c.userId;
-      }
-      if (c.references !== undefined) span.references = referenceList(c.references);
-      else if (c.fast !== undefined) {
-        const refs = fastReferenceList(c.fast);
-        if (refs !== undefined) span.references = refs;
-      }
-    }
+    propagateMetrics(spans, cleaned);
+    for (let i = 0; i < n; i++) writeBack(spans[i], work[i].c, work[i].q);
   }
 }
