@@ -17,7 +17,7 @@ import type { Span } from '../../pipeline/span.ts';
 import { connectionSettings, producerOptions, type ConnectionSettings } from './client-options.ts';
 import { brokerList, type KafkaConfig } from './config.ts';
 import { messageHeaders, traceEncoder } from './encoding.ts';
-import { planJsonMessages, planTraceMessages, requestBounds, spansOf, type MessagePlan, type PlanOptions, type TraceEncoder } from './messages.ts';
+import { planJsonMessages, planTraceMessages, requestBounds, spansOf, type MessagePlan, type PlanOptions, type TraceEncoderFor } from './messages.ts';
 import { classifySendError, describeSendError } from './send-errors.ts';
 import { ensureTopic, TopicMissingError } from './topic.ts';
 
@@ -39,7 +39,7 @@ export class KafkaExporter implements Exporter {
   private readonly config: KafkaConfig;
   private readonly logger: Logger;
   private readonly planOptions: PlanOptions;
-  private readonly encoder: TraceEncoder | undefined;
+  private readonly encoder: TraceEncoderFor | undefined;
   private settings: ConnectionSettings | undefined;
   private producer: Producer<Buffer, Buffer, Buffer, Buffer> | undefined;
   private topicReady = false;

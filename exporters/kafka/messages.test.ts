@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { decodeExportRequest, encodeExportRequest } from '../../pipeline/otlp/index.ts';
+import { decodeExportRequest, decodeExportRequestJson, encodeExportRequest } from '../../pipeline/otlp/index.ts';
 import { encodeSpanJson } from '../../pipeline/record/index.ts';
 import type { Span } from '../../pipeline/span.ts';
-import { messageHeaders } from './encoding.ts';
+import { messageHeaders, traceEncoder } from './encoding.ts';
 import { BATCH_OVERHEAD, planJsonMessages, planTraceMessages, requestBounds, spansOf, type PlanOptions } from './messages.ts';
 
 let next = 1;
@@ -23,7 +23,7 @@ function span(traceId: string, payload = 0): Span {
 const A = 'a'.repeat(32);
 const B = 'b'.repeat(32);
 
-function options(maxMessageBytes: number, encoding: 'json' | 'otlp_proto' = 'json'): PlanOptions {
+function options(maxMessageBytes: number, encoding: 'json' | 'otlp_proto' | 'otlp_json' = 'json'): PlanOptions {
   const { headers, bytes } = messageHeaders(encoding, { team: 'llm' });
   return { topic: 't', headers, headersBytes: bytes, maxMessageBytes };
 }
@@ -61,7 +61,7 @@ describe('json messages', () => {
 describe('trace messages (otlp)', () => {
   it('one message per trace, traces in order of first appearance, spans in batch order', () => {
     const spans = [span(A), span(B), span(A), span(B), span(A)];
-    const plan = planTraceMessages(spans, encodeExportRequest, options(1_000_000, 'otlp_proto'));
+    const plan = planTraceMessages(spans, traceEncoder('otlp_proto'), options(1_000_000, 'otlp_proto'));
     expect(plan.messages.map((m) => m.key!.toString())).toEqual([A, B]);
     expect(decodeExportRequest(plan.messages[0].value!).spans.map((s) => s.spanId)).toEqual([spans[0], spans[2], spans[4]].map((s) => s.spanId));
     expect(spansOf(plan, 1, 2)).toEqual([spans[1], spans[3]]);
@@ -70,7 +70,7 @@ describe('trace messages (otlp)', () => {
   it('cuts a trace too big for one message into consecutive parts under the limit, same key', () => {
     const spans = Array.from({ length: 50 }, () => span(A, 300));
     const limit = 3000;
-    const plan = planTraceMessages(spans, encodeExportRequest, options(limit, 'otlp_proto'));
+    const plan = planTraceMessages(spans, traceEncoder('otlp_proto'), options(limit, 'otlp_proto'));
     expect(plan.messages.length).toBeGreaterThan(5);
     for (let i = 0; i < plan.messages.length; i++) {
       expect(plan.messages[i].key!.toString()).toBe(A);
@@ -84,9 +84,21 @@ describe('trace messages (otlp)', () => {
   it('sets aside only the single span that cannot fit, keeping the rest of its trace', () => {
     const big = span(A, 4000);
     const spans = [span(A), span(A), big, span(A)];
-    const plan = planTraceMessages(spans, encodeExportRequest, options(2048, 'otlp_proto'));
+    const plan = planTraceMessages(spans, traceEncoder('otlp_proto'), options(2048, 'otlp_proto'));
     expect(plan.tooLarge).toEqual([big]);
     expect(spansOf(plan, 0, plan.messages.length)).toEqual([spans[0], spans[1], spans[3]]);
+    expect(plan.tooLargeBytes).toBe(encodeExportRequest([big]).length);
+  });
+
+  it('otlp_json cuts a trace too big for one message too, and sets aside a span too large alone', () => {
+    const big = span(A, 4000);
+    const spans = [...Array.from({ length: 30 }, () => span(A, 300)), big, span(A)];
+    const plan = planTraceMessages(spans, traceEncoder('otlp_json'), options(3000, 'otlp_json'));
+    expect(plan.messages.length).toBeGreaterThan(5);
+    for (let i = 0; i < plan.messages.length; i++) expect(plan.sizes[i] + BATCH_OVERHEAD).toBeLessThanOrEqual(3000);
+    const decoded = plan.messages.flatMap((m) => decodeExportRequestJson(m.value!).spans.map((s) => s.spanId));
+    expect(decoded).toEqual(spans.filter((s) => s !== big).map((s) => s.spanId));
+    expect(plan.tooLarge).toEqual([big]);
   });
 });
 

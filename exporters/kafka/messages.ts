@@ -2,13 +2,22 @@
 // value = one span (json) or one trace's spans of this batch (otlp_*), and a record of which spans each
 // message carries, so that what cannot be sent is dead-lettered and nothing else.
 import type { MessageToProduce } from '@platformatic/kafka';
+import type { RequestSink } from '../../pipeline/otlp/encode-proto.ts';
 import { encodeSpanJsonBuffer } from '../../pipeline/record/index.ts';
 import type { Span } from '../../pipeline/span.ts';
 
 export type KafkaMessage = MessageToProduce<Buffer, Buffer, Buffer, Buffer>;
 
-/** Encodes spans of one trace into one message value (an OTLP export request). */
-export type TraceEncoder = (spans: Span[]) => Uint8Array;
+/**
+ * Encodes the traces of one export call (otlp_*): each trace into requests (message values) of at most
+ * `limit` bytes, reported to `sink` in order, with the spans too large for a message on their own.
+ */
+export interface TraceEncoder {
+  encode(trace: Span[], limit: number, sink: RequestSink): void;
+}
+
+/** A fresh encoder for one export call of `spanCount` spans (it may size one buffer for all of them). */
+export type TraceEncoderFor = (spanCount: number) => TraceEncoder;
 
 /** Kafka record batch framing (magic v2): 61 bytes per batch, whatever it holds. */
 export const BATCH_OVERHEAD = 61;
@@ -72,9 +81,10 @@ export function planJsonMessages(spans: Span[], options: PlanOptions): MessagePl
 
 /**
  * `encoding: otlp_*`: one message per trace of the batch (traces in order of first appearance, spans in
- * batch order). A trace too big for one message is cut into consecutive parts with the same key.
+ * batch order within a resource and scope). A trace too big for one message is cut into consecutive parts
+ * with the same key.
  */
-export function planTraceMessages(spans: Span[], encode: TraceEncoder, options: PlanOptions): MessagePlan {
+export function planTraceMessages(spans: Span[], encoderFor: TraceEncoderFor, options: PlanOptions): MessagePlan {
   const plan = emptyPlan();
   const traces = new Map<string, Span[]>();
   for (let i = 0; i < spans.length; i++) {
@@ -83,40 +93,33 @@ export function planTraceMessages(spans: Span[], encode: TraceEncoder, options: 
     if (group === undefined) traces.set(span.traceId, [span]);
     else group.push(span);
   }
+  const encoder = encoderFor(spans.length);
+  const sink = new PlanSink(plan, options);
   for (const [traceId, group] of traces) {
-    const key = Buffer.from(traceId, 'latin1');
-    addTrace(plan, options, encode, key, group, 0, group.length);
+    sink.key = Buffer.from(traceId, 'latin1');
+    encoder.encode(group, valueLimit(options, sink.key.length), sink);
   }
   return plan;
 }
 
-/** Encodes `group[start, end)`; when too big, cuts it into as many even parts as its size suggests. */
-function addTrace(
-  plan: MessagePlan,
-  options: PlanOptions,
-  encode: TraceEncoder,
-  key: Buffer,
-  group: Span[],
-  start: number,
-  end: number,
-): void {
-  const limit = valueLimit(options, key.length);
-  const value = toBuffer(encode(start === 0 && end === group.length ? group : group.slice(start, end)));
-  if (value.length <= limit) {
-    push(plan, options, key, value, group, start, end);
-    return;
+/** Adds the requests of one trace (key) at a time to the plan as messages. */
+class PlanSink implements RequestSink {
+  key: Buffer = Buffer.alloc(0);
+  private readonly plan: MessagePlan;
+  private readonly options: PlanOptions;
+
+  constructor(plan: MessagePlan, options: PlanOptions) {
+    this.plan = plan;
+    this.options = options;
   }
-  const count = end - start;
-  if (count === 1) {
-    plan.tooLarge.push(group[start]);
-    if (value.length > plan.tooLargeBytes) plan.tooLargeBytes = value.length;
-    return;
+
+  request(bytes: Uint8Array, order: Span[], start: number, end: number): void {
+    push(this.plan, this.options, this.key, toBuffer(bytes), order, start, end);
   }
-  // Spans differ in size, so a part may still be too big: it is cut again.
-  const parts = Math.min(count, Math.ceil(value.length / limit) + 1);
-  const step = Math.ceil(count / parts);
-  for (let from = start; from < end; from += step) {
-    addTrace(plan, options, encode, key, group, from, Math.min(from + step, end));
+
+  tooLarge(span: Span, bytes: number): void {
+    this.plan.tooLarge.push(span);
+    if (bytes > this.plan.tooLargeBytes) this.plan.tooLargeBytes = bytes;
   }
 }
 

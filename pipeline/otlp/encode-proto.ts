@@ -1,46 +1,197 @@
 // Canonical spans -> ExportTraceServiceRequest (protobuf), grouped by resource and scope. OTLP-only
 // fields carried in `span.otlp` and on events and links are written back (otlp.md "faithful forward").
 import type { AttrValue, Attributes, Span, SpanScope } from '../span.ts';
-import { agExtras, groupSpans } from './group.ts';
+import { agExtras, groupSpans, type ResourceGroup, type ScopeGroup } from './group.ts';
 import { ProtoWriter } from './proto-writer.ts';
 import { WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-reader.ts';
 
 const INT64_MIN = -(2 ** 63);
 const INT64_LIMIT = 2 ** 63;
 
+/** Receives the requests `encodeExportRequests` cuts, in order. */
+export interface RequestSink {
+  /**
+   * One ExportTraceServiceRequest holding `order[start, end)`. `order` is the spans in the order they were
+   * written (grouped by resource, then scope); it keeps growing, so read the range now. `bytes` is a view
+   * into the writer that is never written again.
+   */
+  request(bytes: Uint8Array, order: Span[], start: number, end: number): void;
+  /** A span that alone encodes to more than the limit (`bytes`, framing included): in no request. */
+  tooLarge(span: Span, bytes: number): void;
+}
+
 /** Encodes spans as one ExportTraceServiceRequest. */
 export function encodeExportRequest(spans: Span[]): Uint8Array {
   const w = new ProtoWriter(Math.max(1024, spans.length * 512));
+  let out: Uint8Array = w.finish();
+  encodeExportRequests(w, spans, Infinity, {
+    request: (bytes) => {
+      out = bytes;
+    },
+    tooLarge: () => {},
+  });
+  return out;
+}
+
+/**
+ * Encodes spans as consecutive ExportTraceServiceRequests of at most `limit` bytes each, appended to `w`,
+ * in one pass: each span is encoded once. When a span takes the request in progress over the limit, the
+ * request is closed before it and the span's bytes move to the next one. Each request is byte for byte
+ * what `encodeExportRequest` makes of its spans. Spans are written grouped by resource and scope (first
+ * appearance order), so a cut falls between groups' spans in that order.
+ *
+ * This replaced "encode the whole trace, and if too big encode it again in even parts" for the Kafka
+ * exporter: on the benchmark's 2,000-span traces that encoded every span twice (decision 0340).
+ */
+export function encodeExportRequests(w: ProtoWriter, spans: Span[], limit: number, sink: RequestSink): void {
   const groups = groupSpans(spans);
+  const order: Span[] = [];
+  let requestStart = w.pos;
+  let first = 0; // index in `order` of the request's first span
+  // The open ResourceSpans and ScopeSpans of the request in progress: where each starts (its tag), its
+  // length mark (-1: not open), and how many spans it holds so far.
+  let rsStart = 0;
+  let rsMark = -1;
+  let rsSpans = 0;
+  let ssStart = 0;
+  let ssMark = -1;
+  let ssSpans = 0;
   for (let g = 0; g < groups.length; g++) {
     const group = groups[g];
-    w.tag(1, WIRE_LEN); // resource_spans
-    const rsMark = w.begin();
-    if (group.resource !== undefined) {
-      w.tag(1, WIRE_LEN); // resource
-      const m = w.begin();
-      writeAttributes(w, 1, group.resource);
-      w.end(m);
-    }
+    const rsTail = schemaUrlBytes(group.schemaUrl);
     for (let s = 0; s < group.scopes.length; s++) {
       const sg = group.scopes[s];
-      w.tag(2, WIRE_LEN); // scope_spans
-      const ssMark = w.begin();
-      if (sg.scope !== undefined) writeScope(w, sg.scope);
-      for (let i = 0; i < sg.spans.length; i++) writeSpan(w, sg.spans[i]);
-      if (sg.schemaUrl !== '') {
-        w.tag(3, WIRE_LEN);
-        w.string(sg.schemaUrl);
+      const ssTail = schemaUrlBytes(sg.schemaUrl);
+      const scopeSpans = sg.spans;
+      for (let i = 0; i < scopeSpans.length; i++) {
+        const span = scopeSpans[i];
+        if (rsMark < 0) {
+          rsStart = w.pos;
+          rsMark = openResourceSpans(w, group);
+          rsSpans = 0;
+        }
+        if (ssMark < 0) {
+          ssStart = w.pos;
+          ssMark = openScopeSpans(w, sg);
+          ssSpans = 0;
+        }
+        const spanStart = w.pos;
+        writeSpan(w, span);
+        let size = closedSize(w.pos, requestStart, rsMark, rsTail, ssMark, ssTail);
+        if (size <= limit) {
+          order.push(span);
+          rsSpans++;
+          ssSpans++;
+          continue;
+        }
+        if (order.length > first) {
+          // Close the request before this span and start the next one with it. Its bytes are copied out
+          // (rare: once per request cut) because closing the request writes where they are. A frame this
+          // span opened holds nothing else and is dropped, as a whole-request encoding would not have it.
+          const spanBytes = Buffer.from(w.buf.subarray(spanStart, w.pos));
+          w.pos = spanStart;
+          if (ssSpans > 0) closeScopeSpans(w, ssMark, sg);
+          else w.pos = ssStart;
+          if (rsSpans > 0) closeResourceSpans(w, rsMark, group);
+          else w.pos = rsStart;
+          sink.request(w.buf.subarray(requestStart, w.pos), order, first, order.length);
+          requestStart = w.pos;
+          first = order.length;
+          rsStart = w.pos;
+          rsMark = openResourceSpans(w, group);
+          ssStart = w.pos;
+          ssMark = openScopeSpans(w, sg);
+          w.raw(spanBytes);
+          size = closedSize(w.pos, requestStart, rsMark, rsTail, ssMark, ssTail);
+          if (size <= limit) {
+            order.push(span);
+            rsSpans = 1;
+            ssSpans = 1;
+            continue;
+          }
+        }
+        // Too large even alone (the request holds no other span): left out, and the request starts afresh.
+        sink.tooLarge(span, size);
+        w.pos = requestStart;
+        rsMark = -1;
+        ssMark = -1;
+        order.push(span);
+        first = order.length;
       }
-      w.end(ssMark);
+      if (ssMark >= 0) {
+        closeScopeSpans(w, ssMark, sg);
+        ssMark = -1;
+      }
     }
-    if (group.schemaUrl !== '') {
-      w.tag(3, WIRE_LEN);
-      w.string(group.schemaUrl);
+    if (rsMark >= 0) {
+      closeResourceSpans(w, rsMark, group);
+      rsMark = -1;
     }
-    w.end(rsMark);
   }
-  return w.finish();
+  if (order.length > first) sink.request(w.buf.subarray(requestStart, w.pos), order, first, order.length);
+}
+
+/** Bytes of a schema_url field (tag, length, text); 0 when empty, as it is then not written. */
+function schemaUrlBytes(url: string): number {
+  if (url === '') return 0;
+  const n = Buffer.byteLength(url, 'utf8');
+  return 1 + varintBytes(n) + n;
+}
+
+function varintBytes(n: number): number {
+  let size = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 0x80);
+    size++;
+  }
+  return size;
+}
+
+/**
+ * Size of the request in progress once its open ScopeSpans and ResourceSpans are closed: their schema
+ * urls appended, and their one-byte length placeholders grown to the varints their lengths need.
+ */
+function closedSize(pos: number, requestStart: number, rsMark: number, rsTail: number, ssMark: number, ssTail: number): number {
+  let end = pos + ssTail;
+  end += varintBytes(end - ssMark - 1) - 1;
+  end += rsTail;
+  end += varintBytes(end - rsMark - 1) - 1;
+  return end - requestStart;
+}
+
+function openResourceSpans(w: ProtoWriter, group: ResourceGroup): number {
+  w.tag(1, WIRE_LEN); // resource_spans
+  const mark = w.begin();
+  if (group.resource !== undefined) {
+    w.tag(1, WIRE_LEN); // resource
+    const m = w.begin();
+    writeAttributes(w, 1, group.resource);
+    w.end(m);
+  }
+  return mark;
+}
+
+function closeResourceSpans(w: ProtoWriter, mark: number, group: ResourceGroup): void {
+  if (group.schemaUrl !== '') {
+    w.tag(3, WIRE_LEN);
+    w.string(group.schemaUrl);
+  }
+  w.end(mark);
+}
+
+function openScopeSpans(w: ProtoWriter, sg: ScopeGroup): number {
+  w.tag(2, WIRE_LEN); // scope_spans
+  const mark = w.begin();
+  if (sg.scope !== undefined) writeScope(w, sg.scope);
+  return mark;
+}
+
+function closeScopeSpans(w: ProtoWriter, mark: number, sg: ScopeGroup): void {
+  if (sg.schemaUrl !== '') {
+    w.tag(3, WIRE_LEN);
+    w.string(sg.schemaUrl);
+  }
+  w.end(mark);
 }
 
 function writeScope(w: ProtoWriter, scope: SpanScope): void {

@@ -102,6 +102,13 @@ export class ProtoWriter {
     this.pos += len;
   }
 
+  /** Bytes already encoded elsewhere, as they are. */
+  raw(bytes: Uint8Array): void {
+    this.ensure(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
+  }
+
   /** A hex id as a bytes field's length and content. */
   hexBytes(hex: string): void {
     const n = hex.length >> 1;
