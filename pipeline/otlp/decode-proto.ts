@@ -7,6 +7,7 @@
 // bytes came, enums as the numbers that came, and absent times as 0n.
 import type { AttrScalar, AttrValue, Attributes, OtlpExtras, Span, SpanEvent, SpanLink, SpanScope } from '../span.ts';
 import { flattenInto } from '../attributes/flatten.ts';
+import { idHex } from './decode-id.ts';
 import { MAX_VALUE_DEPTH } from './errors.ts';
 import { ProtoReader, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-reader.ts';
 
@@ -211,7 +212,7 @@ function readId(r: ProtoReader): string {
   const len = r.length();
   const start = r.pos;
   r.pos += len;
-  return r.buf.hexSlice(start, start + len);
+  return idHex(r.buf, start, len);
 }
 
 function readSpan(

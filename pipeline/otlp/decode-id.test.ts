@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { idHex } from './decode-id.ts';
+import { seededRandom } from '../../test/helpers/random.ts';
+
+/** Buffer's own hex, the reference the JS conversion must match. */
+function reference(bytes: Buffer): string {
+  return bytes.toString('hex');
+}
+
+describe('idHex', () => {
+  it('matches Buffer hex for every byte value and every length, at any offset', () => {
+    const random = seededRandom(61);
+    // Every byte value appears at every position of an 8- and a 16-byte id.
+    for (let v = 0; v < 256; v++) {
+      const id = Buffer.alloc(16, v);
+      expect(idHex(id, 0, 16)).toBe(reference(id));
+      expect(idHex(id, 8, 8)).toBe(reference(id.subarray(8)));
+    }
+    for (let i = 0; i < 3000; i++) {
+      const len = Math.floor(random() * 21);
+      const offset = Math.floor(random() * 5);
+      const buf = Buffer.alloc(offset + len + 3);
+      for (let j = 0; j < buf.length; j++) buf[j] = Math.floor(random() * 256);
+      expect(idHex(buf, offset, len), `len ${len}`).toBe(reference(buf.subarray(offset, offset + len)));
+    }
+  });
+
+  it('the remembered trace id is never handed out for different bytes', () => {
+    // All zeros first (the memo's initial bytes), then ids differing from the one before in one byte
+    // only, at each position, then back to an earlier one.
+    const zero = Buffer.alloc(16);
+    expect(idHex(zero, 0, 16)).toBe('0'.repeat(32));
+    expect(idHex(zero, 0, 16)).toBe('0'.repeat(32));
+    let previous = Buffer.from(zero);
+    for (let pos = 0; pos < 16; pos++) {
+      const next = Buffer.from(previous);
+      next[pos] ^= 0x5a;
+      expect(idHex(next, 0, 16)).toBe(reference(next));
+      expect(idHex(next, 0, 16)).toBe(reference(next));
+      previous = next;
+    }
+    expect(idHex(zero, 0, 16)).toBe('0'.repeat(32));
+    // The same bytes inside a larger buffer at another offset are the same id.
+    const wrapped = Buffer.concat([Buffer.from([1, 2, 3]), previous]);
+    expect(idHex(wrapped, 3, 16)).toBe(reference(previous));
+  });
+});
