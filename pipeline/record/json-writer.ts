@@ -21,7 +21,7 @@ const CLOSE_BRACKET = 0x5d;
 const DIGIT_0 = 0x30;
 
 /** Encoded `"key":` forms of attribute keys. Bounded: cleared when full (keys are client data). */
-const keyCache = new Map<string, Uint8Array>();
+const keyCache = new Map<string, Piece>();
 const KEY_CACHE_SIZE = 4096;
 const MAX_CACHED_KEY = 128;
 
@@ -36,19 +36,48 @@ interface NativeWrite {
 
 type WriteBuffer = Buffer & NativeWrite;
 
-/** ASCII text as bytes, for the fixed pieces of a format (copied with `JsonWriter.copy`). */
-export function ascii(text: string): Uint8Array {
-  const out = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
-  return out;
+/**
+ * Bytes written often and unchanged (fixed record keys, enum names, encoded attribute keys), held as
+ * little-endian 32-bit words, zero-padded to a whole word. `JsonWriter.copy` stores them a word at a
+ * time through a DataView: measured ~40% cheaper than `Uint8Array.set` or a byte loop for the 10-40
+ * byte pieces of a record (docs/decisions/0320). The padding lands past the end of what is written and
+ * is overwritten by what comes next.
+ */
+export class Piece {
+  readonly length: number;
+  readonly words: Uint32Array;
+
+  /** `length` zero bytes, to be filled with `set`. */
+  constructor(length: number) {
+    this.length = length;
+    this.words = new Uint32Array((length + 3) >> 2);
+  }
+
+  static of(bytes: Uint8Array): Piece {
+    const piece = new Piece(bytes.length);
+    for (let i = 0; i < bytes.length; i++) piece.set(i, bytes[i]);
+    return piece;
+  }
+
+  /** Sets byte `i` (byte order of the words is fixed, whatever the machine's). */
+  set(i: number, byte: number): void {
+    const shift = (i & 3) * 8;
+    const w = i >> 2;
+    this.words[w] = (this.words[w] & ~(0xff << shift)) | (byte << shift);
+  }
 }
 
-/** Up to this many bytes `copy()` loops; longer pieces (most cached keys) go through the native set,
- *  which, with the native copy in `repeat()`, made the whole record ~15% cheaper than byte loops. */
-const COPY_LOOP_MAX = 8;
+/** ASCII text as a piece, for the fixed parts of a format (copied with `JsonWriter.copy`). */
+export function ascii(text: string): Piece {
+  const piece = new Piece(text.length);
+  for (let i = 0; i < text.length; i++) piece.set(i, text.charCodeAt(i));
+  return piece;
+}
 
 export class JsonWriter {
   buf: WriteBuffer;
+  /** `buf` as a DataView, for the word stores of `copy`; replaced with `buf`. */
+  private view: DataView;
   pos = 0;
   /**
    * The last pair of values written through `repeat()` and where their text is in this buffer. Spans of
@@ -62,6 +91,7 @@ export class JsonWriter {
 
   constructor(capacity: number) {
     this.buf = Buffer.allocUnsafe(Math.max(64, capacity)) as WriteBuffer;
+    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
   }
 
   /** Empties the writer for reuse. */
@@ -103,6 +133,7 @@ export class JsonWriter {
     const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n)) as WriteBuffer;
     this.buf.copy(grown, 0, 0, this.pos);
     this.buf = grown;
+    this.view = new DataView(grown.buffer, grown.byteOffset, grown.length);
   }
 
   /** The bytes written so far (a view, not a copy). */
@@ -125,19 +156,16 @@ export class JsonWriter {
     this.pos = p;
   }
 
-  /** Pre-encoded bytes (see `ascii()`). */
-  copy(bytes: Uint8Array): void {
-    const n = bytes.length;
-    if (this.pos + n > this.buf.length) this.grow(n);
-    if (n > COPY_LOOP_MAX) {
-      this.buf.set(bytes, this.pos);
-      this.pos += n;
-      return;
-    }
-    const buf = this.buf;
-    let p = this.pos;
-    for (let i = 0; i < n; i++) buf[p++] = bytes[i];
-    this.pos = p;
+  /** A pre-encoded piece (see `Piece`). */
+  copy(piece: Piece): void {
+    const words = piece.words;
+    const n = words.length;
+    // Room for the padding of the last word too.
+    if (this.pos + n * 4 > this.buf.length) this.grow(n * 4);
+    const view = this.view;
+    const p = this.pos;
+    for (let i = 0; i < n; i++) view.setUint32(p + i * 4, words[i], true);
+    this.pos = p + piece.length;
   }
 
   /** `"key":` for an attribute key, from a bounded cache of the encoded forms (keys repeat in every span). */
@@ -149,9 +177,8 @@ export class JsonWriter {
       this.byte(COLON);
       if (key.length > MAX_CACHED_KEY) return;
       if (keyCache.size >= KEY_CACHE_SIZE) keyCache.clear();
-      // A copy: a view would keep this whole output buffer alive for as long as the key is cached.
-      encoded = new Uint8Array(this.pos - start);
-      encoded.set(this.buf.subarray(start, this.pos));
+      // Copied out: a view would keep this whole output buffer alive for as long as the key is cached.
+      encoded = Piece.of(this.buf.subarray(start, this.pos));
       keyCache.set(key, encoded);
       return;
     }

@@ -4,7 +4,7 @@
 //
 // Three of these per span on the record's hot path, so the digits go straight into the writer's bytes;
 // formatTimeNs is the same code writing into a scratch buffer.
-import { JsonWriter } from './json-writer.ts';
+import { JsonWriter, Piece } from './json-writer.ts';
 
 const NS_PER_DAY = 86_400_000_000_000n;
 const SECONDS_PER_DAY = 86_400;
@@ -21,7 +21,7 @@ let dayEndNs = 0n; // an empty window until the first time is written
 
 // `YYYY-MM-DDThh:mm:ss` of the cached day and the last second of day written, copied whole while the
 // second repeats, as it mostly does between the start, end and event times of the spans of a batch.
-const secondText = new Uint8Array(19);
+const secondText = new Piece(19);
 let lastSecondOfDay = -1;
 
 /** Moves the cached day to the one holding `ns` (floor division, so times before the epoch work too). */
@@ -33,15 +33,15 @@ function enterDay(ns: bigint): void {
   // Date builds the calendar date once per day; it covers every day a 64-bit ns time can name.
   const prefix = new Date(Number(day) * SECONDS_PER_DAY * 1000).toISOString();
   // The hh:mm:ss after it still belong to lastSecondOfDay, in any day.
-  for (let i = 0; i < 11; i++) secondText[i] = prefix.charCodeAt(i);
+  for (let i = 0; i < 11; i++) secondText.set(i, prefix.charCodeAt(i));
 }
 
 function enterSecond(second: number): void {
   const minutes = (second / 60) | 0;
   twoDigits(secondText, 11, (minutes / 60) | 0);
-  secondText[13] = COLON;
+  secondText.set(13, COLON);
   twoDigits(secondText, 14, minutes % 60);
-  secondText[16] = COLON;
+  secondText.set(16, COLON);
   twoDigits(secondText, 17, second % 60);
   lastSecondOfDay = second;
 }
@@ -77,10 +77,10 @@ export function writeTimeNs(w: JsonWriter, ns: bigint): void {
   w.pos = p;
 }
 
-function twoDigits(buf: Uint8Array, p: number, value: number): void {
+function twoDigits(piece: Piece, i: number, value: number): void {
   const tens = (value / 10) | 0;
-  buf[p] = DIGIT_0 + tens;
-  buf[p + 1] = DIGIT_0 + value - tens * 10;
+  piece.set(i, DIGIT_0 + tens);
+  piece.set(i + 1, DIGIT_0 + value - tens * 10);
 }
 
 const scratch = new JsonWriter(64);
