@@ -41,7 +41,8 @@ function hex16(b: Uint8Array, p: number): string {
   );
 }
 
-interface HexSlicer extends Uint8Array {
+/** Node's native slicer behind `toString('hex', start, end)`. */
+interface HexSlicer {
   hexSlice(start: number, end: number): string;
 }
 
@@ -50,7 +51,7 @@ let lastTraceHex = '';
 const lastTraceBytes = new Uint8Array(16);
 
 /** Lowercase hex of `len` bytes of `buf` at `start` (the bounds were checked by the caller). */
-export function idHex(buf: HexSlicer, start: number, len: number): string {
+export function idHex(buf: Buffer, start: number, len: number): string {
   if (len === 8) return hex8(buf, start);
   if (len === 16) {
     const last = lastTraceBytes;
@@ -61,5 +62,5 @@ export function idHex(buf: HexSlicer, start: number, len: number): string {
     lastTraceHex = hex16(buf, start);
     return lastTraceHex;
   }
-  return buf.hexSlice(start, start + len);
+  return (buf as Buffer & HexSlicer).hexSlice(start, start + len);
 }
