@@ -5,6 +5,9 @@
 /** 2^64: the exclusive upper bound of a valid time. */
 const NS_LIMIT = 1n << 64n;
 
+/** floor(2^64 / 1e9): a whole second below this one, plus any fraction, is always under 2^64 ns. */
+const MAX_SECONDS = 18_446_744_073;
+
 /** Scale from the digit count of an epoch integer to nanoseconds; other counts are rejected. */
 function epochScale(digits: number): bigint | undefined {
   switch (digits) {
@@ -14,6 +17,28 @@ function epochScale(digits: number): bigint | undefined {
     case 19: return 1n; // nanoseconds
     default: return undefined;
   }
+}
+
+// The bigint work is most of the cost of a time (BigInt(text) alone ~60% of a 19-digit string), and the
+// times of one request fall within a few seconds of each other. So a time is built as whole seconds
+// plus a fraction below 1e9 (both exact doubles), and the seconds' bigint is kept from the last call:
+// when the second repeats, what is left is one small BigInt and one addition.
+let lastSeconds = -1;
+let lastSecondsNs = 0n;
+
+/**
+ * `seconds` (an integer) + `fracNs` (0 <= fracNs < 1e9) as nanoseconds, or undefined outside
+ * 0 <= ns < 2^64.
+ */
+function secondsToNs(seconds: number, fracNs: number): bigint | undefined {
+  if (seconds < 0 || seconds > MAX_SECONDS) return undefined;
+  if (seconds !== lastSeconds) {
+    lastSecondsNs = BigInt(seconds) * 1_000_000_000n;
+    lastSeconds = seconds;
+  }
+  const ns = fracNs === 0 ? lastSecondsNs : lastSecondsNs + BigInt(fracNs);
+  // Only the last second can reach 2^64 (2^64 ns is 18446744073.709551616 s).
+  return seconds < MAX_SECONDS || ns < NS_LIMIT ? ns : undefined;
 }
 
 /** An epoch integer (>= 0) read by its digit count. */
@@ -27,6 +52,7 @@ function fromEpochInteger(value: bigint): bigint | undefined {
 
 /** A safe-integer epoch: its digit count read by comparison, skipping a bigint-to-text conversion. */
 function fromSafeEpoch(value: number): bigint | undefined {
+  // BigInt(value) is exact and cheap here; splitting into seconds and a fraction measured slower.
   let scale: bigint;
   if (value >= 1e9 && value < 1e10) scale = 1_000_000_000n;
   else if (value >= 1e12 && value < 1e13) scale = 1_000_000n;
@@ -35,15 +61,29 @@ function fromSafeEpoch(value: number): bigint | undefined {
   return BigInt(value) * scale;
 }
 
-/** Digits only (ASCII): read exactly, leading zeros not counted. */
+/** 10^(9 - k) for k fraction digits of an epoch (s, ms, us, ns): fraction -> nanoseconds. */
+const FRACTION_SCALE = [1e9, 1e8, 1e7, 1e6, 1e5, 1e4, 1e3, 1e2, 1e1, 1];
+
+/** The value of the ASCII digits s[from, to) (known to be digits; at most 15 of them). */
+function digitValue(s: string, from: number, to: number): number {
+  let v = 0;
+  for (let i = from; i < to; i++) v = v * 10 + (s.charCodeAt(i) - 48);
+  return v;
+}
+
+/**
+ * Digits only (ASCII): read exactly, leading zeros not counted. Every accepted unit has ten digits of
+ * whole seconds; the 0, 3, 6 or 9 digits after them are the fraction.
+ */
 function fromDigitString(s: string): bigint | undefined {
+  const n = s.length;
   let start = 0;
-  while (start < s.length - 1 && s.charCodeAt(start) === 48) start++;
-  const digits = s.length - start;
-  const scale = epochScale(digits);
-  if (scale === undefined) return undefined;
-  const ns = BigInt(start === 0 ? s : s.slice(start)) * scale;
-  return ns < NS_LIMIT ? ns : undefined;
+  while (start < n - 1 && s.charCodeAt(start) === 48) start++;
+  const fractionDigits = n - start - 10;
+  if (fractionDigits !== 0 && fractionDigits !== 3 && fractionDigits !== 6 && fractionDigits !== 9) return undefined;
+  const seconds = digitValue(s, start, start + 10);
+  const fracNs = fractionDigits === 0 ? 0 : digitValue(s, start + 10, n) * FRACTION_SCALE[fractionDigits];
+  return secondsToNs(seconds, fracNs);
 }
 
 function isDigit(c: number): boolean {
@@ -60,6 +100,15 @@ function digitsAt(s: string, at: number, n: number): number {
     v = v * 10 + (c - 48);
   }
   return v;
+}
+
+/** digitsAt(s, at, 2) without the loop: six of the seven fields are two digits, and fromIso is hot. */
+function twoDigitsAt(s: string, at: number): number {
+  if (at + 2 > s.length) return -1;
+  const hi = s.charCodeAt(at) - 48;
+  const lo = s.charCodeAt(at + 1) - 48;
+  // One unsigned compare per digit: a code below '0' wraps to a large value.
+  return hi >>> 0 > 9 || lo >>> 0 > 9 ? -1 : hi * 10 + lo;
 }
 
 function isLeapYear(y: number): boolean {
@@ -80,6 +129,23 @@ function daysFromCivil(y: number, m: number, d: number): number {
   return era * 146097 + doe - 719468;
 }
 
+// The date part of the times of one request is nearly always the same day: its checks and day count
+// are kept for the last date seen (keyed by its numbers), so most times skip them.
+let lastDateKey = -1;
+let lastDateSeconds = 0;
+
+/** Seconds from the epoch to midnight UTC of the date, or NaN when there is no such date. */
+function dateSeconds(year: number, month: number, day: number): number {
+  if (year < 0 || month < 1 || month > 12 || day < 1) return Number.NaN;
+  const key = year * 10_000 + month * 100 + day; // month and day are two digits: one key per date
+  if (key === lastDateKey) return lastDateSeconds;
+  const monthDays = month === 2 && isLeapYear(year) ? 29 : MONTH_DAYS[month - 1];
+  if (day > monthDays) return Number.NaN;
+  lastDateSeconds = daysFromCivil(year, month, day) * 86400;
+  lastDateKey = key;
+  return lastDateSeconds;
+}
+
 /**
  * `YYYY-MM-DD[(T|t| )hh:mm[:ss[(.|,)fraction]][Z|z|±hh[:mm]|±hhmm]]`, UTC when no offset is given.
  * The fraction is read only after seconds; digits beyond nanoseconds are dropped, not rounded.
@@ -87,39 +153,36 @@ function daysFromCivil(y: number, m: number, d: number): number {
 function fromIso(s: string): bigint | undefined {
   const n = s.length;
   if (n < 10 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return undefined;
-  const year = digitsAt(s, 0, 4);
-  const month = digitsAt(s, 5, 2);
-  const day = digitsAt(s, 8, 2);
-  if (year < 0 || month < 1 || month > 12 || day < 1) return undefined;
-  const monthDays = month === 2 && isLeapYear(year) ? 29 : MONTH_DAYS[month - 1];
-  if (day > monthDays) return undefined;
-  let seconds = daysFromCivil(year, month, day) * 86400;
+  let seconds = dateSeconds(digitsAt(s, 0, 4), twoDigitsAt(s, 5), twoDigitsAt(s, 8));
+  if (Number.isNaN(seconds)) return undefined;
   let fracNs = 0;
   let i = 10;
   if (i < n) {
     const sep = s.charCodeAt(i);
     if (sep !== 84 /* T */ && sep !== 116 /* t */ && sep !== 32 /* space */) return undefined;
     i++;
-    const hour = digitsAt(s, i, 2);
+    const hour = twoDigitsAt(s, i);
     if (hour < 0 || hour > 23 || s.charCodeAt(i + 2) !== 58 /* : */) return undefined;
-    const minute = digitsAt(s, i + 3, 2);
+    const minute = twoDigitsAt(s, i + 3);
     if (minute < 0 || minute > 59) return undefined;
     i += 5;
     let second = 0;
     if (i < n && s.charCodeAt(i) === 58) {
-      second = digitsAt(s, i + 1, 2);
+      second = twoDigitsAt(s, i + 1);
       if (second < 0 || second > 59) return undefined;
       i += 3;
       if (i < n && (s.charCodeAt(i) === 46 /* . */ || s.charCodeAt(i) === 44 /* , */)) {
         i++;
         const fracStart = i;
-        let scale = 100_000_000;
-        while (i < n && isDigit(s.charCodeAt(i))) {
-          fracNs += (s.charCodeAt(i) - 48) * scale;
-          scale = Math.floor(scale / 10); // becomes 0 past the ninth digit: the rest is dropped
+        // Up to nine digits read as one integer and scaled once; the rest are dropped (not rounded).
+        let c: number;
+        while (i < n && isDigit((c = s.charCodeAt(i)))) {
+          if (i - fracStart < 9) fracNs = fracNs * 10 + (c - 48);
           i++;
         }
-        if (i === fracStart) return undefined;
+        const fracDigits = i - fracStart;
+        if (fracDigits === 0) return undefined;
+        if (fracDigits < 9) fracNs *= FRACTION_SCALE[fracDigits];
       }
     }
     seconds += hour * 3600 + minute * 60 + second;
@@ -128,13 +191,13 @@ function fromIso(s: string): bigint | undefined {
       if (z === 90 /* Z */ || z === 122 /* z */) {
         i++;
       } else if (z === 43 /* + */ || z === 45 /* - */) {
-        const oh = digitsAt(s, i + 1, 2);
+        const oh = twoDigitsAt(s, i + 1);
         if (oh < 0 || oh > 23) return undefined;
         i += 3;
         let om = 0;
         if (i < n) {
           const colon = s.charCodeAt(i) === 58 ? 1 : 0;
-          om = digitsAt(s, i + colon, 2);
+          om = twoDigitsAt(s, i + colon);
           if (om < 0 || om > 59) return undefined;
           i += colon + 2;
         }
@@ -147,8 +210,7 @@ function fromIso(s: string): bigint | undefined {
     if (i !== n) return undefined;
   }
   // Numbers stay exact here: |seconds| < 2^53 for any 4-digit year.
-  const ns = BigInt(seconds) * 1_000_000_000n + BigInt(fracNs);
-  return ns >= 0n && ns < NS_LIMIT ? ns : undefined;
+  return secondsToNs(seconds, fracNs);
 }
 
 /**
