@@ -11,6 +11,12 @@ import { idHex } from './decode-id.ts';
 import { MAX_VALUE_DEPTH } from './errors.ts';
 import { ProtoReader, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-reader.ts';
 
+/**
+ * Switch for the straight-line paths that have a general equivalent (the common KeyValue layout):
+ * tests turn it off to compare both on the same bytes. Always on otherwise.
+ */
+export const decodeFastPaths = { enabled: true };
+
 export interface DecodedRequest {
   spans: Span[];
 }
@@ -254,7 +260,10 @@ function readSpan(
       case T_SPAN_DROPPED_ATTRIBUTES: droppedAttributes = r.uint32(); break;
       case T_SPAN_EVENTS: {
         const saved = enter(r);
-        (events ??= []).push(readEvent(r));
+        // A one-element literal, not `[]` then push (which reserves 17 slots): most spans have one event.
+        const event = readEvent(r);
+        if (events === undefined) events = [event];
+        else events.push(event);
         leave(r, saved);
         break;
       }
@@ -365,21 +374,54 @@ type Decoded = AttrValue | Map<string, unknown> | unknown[];
 /** A KeyValue message at the reader's position (its tag was read) into `out`, flattened. */
 function readKeyValue(r: ProtoReader, out: Attributes): void {
   const saved = enter(r);
+  const start = r.pos;
+  const buf = r.buf;
+  // Straight line for the layout every SDK writes: the key (1), then the value (2) as the last field,
+  // holding one string. One-byte tags are compared as bytes (both are below 0x80). Anything else
+  // (another value kind, fields out of order or repeated, unknown fields) continues or restarts below.
+  if (decodeFastPaths.enabled && start < r.end && buf[start] === T_KV_KEY) {
+    r.pos = start + 1;
+    const key = r.string();
+    if (r.pos < r.end && buf[r.pos] === T_KV_VALUE) {
+      r.pos++;
+      const len = r.length();
+      if (r.pos + len === r.end) {
+        const valueStart = r.pos;
+        if (len > 0 && buf[valueStart] === T_ANY_STRING) {
+          r.pos = valueStart + 1;
+          const value = r.string();
+          if (r.pos === r.end) {
+            out.set(key, value);
+            leave(r, saved);
+            return;
+          }
+          r.pos = valueStart;
+        }
+        setValue(out, key, readAnyValue(r, 0));
+        leave(r, saved);
+        return;
+      }
+    }
+    r.pos = start;
+  }
   let key = '';
   let value: Decoded = null;
-  let complex = false;
   while (r.pos < r.end) {
     const tag = r.tag();
     if (tag === T_KV_KEY) key = r.string();
     else if (tag === T_KV_VALUE) {
       const s = enter(r);
       value = readAnyValue(r, 0);
-      complex = isComplex(value);
       leave(r, s);
     } else r.skip(tag & 7, tag >>> 3);
   }
   leave(r, saved);
-  if (complex) flattenInto(value, key, out);
+  setValue(out, key, value);
+}
+
+/** Sets a decoded value: scalars and arrays of scalars as they are, anything nested flattened. */
+function setValue(out: Attributes, key: string, value: Decoded): void {
+  if (isComplex(value)) flattenInto(value, key, out);
   else out.set(key, value as AttrValue);
 }
 

@@ -1,0 +1,173 @@
+// The decoder's straight-line paths (decodeFastPaths) against its general paths on the same bytes:
+// random requests whose KeyValues use every layout protobuf allows (fields out of order, repeated,
+// missing, unknown, every AnyValue kind, oneof fields repeated), then the same bytes randomly broken.
+// Both decodes must give identical spans, or fail with the identical error.
+import { afterEach, describe, expect, it } from 'vitest';
+import { decodeExportRequest, decodeFastPaths } from './decode-proto.ts';
+import { otlpProtoBody } from '../../bench/bodies.ts';
+import { pickWith, seededRandom } from '../../test/helpers/random.ts';
+
+type Bytes = number[];
+
+function varint(n: number): Bytes {
+  const out: Bytes = [];
+  while (n >= 0x80) {
+    out.push((n % 0x80) | 0x80);
+    n = Math.floor(n / 0x80);
+  }
+  out.push(n);
+  return out;
+}
+
+function len(field: number, payload: Bytes): Bytes {
+  return [...varint((field << 3) | 2), ...varint(payload.length), ...payload];
+}
+
+function vint(field: number, raw: Bytes): Bytes {
+  return [...varint(field << 3), ...raw];
+}
+
+function fixed64(field: number, bytes: Bytes): Bytes {
+  return [...varint((field << 3) | 1), ...bytes];
+}
+
+function utf8(s: string): Bytes {
+  return [...Buffer.from(s, 'utf8')];
+}
+
+const TEXTS = ['', 'chat', 'user', 'gpt-4o-mini', 'session-1', 'é', 'ü😀', 'x'.repeat(64), 'y'.repeat(65),
+  'What is the weather in city number 7?'];
+const KEYS = ['', 'a', 'ag.type.span', 'gen_ai.request.model', 'ag.data.inputs.prompt.0.content', 'k.0', 'é'];
+
+function randomBytes(random: () => number, n: number): Bytes {
+  return Array.from({ length: n }, () => Math.floor(random() * 256));
+}
+
+/** An AnyValue message body: one of every kind, sometimes empty, sometimes with a repeated oneof. */
+function anyValue(random: () => number, depth: number): Bytes {
+  const one = (): Bytes => {
+    const kind = Math.floor(random() * (depth < 3 ? 9 : 7));
+    switch (kind) {
+      case 0: case 1: return len(1, utf8(pickWith(random, TEXTS)));
+      case 2: return vint(2, varint(Math.floor(random() * 3)));
+      case 3: return vint(3, random() < 0.5 ? varint(Math.floor(random() * 1e6)) : [...randomBytes(random, 9).map((b) => b | 0x80), 1]);
+      case 4: return fixed64(4, randomBytes(random, 8));
+      case 5: return len(7, randomBytes(random, Math.floor(random() * 5)));
+      case 6: return vint(9, varint(5)); // unknown field
+      case 7: { // array
+        const n = Math.floor(random() * 4);
+        const out: Bytes = [];
+        for (let i = 0; i < n; i++) out.push(...len(1, anyValue(random, depth + 1)));
+        return len(5, out);
+      }
+      default: { // kvlist
+        const n = Math.floor(random() * 3);
+        const out: Bytes = [];
+        for (let i = 0; i < n; i++) out.push(...len(1, [...len(1, utf8(pickWith(random, KEYS))), ...len(2, anyValue(random, depth + 1))]));
+        return len(6, out);
+      }
+    }
+  };
+  const fields = random() < 0.1 ? 0 : random() < 0.85 ? 1 : 2;
+  const out: Bytes = [];
+  for (let i = 0; i < fields; i++) out.push(...one());
+  return out;
+}
+
+let canonical = 0;
+let other = 0;
+
+/** A KeyValue message body in one of the layouts an encoder may produce. */
+function keyValue(random: () => number): Bytes {
+  const key = len(1, utf8(pickWith(random, KEYS)));
+  const value = len(2, random() < 0.6 ? len(1, utf8(pickWith(random, TEXTS))) : anyValue(random, 0));
+  const unknown = vint(7, varint(3));
+  const layout = Math.floor(random() * 10);
+  if (layout < 5) canonical++;
+  else other++;
+  switch (layout) {
+    case 0: case 1: case 2: case 3: case 4: return [...key, ...value];
+    case 5: return [...value, ...key];
+    case 6: return [...key, ...value, ...unknown];
+    case 7: return [...key, ...value, ...len(2, len(1, utf8('later')))];
+    case 8: return random() < 0.5 ? key : value;
+    default: return [...unknown, ...key, ...key, ...value];
+  }
+}
+
+function attributes(random: () => number, field: number, max: number): Bytes {
+  const out: Bytes = [];
+  const n = Math.floor(random() * max);
+  for (let i = 0; i < n; i++) out.push(...len(field, keyValue(random)));
+  return out;
+}
+
+function request(random: () => number): Uint8Array {
+  const spans: Bytes = [];
+  const n = 1 + Math.floor(random() * 3);
+  for (let i = 0; i < n; i++) {
+    const event = len(11, [...fixed64(1, randomBytes(random, 8)), ...len(2, utf8('e')), ...attributes(random, 3, 3)]);
+    const link = len(13, [...len(1, randomBytes(random, 16)), ...len(2, randomBytes(random, 8)), ...attributes(random, 4, 2)]);
+    spans.push(...len(2, [
+      ...len(1, randomBytes(random, 16)), ...len(2, randomBytes(random, 8)), ...len(5, utf8('s')),
+      ...attributes(random, 9, 8), ...(random() < 0.5 ? event : []), ...(random() < 0.2 ? link : []),
+    ]));
+  }
+  const scope = len(1, [...len(1, utf8('scope')), ...attributes(random, 3, 2)]);
+  const resource = len(1, attributes(random, 1, 3));
+  return Uint8Array.from(len(1, [...resource, ...len(2, [...scope, ...spans])]));
+}
+
+/** The decode result, or the error message, with the fast paths on or off. */
+function decode(bytes: Uint8Array, fast: boolean): unknown {
+  decodeFastPaths.enabled = fast;
+  try {
+    return decodeExportRequest(bytes);
+  } catch (e) {
+    return { error: String(e) };
+  } finally {
+    decodeFastPaths.enabled = true;
+  }
+}
+
+afterEach(() => {
+  decodeFastPaths.enabled = true;
+});
+
+describe('decode fast paths against the general paths', () => {
+  it('random KeyValue layouts and AnyValue kinds decode identically', () => {
+    const random = seededRandom(3001);
+    canonical = 0;
+    other = 0;
+    let failures = 0;
+    for (let i = 0; i < 1500; i++) {
+      const bytes = request(random);
+      const general = decode(bytes, false);
+      if ((general as { error?: string }).error !== undefined) failures++;
+      expect(decode(bytes, true), `request ${i}`).toStrictEqual(general);
+    }
+    // Both layouts were generated, and most requests decoded (the generator writes valid messages,
+    // only deep kvlists may exceed nothing here: failures should be none).
+    expect(canonical).toBeGreaterThan(1000);
+    expect(other).toBeGreaterThan(1000);
+    expect(failures).toBe(0);
+  });
+
+  it('randomly broken bodies give the same spans or the same error either way', () => {
+    const random = seededRandom(3002);
+    const sources = [otlpProtoBody(0, 5), request(random), request(random)];
+    let errors = 0;
+    let decoded = 0;
+    for (let i = 0; i < 1500; i++) {
+      const bytes = Uint8Array.from(pickWith(random, sources));
+      const edits = 1 + Math.floor(random() * 3);
+      for (let e = 0; e < edits; e++) bytes[Math.floor(random() * bytes.length)] = Math.floor(random() * 256);
+      const general = decode(bytes, false);
+      if ((general as { error?: string }).error !== undefined) errors++;
+      else decoded++;
+      expect(decode(bytes, true), `body ${i}`).toStrictEqual(general);
+    }
+    expect(errors).toBeGreaterThan(100);
+    expect(decoded).toBeGreaterThan(100);
+  });
+});
