@@ -20,7 +20,7 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const DIGIT_0 = 0x30;
 
-/** Encoded `"key":` forms of attribute keys. Bounded: cleared when full (keys are client data). */
+/** Encoded `,"key":` forms of attribute keys. Bounded: cleared when full (keys are client data). */
 const keyCache = new Map<string, Piece>();
 const KEY_CACHE_SIZE = 4096;
 const MAX_CACHED_KEY = 128;
@@ -168,11 +168,15 @@ export class JsonWriter {
     this.pos = p + piece.length;
   }
 
-  /** `"key":` for an attribute key, from a bounded cache of the encoded forms (keys repeat in every span). */
-  key(key: string): void {
+  /**
+   * `,"key":` for an attribute key (the comma before every member, see `attributes()`), from a bounded
+   * cache of the encoded forms (keys repeat in every span).
+   */
+  memberKey(key: string): void {
     let encoded = keyCache.get(key);
     if (encoded === undefined) {
       const start = this.pos;
+      this.byte(COMMA);
       this.string(key);
       this.byte(COLON);
       if (key.length > MAX_CACHED_KEY) return;
@@ -300,15 +304,21 @@ export class JsonWriter {
 
   /** A flat attribute map as one JSON object, in map order. */
   attributes(attributes: Attributes): void {
-    this.byte(OPEN_BRACE);
-    if (attributes.size > 0) {
-      // forEach with a module-level callback: `for (const [k, v] of map)` allocates an entry array per
-      // member (measured, about 100 bytes each), which is garbage the collector has to chase.
-      first = true;
-      target = this;
-      attributes.forEach(writeMember);
-      target = undefined;
+    if (attributes.size === 0) {
+      this.byte(OPEN_BRACE);
+      this.byte(CLOSE_BRACE);
+      return;
     }
+    // Every member is written as `,"key":value` (comma and key are one cached piece), and the comma of
+    // the first becomes the opening brace: no first-member test and no separate comma per member.
+    const start = this.pos;
+    // forEach with a module-level callback: `for (const [k, v] of map)` allocates an entry array per
+    // member (measured, about 100 bytes each), which is garbage the collector has to chase; keys() with
+    // get() is twice the cost of forEach (measured again in round 3).
+    target = this;
+    attributes.forEach(writeMember);
+    target = undefined;
+    this.buf[start] = OPEN_BRACE;
     this.byte(CLOSE_BRACE);
   }
 
@@ -357,14 +367,11 @@ export class JsonWriter {
   }
 }
 
-// State of the attributes() walk. Attribute values are flat (never Maps), so the walk does not nest.
+// The writer of the attributes() walk. Attribute values are flat (never Maps), so the walk does not nest.
 let target: JsonWriter | undefined;
-let first = true;
 
 function writeMember(value: unknown, key: string): void {
   const w = target!;
-  if (first) first = false;
-  else w.byte(COMMA);
-  w.key(key);
+  w.memberKey(key);
   w.attrValue(value as AttrValue);
 }
