@@ -65,6 +65,8 @@ const SCALAR_KEYS = new Map<string, number>([
 
 /** The `ag` keys of a span classified by the fast path: what emitFastSlots writes. */
 export interface FastSlots {
+  /** Entries [0, count) are this span's; the arrays are reused, so they may hold more. */
+  count: number;
   keys: string[];
   values: AttrValue[];
   /** Tree slot of each key. */
@@ -204,13 +206,13 @@ function sameRange(x: string, y: string, a: number, b: number): boolean {
  * would become one array value) nor right below the slot root (the slot would become an array). In
  * typed slots any index segment is refused: an array there is a bad leaf.
  */
-function canonicalBucket(keys: string[], slots: number[], slot: number): boolean {
+function canonicalBucket(keys: string[], slots: number[], count: number, slot: number): boolean {
   const rootLen = ROOT_LEN[slot];
   const typed = KIND[slot] !== FREE;
   let prev = -1;
   let depth = 0;
   let seenLen = 0;
-  for (let j = 0; j < keys.length; j++) {
+  for (let j = 0; j < count; j++) {
     if (slots[j] !== slot) continue;
     const k = keys[j];
     let from: number;
@@ -283,19 +285,19 @@ const RECENT = 8;
 const recent: string[][] = [];
 let recentNext = 0;
 
-function knownCanonical(keys: string[]): boolean {
+function knownCanonical(keys: string[], count: number): boolean {
   for (let r = 0; r < recent.length; r++) {
     const e = recent[r];
-    if (e.length !== keys.length) continue;
+    if (e.length !== count) continue;
     let i = 0;
-    while (i < keys.length && e[i] === keys[i]) i++;
-    if (i === keys.length) return true;
+    while (i < count && e[i] === keys[i]) i++;
+    if (i === count) return true;
   }
   return false;
 }
 
-function rememberCanonical(keys: string[]): void {
-  recent[recentNext] = keys.slice(); // the FastSlots arrays are scratch, refilled by the next span
+function rememberCanonical(keys: string[], count: number): void {
+  recent[recentNext] = keys.slice(0, count); // the FastSlots arrays are scratch, refilled by the next span
   recentNext = (recentNext + 1) % RECENT;
 }
 
@@ -319,8 +321,7 @@ function place(k: string, v: AttrValue, c: Cleaned, f: FastSlots): boolean {
     if (exact !== 8) return scalarSlot(exact, v, c);
     // ag.data.outputs itself: any value, kept as is (a null means absent: full path).
     if (v === null || !plainValue(v)) return false;
-    f.keys.push(k); f.values.push(v); f.slots.push(OUTPUTS);
-    f.present |= 1 << OUTPUTS;
+    addSlotted(f, k, v, OUTPUTS);
     return true;
   }
   const s = treeSlot(k);
@@ -330,9 +331,16 @@ function place(k: string, v: AttrValue, c: Cleaned, f: FastSlots): boolean {
   // every tree slot.
   if (s === META && k.startsWith(CONFIGURATION) && (k.length === CONFIGURATION.length || k.charCodeAt(CONFIGURATION.length) === 46)) return false;
   if (s === REFERENCES && !referenceOk(k, v)) return false;
-  f.keys.push(k); f.values.push(v); f.slots.push(s);
-  f.present |= 1 << s;
+  addSlotted(f, k, v, s);
   return true;
+}
+
+function addSlotted(f: FastSlots, k: string, v: AttrValue, s: number): void {
+  const i = f.count++;
+  f.keys[i] = k;
+  f.values[i] = v;
+  f.slots[i] = s;
+  f.present |= 1 << s;
 }
 
 const CONFIGURATION = 'ag.meta.configuration';
@@ -358,9 +366,9 @@ function referenceOk(k: string, v: AttrValue): boolean {
 export function fastReferenceList(f: FastSlots): SpanReference[] | undefined {
   if ((f.present & (1 << REFERENCES)) === 0) return undefined;
   const list: SpanReference[] = [];
-  const { keys, values, slots } = f;
+  const { keys, values, slots, count } = f;
   let i = 0;
-  while (i < keys.length) {
+  while (i < count) {
     if (slots[i] !== REFERENCES) { i++; continue; }
     // The keys of one entry are contiguous (canonical order), so an entry is a run of keys.
     const k = keys[i];
@@ -369,7 +377,7 @@ export function fastReferenceList(f: FastSlots): SpanReference[] | undefined {
     let id: string | undefined;
     let slug: string | undefined;
     let version: string | undefined;
-    for (; i < keys.length; i++) {
+    for (; i < count; i++) {
       if (slots[i] !== REFERENCES) continue;
       const kk = keys[i];
       if (kk.length <= dot || kk.charCodeAt(dot) !== 46 || !kk.startsWith(name, REFERENCES_DOT)) break;
@@ -388,7 +396,25 @@ export function fastReferenceList(f: FastSlots): SpanReference[] | undefined {
 }
 
 /** The FastSlots of the span being processed: scratch, read by emit before the next span is classified. */
-const slotsScratch: FastSlots = { keys: [], values: [], slots: [], present: 0 };
+const slotsScratch: FastSlots = { count: 0, keys: [], values: [], slots: [], present: 0 };
+
+/** Beyond this many entries the scratch arrays are dropped rather than kept for the next span. */
+const SCRATCH_KEEP = 256;
+
+/**
+ * Empties the scratch by its count, not by `length = 0`: that frees the arrays' backing stores, and
+ * the first push of the next span allocated them again (~450 B/span, measured). Past SCRATCH_KEEP a
+ * huge span's arrays are let go so they do not stay pinned.
+ */
+function resetSlots(f: FastSlots): FastSlots {
+  if (f.count > SCRATCH_KEEP) { f.keys = []; f.values = []; f.slots = []; }
+  f.count = 0;
+  f.present = 0;
+  return f;
+}
+
+/** The explicit keys' claims (S4) of the span being classified, reused (a list per span was ~140 B). */
+const claimsScratch = new ClaimList();
 
 /** S4 output is decoded into this; anything quarantined there sends the span down the full path. */
 const scratch = new Quarantine();
@@ -402,13 +428,10 @@ const scratch = new Quarantine();
  * true; false (with `c` possibly half-filled: the caller starts a fresh one) when the full path is needed.
  */
 export function normaliseFast(attrs: Attributes, semconv: boolean, c: Cleaned): boolean {
-  const f = slotsScratch;
-  f.keys.length = 0;
-  f.values.length = 0;
-  f.slots.length = 0;
-  f.present = 0;
+  const f = resetSlots(slotsScratch);
   // The family mask is found in the same pass; claims are gathered whenever mapping may apply.
-  const claims = semconv ? new ClaimList() : undefined;
+  let claims: ClaimList | undefined;
+  if (semconv) { claims = claimsScratch; claims.clear(); }
   let mask = 0;
   typeSpanSeen = false;
   typeNodeSeen = false;
@@ -426,11 +449,11 @@ export function normaliseFast(attrs: Attributes, semconv: boolean, c: Cleaned): 
     if (scratch.size > 0) { scratch.clear(); return false; }
     if (mapped !== undefined) for (const [k, v] of mapped) if (!place(k, v, c, f)) return false;
   }
-  if (!knownCanonical(f.keys)) {
+  if (!knownCanonical(f.keys, f.count)) {
     for (let s = 0; s < SLOT_COUNT; s++) {
-      if ((f.present & (1 << s)) !== 0 && !canonicalBucket(f.keys, f.slots, s)) return false;
+      if ((f.present & (1 << s)) !== 0 && !canonicalBucket(f.keys, f.slots, f.count, s)) return false;
     }
-    rememberCanonical(f.keys);
+    rememberCanonical(f.keys, f.count);
   }
   c.fast = f;
   return true;
@@ -484,8 +507,8 @@ function placeTyped(k: string, v: string, c: Cleaned, f: FastSlots, claims: Clai
 export function emitFastSlots(f: FastSlots, first: number, last: number, out: Attributes): void {
   for (let s = first; s <= last; s++) {
     if ((f.present & (1 << s)) === 0) continue;
-    const { keys, values, slots } = f;
-    for (let i = 0; i < keys.length; i++) if (slots[i] === s) out.set(keys[i], values[i]);
+    const { keys, values, slots, count } = f;
+    for (let i = 0; i < count; i++) if (slots[i] === s) out.set(keys[i], values[i]);
   }
 }
 

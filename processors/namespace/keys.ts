@@ -40,24 +40,32 @@ const SCAN_LIMIT = 24;
  * build than the scans. Turns into a KeySpace past SCAN_LIMIT keys so a huge span stays O(depth) per ask.
  */
 export class ClaimList {
+  /** Entries [0, count) are the claims; the array is kept across clear() (the fast path reuses one list). */
   private readonly list: string[] = [];
+  private count = 0;
   private space: KeySpace | undefined;
 
   add(key: string): void {
     if (this.space !== undefined) { this.space.add(key); return; }
-    this.list.push(key);
-    if (this.list.length > SCAN_LIMIT) {
+    this.list[this.count++] = key;
+    if (this.count > SCAN_LIMIT) {
       const space = new KeySpace();
-      for (let i = 0; i < this.list.length; i++) space.add(this.list[i]);
+      for (let i = 0; i < this.count; i++) space.add(this.list[i]);
       this.space = space;
     }
+  }
+
+  /** Forgets every claim, keeping the array's storage. */
+  clear(): void {
+    this.count = 0;
+    this.space = undefined;
   }
 
   conflicts(t: string): boolean {
     if (this.space !== undefined) return this.space.conflicts(t);
     const list = this.list;
     const tl = t.length;
-    for (let i = 0; i < list.length; i++) {
+    for (let i = 0; i < this.count; i++) {
       const k = list[i];
       const kl = k.length;
       if (kl === tl) { if (k === t) return true; }
