@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../test/helpers/random.ts';
+import { ascii, JsonWriter } from './json-writer.ts';
+
+// Differential tests of the writer's fast paths against JSON.stringify, the reference they must match
+// byte for byte: strings tested and stored four characters at a time, pre-encoded pieces stored as words,
+// and attribute members whose comma is part of the cached key.
+
+/** One character of every class the string writer treats differently. */
+const CLASSES = [
+  () => 'a', () => '~', () => ' ', () => '\u007f', () => '"', () => '\\', () => '\u0000', () => '\n', () => '\u001f',
+  () => '\u0080', () => 'é', () => '€', () => '\ufffd', () => '😀', () => '\ud800', () => '\udfff', () => '!', () => '#',
+  () => '[', () => ']', () => '\u0021', () => '\u005b', () => '\u005d',
+];
+
+function randomText(random: () => number, length: number): string {
+  // Mostly plain characters, so that an odd one sits at every position of a four-character word.
+  let text = '';
+  for (let i = 0; i < length; i++) {
+    text += random() < 0.9
+      ? String.fromCharCode(0x20 + Math.floor(random() * 0x5f))
+      : CLASSES[Math.floor(random() * CLASSES.length)]();
+  }
+  return text;
+}
+
+function written(write: (w: JsonWriter) => void, capacity = 64): string {
+  const w = new JsonWriter(capacity);
+  write(w);
+  return w.bytes().toString('utf8');
+}
+
+describe('JsonWriter', () => {
+  it('writes any string as JSON.stringify does (every escape class at every position, lengths 0-80)', () => {
+    const random = seededRandom(3201);
+    for (let i = 0; i < 6000; i++) {
+      const text = randomText(random, i % 81);
+      expect(written((w) => w.string(text)), JSON.stringify(text)).toBe(JSON.stringify(text));
+    }
+    for (const c of CLASSES) {
+      for (let at = 0; at < 9; at++) {
+        const text = 'abcdefgh'.slice(0, at) + c() + 'ijklmnop'.slice(at);
+        expect(written((w) => w.string(text))).toBe(JSON.stringify(text));
+      }
+    }
+  });
+
+  it('writes strings after other text, into a buffer that has to grow, as JSON.stringify does', () => {
+    const random = seededRandom(3202);
+    const texts = Array.from({ length: 400 }, (_, i) => randomText(random, i % 70));
+    const expected = texts.map((t) => JSON.stringify(t)).join('');
+    expect(written((w) => texts.forEach((t) => w.string(t)), 16)).toBe(expected);
+  });
+
+  it('copies pieces of every length exactly, with nothing of the word padding left behind', () => {
+    for (let n = 0; n < 40; n++) {
+      const text = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn'.slice(0, n);
+      expect(written((w) => { w.copy(ascii(text)); w.byte(0x2e); w.copy(ascii(text)); }, 8)).toBe(text + '.' + text);
+    }
+  });
+
+  it('writes attribute maps as JSON.stringify writes the same object (cached keys, first member, empty)', () => {
+    const random = seededRandom(3203);
+    for (let i = 0; i < 500; i++) {
+      const members: [string, string | number | boolean | null][] = [];
+      for (let m = i % 6; m > 0; m--) {
+        // Keys from a small set so that most are cached by now, some new each time.
+        const key = random() < 0.7 ? `key.${Math.floor(random() * 8)}` : randomText(random, Math.floor(random() * 20));
+        const r = random();
+        members.push([key, r < 0.4 ? randomText(random, Math.floor(random() * 30)) : r < 0.7 ? Math.floor(random() * 1e6) : r < 0.9 ? r < 0.8 : null]);
+      }
+      const map = new Map(members);
+      // Built member by member: an object would move integer-like keys to the front.
+      const reference = '{' + [...map].map(([k, v]) => JSON.stringify(k) + ':' + JSON.stringify(v)).join(',') + '}';
+      expect(written((w) => w.attributes(map))).toBe(reference);
+    }
+  });
+});
