@@ -45,6 +45,27 @@ async function setup(exporter: Exporter) {
 }
 
 describe('export runner', () => {
+  it('hands the spans of several gathered records to the exporter as one batch, in order', async () => {
+    const exporter = new ScriptedExporter();
+    const stream = new MemoryStream({ maxBytes: 1 << 24, retryAfterMs: 1000 });
+    const dir = await mkdtemp(join(tmpdir(), 'tracehop-runner-'));
+    const first = makeSpans(2);
+    const second = makeSpans(3);
+    await stream.append(first);
+    await stream.append(second);
+    stream.seal();
+    const runner = new ExportRunner({
+      exporterId: 'scripted', pipelineId: 'traces', reader: stream.reader('scripted'), batcher: sendAll,
+      exporter: new SerialExporter(exporter), retry: { initial_interval: 5, max_interval: 20, multiplier: 2 },
+      maxAttempts: 3, deadLetters: new DeadLetterFile(join(dir, 'dead.jsonl'), 'scripted'), logger: silentLogger,
+    });
+    runner.start();
+    await runner.drained();
+    expect(exporter.received.length).toBe(1);
+    expect(exporter.received[0]).toEqual([...first, ...second]);
+    expect(exporter.received[0][4]).toBe(second[2]);
+  });
+
   it('retries retryable failures and commits only after delivery', async () => {
     const exporter = new ScriptedExporter([() => new RetryableError('broker down'), () => new RetryableError('still down', 10)]);
     const { stream, runner } = await setup(exporter);
