@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { makeSpans } from '../../test/helpers/spans.ts';
 import { RefusedError } from '../errors.ts';
@@ -60,5 +61,29 @@ describe('memory stream', () => {
     const pending = stream.reader('a').read(10, controller.signal);
     controller.abort();
     expect(await pending).toEqual([]);
+  });
+
+  it('watches a signal once however many reads wait on it; its abort ends only the reads it was given', async () => {
+    const stream = new MemoryStream({ maxBytes: 1 << 20, retryAfterMs: 1000 });
+    const controller = new AbortController();
+    const other = new AbortController();
+    const a = stream.reader('a');
+    const b = stream.reader('b');
+    // Reader a waits, is handed a record, and waits again with the same signal; b waits with another.
+    const first = a.read(10, controller.signal);
+    await stream.append(makeSpans(1));
+    expect((await first).length).toBe(1);
+    const second = a.read(10, controller.signal);
+    const waitingB = b.read(10, other.signal);
+    await Promise.resolve();
+    expect(getEventListeners(controller.signal, 'abort').length).toBe(1);
+    // b already holds the first record to read: drain it so that it truly waits.
+    expect((await waitingB).length).toBe(1);
+    const thirdB = b.read(10, other.signal);
+    controller.abort();
+    expect(await second).toEqual([]);
+    // b was woken by a's abort for nothing: it waits on, and gets the next append.
+    await stream.append(makeSpans(2));
+    expect((await thirdB).map((r) => r.spans.length)).toEqual([2]);
   });
 });

@@ -26,8 +26,11 @@ export class MemoryStream implements IngestStream {
   private spans = 0;
   private sealed = false;
   private readonly readers = new Map<string, MemoryReader>();
-  /** Resolvers of readers waiting for an append or the seal. */
+  /** Resolvers of readers waiting for an append, the seal or an abort. */
   private waiters: Array<() => void> = [];
+  /** Signals whose abort already wakes the waiters. */
+  private readonly watched = new WeakSet<AbortSignal>();
+  private readonly wakeAll = () => this.wake();
 
   constructor(options: MemoryStreamOptions) {
     this.options = options;
@@ -100,15 +103,20 @@ export class MemoryStream implements IngestStream {
     return n;
   }
 
+  /**
+   * Resolves at the next append, the seal, or when `signal` aborts. A reader waits after nearly every
+   * append it gathers, so the abort listener is added once per signal (the batcher's signal lives for
+   * one gathering, the runner's for the process), not once per wait: an abort wakes every waiter, and a
+   * reader woken for nothing looks again and waits again.
+   */
   waitForAppend(signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       if (signal?.aborted) return resolve();
-      const done = () => {
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      this.waiters.push(done);
-      signal?.addEventListener('abort', done, { once: true });
+      this.waiters.push(resolve);
+      if (signal !== undefined && !this.watched.has(signal)) {
+        this.watched.add(signal);
+        signal.addEventListener('abort', this.wakeAll, { once: true });
+      }
     });
   }
 

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { MemoryStream } from '../../pipeline/stream/memory.ts';
 import { makeSpans } from '../../test/helpers/spans.ts';
@@ -30,6 +31,29 @@ describe('batch processor', () => {
     const batcher = new SizeOrTimeBatcher({ send_batch_size: 100, timeout: 0, send_batch_max_size: 0 });
     await stream.append(makeSpans(1));
     expect((await batcher.gather(stream.reader('x'), never)).length).toBe(1);
+  });
+
+  it('stops gathering when the runner stops, and leaves no listener behind on its signal per gathering', async () => {
+    const stream = new MemoryStream({ maxBytes: 1 << 24, retryAfterMs: 1000 });
+    const reader = stream.reader('x');
+    const batcher = new SizeOrTimeBatcher({ send_batch_size: 4, timeout: 60_000, send_batch_max_size: 0 });
+    const stopping = new AbortController();
+    const full = batcher.gather(reader, stopping.signal);
+    await stream.append(makeSpans(2));
+    await stream.append(makeSpans(2));
+    expect((await full).map((r) => r.spans.length)).toEqual([2, 2]);
+    // The stream's own watch of the signal (added once) may stay; nothing per gathering does.
+    const listeners = getEventListeners(stopping.signal, 'abort').length;
+    expect(listeners).toBeLessThanOrEqual(1);
+    const again = batcher.gather(reader, stopping.signal);
+    await stream.append(makeSpans(4));
+    expect((await again).map((r) => r.spans.length)).toEqual([4]);
+    expect(getEventListeners(stopping.signal, 'abort').length).toBe(listeners);
+    const partial = batcher.gather(reader, stopping.signal);
+    await stream.append(makeSpans(1));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    stopping.abort();
+    expect((await partial).map((r) => r.spans.length)).toEqual([1]);
   });
 
   it('splits deliveries larger than send_batch_max_size', () => {
