@@ -14,10 +14,21 @@ const DOT = 0x2e;
 const LETTER_Z = 0x5a;
 
 // The UTC day of the last time written, [dayStartNs, dayEndNs). The times of a batch are nearly always
-// in one day, and within it the offset from midnight is below 2^53 ns: one bigint subtraction, then
-// exact double/int32 arithmetic, instead of a bigint `/` and `%` per time (docs/decisions/0320).
+// in one day, and within it the offset from midnight is below 2^53 ns: two bigint comparisons and one
+// subtraction, then exact double/int32 arithmetic, instead of a bigint `/` and `%` per time (docs/
+// decisions/0320).
 let dayStartNs = 0n;
 let dayEndNs = 0n; // an empty window until the first time is written
+
+// Where the offset into the day is turned into a number: stored into a 64-bit slot and read back as two
+// 32-bit halves. Optimised code stores a bigint difference into a BigUint64Array as machine arithmetic,
+// while `Number(ns - dayStartNs)` builds a heap BigInt and a heap number: ~56 B of garbage per time,
+// nearly all that the record writer still allocated (measured, docs/decisions/0320).
+const offsetSlot = new BigUint64Array(1);
+const offsetHalves = new Uint32Array(offsetSlot.buffer);
+/** Index of the low half in `offsetHalves` on this machine's byte order. */
+const LOW = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 1;
+const HIGH = 1 - LOW;
 
 // `YYYY-MM-DDThh:mm:ss` of the cached day and the last second of day written, copied whole while the
 // second repeats, as it mostly does between the start, end and event times of the spans of a batch.
@@ -49,9 +60,10 @@ function enterSecond(second: number): void {
 /** Writes the time's text (no quotes) into `w`. */
 export function writeTimeNs(w: JsonWriter, ns: bigint): void {
   if (ns < dayStartNs || ns >= dayEndNs) enterDay(ns);
-  // Below 86_400e9 < 2^53: exact as a double. `| 0`: second and fraction fit in 31 bits, and as int32
-  // the digit arithmetic stays integer (measured: as doubles every `%` is an fmod call, 2x slower).
-  const inDayNs = Number(ns - dayStartNs);
+  // In [0, 86_400e9), below 2^53: exact as a double. `| 0`: second and fraction fit in 31 bits, and as
+  // int32 the digit arithmetic stays integer (measured: as doubles every `%` is an fmod call, 2x slower).
+  offsetSlot[0] = ns - dayStartNs;
+  const inDayNs = offsetHalves[HIGH] * 4294967296 + offsetHalves[LOW];
   const second = Math.floor(inDayNs / 1e9) | 0;
   let f = (inDayNs - second * 1e9) | 0;
   if (second !== lastSecondOfDay) enterSecond(second);
