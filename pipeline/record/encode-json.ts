@@ -23,12 +23,10 @@ const K_TRACE_ID = ascii('{"trace_id":');
 const K_SPAN_ID = ascii(',"span_id":');
 const K_PARENT_ID = ascii(',"parent_id":');
 const K_SPAN_NAME = ascii(',"span_name":');
-const K_SPAN_KIND = ascii(',"span_kind":"');
 const K_SPAN_TYPE = ascii(',"span_type":');
 const K_TRACE_TYPE = ascii(',"trace_type":');
 const K_START_TIME = ascii(',"start_time":"');
 const K_END_TIME = ascii('","end_time":"');
-const K_STATUS_CODE = ascii('","status_code":"');
 const K_STATUS_MESSAGE = ascii(',"status_message":');
 const K_SESSION_ID = ascii(',"session_id":');
 const K_USER_ID = ascii(',"user_id":');
@@ -49,9 +47,10 @@ const K_VERSION = ascii('"version":');
 const K_EVENT_FIRST = ascii('{"name":');
 const K_EVENT_NEXT = ascii(',{"name":');
 // The enums are always written by name. An out-of-range number (a bug upstream) would otherwise give
-// `undefined` in the text; UNSPECIFIED / UNSET are what the API reads for an absent value.
-const KIND_BYTES = SPAN_KIND_NAMES.map(ascii);
-const STATUS_BYTES = STATUS_CODE_NAMES.map(ascii);
+// `undefined` in the text; UNSPECIFIED / UNSET are what the API reads for an absent value. Each member
+// is one piece with its key and quotes (one copy instead of three).
+const KIND_MEMBERS = SPAN_KIND_NAMES.map((name) => ascii(`,"span_kind":"${name}"`));
+const STATUS_MEMBERS = STATUS_CODE_NAMES.map((name) => ascii(`","status_code":"${name}"`));
 const K_FIRST_ATTRIBUTES = ascii('"attributes":');
 const K_SCOPE_NAME = ascii('{"name":');
 const K_SCOPE_VERSION = ascii(',"version":');
@@ -117,9 +116,7 @@ function writeSpan(w: JsonWriter, span: Span, nested: boolean): void {
   }
   w.copy(K_SPAN_NAME);
   w.string(span.name);
-  w.copy(K_SPAN_KIND);
-  w.copy(KIND_BYTES[span.kind] ?? KIND_BYTES[0]);
-  w.byte(0x22);
+  w.copy(KIND_MEMBERS[span.kind] ?? KIND_MEMBERS[0]);
   if (span.spanType !== undefined) {
     w.copy(K_SPAN_TYPE);
     w.string(span.spanType);
@@ -132,9 +129,7 @@ function writeSpan(w: JsonWriter, span: Span, nested: boolean): void {
   writeTimeNs(w, span.startNs);
   w.copy(K_END_TIME);
   writeTimeNs(w, span.endNs);
-  w.copy(K_STATUS_CODE);
-  w.copy(STATUS_BYTES[span.status.code] ?? STATUS_BYTES[0]);
-  w.byte(0x22);
+  w.copy(STATUS_MEMBERS[span.status.code] ?? STATUS_MEMBERS[0]);
   if (span.status.message !== undefined) {
     w.copy(K_STATUS_MESSAGE);
     w.string(span.status.message);
