@@ -75,4 +75,13 @@ describe('JsonWriter', () => {
       expect(written((w) => w.attributes(map))).toBe(reference);
     }
   });
+
+  it('writes numbers as JavaScript prints them (every digit count of the integer path, and around it)', () => {
+    const values = [0, -0, 1, -1, 0.5, 1e21, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), 2 ** 53, 1.5e-7];
+    for (let p = 1; p <= 1e10; p *= 10) values.push(p - 1, p, p + 1);
+    const random = seededRandom(3204);
+    for (let i = 0; i < 2000; i++) values.push(Math.floor(random() * 2 ** Math.floor(random() * 33)));
+    for (const v of values) expect(written((w) => w.number(v)), String(v)).toBe(JSON.stringify(v));
+  });
 });
+

@@ -272,16 +272,18 @@ export class JsonWriter {
   }
 
   private smallInt(value: number): void {
+    // Integer arithmetic (`| 0`): `Math.floor(v / 10)` is a double division per digit.
     let digits = 1;
-    for (let v = value; v >= 10; v = Math.floor(v / 10)) digits++;
+    for (let v = value; v >= 10; v = (v / 10) | 0) digits++;
     this.reserve(digits);
     const buf = this.buf;
     let p = this.pos + digits;
     this.pos = p;
     let v = value;
     do {
-      buf[--p] = DIGIT_0 + (v % 10);
-      v = Math.floor(v / 10);
+      const rest = (v / 10) | 0;
+      buf[--p] = DIGIT_0 + v - rest * 10;
+      v = rest;
     } while (v > 0);
   }
 
