@@ -55,7 +55,7 @@ const DATA = [PARAMETERS, INPUTS, OUTPUTS, INTERNALS];
 const METRIC_TREES = [TOKENS_INC, TOKENS_CUM, COSTS_INC, COSTS_CUM];
 
 /** Exact keys of the scalar slots. */
-const SPAN = 'ag.type.span';
+export const SPAN = 'ag.type.span';
 const TRACE = 'ag.type.trace';
 const SCALAR_KEYS = new Map<string, number>([
   [SPAN, 0], [TRACE, 1], ['ag.metrics.duration.incremental', 2], ['ag.metrics.duration.cumulative', 3],
@@ -79,21 +79,49 @@ function startsAt(k: string, root: string, len: number): boolean {
   return k.length > len && k.charCodeAt(len) === 46 && k.startsWith(root);
 }
 
-/** treeSlot answers by key (it depends on the key only): keys repeat in every span of an instrumentation,
- *  and one lookup of an already hashed string costs less than the chain of prefix tests. Bounded. */
-const slotMemo = new Map<string, number>();
-const SLOT_MEMO_SIZE = 4096;
-const SLOT_MEMO_KEY_LENGTH = 128;
+/**
+ * What the key alone says about an `ag` key on the fast path (keyCode): refused whatever its value, a
+ * scalar slot (0-7, the SCALAR_KEYS index), `ag.data.outputs` itself, a reference field, or a tree slot
+ * (KEY_TREE + slot). placeCoded then checks the value.
+ */
+export const KEY_REFUSED = -1;
+const KEY_OUTPUTS = 8;
+const KEY_REF_ID = 9;
+const KEY_REF_SLUG = 10;
+const KEY_REF_VERSION = 11;
+const KEY_TREE = 16;
 
-function treeSlot(k: string): number {
-  let s = slotMemo.get(k);
-  if (s !== undefined) return s;
-  s = treeSlotOf(k);
-  if (k.length <= SLOT_MEMO_KEY_LENGTH) {
-    if (slotMemo.size >= SLOT_MEMO_SIZE) slotMemo.clear();
-    slotMemo.set(k, s);
+/** keyCode answers by key (it depends on the key only): keys repeat in every span of an instrumentation,
+ *  and one lookup of an already hashed string costs less than the exact-key lookup and the chain of prefix
+ *  tests. Bounded. */
+const codeMemo = new Map<string, number>();
+const CODE_MEMO_SIZE = 4096;
+const CODE_MEMO_KEY_LENGTH = 128;
+
+/** The code of an `ag` key (`ag` itself or `ag.*`). */
+export function keyCode(k: string): number {
+  let code = codeMemo.get(k);
+  if (code !== undefined) return code;
+  code = keyCodeOf(k);
+  if (k.length <= CODE_MEMO_KEY_LENGTH) {
+    if (codeMemo.size >= CODE_MEMO_SIZE) codeMemo.clear();
+    codeMemo.set(k, code);
   }
-  return s;
+  return code;
+}
+
+function keyCodeOf(k: string): number {
+  const exact = SCALAR_KEYS.get(k);
+  if (exact !== undefined) return exact; // ag.data.outputs is 8 = KEY_OUTPUTS
+  const s = treeSlotOf(k);
+  if (s < 0) return KEY_REFUSED;
+  // One level of members only below the selector.
+  if (KIND[s] === STRINGS && k.indexOf('.', ROOT_LEN[s] + 1) >= 0) return KEY_REFUSED;
+  // ag.meta.configuration is an alias (S3); so are some reference fields; the other aliases are outside
+  // every tree slot.
+  if (s === META && k.startsWith(CONFIGURATION) && (k.length === CONFIGURATION.length || k.charCodeAt(CONFIGURATION.length) === 46)) return KEY_REFUSED;
+  if (s === REFERENCES) return referenceCode(k);
+  return KEY_TREE + s;
 }
 
 /** Tree slot whose root is strictly above `k`, or -1. */
@@ -147,7 +175,7 @@ function leafOk(kind: number, v: AttrValue): boolean {
     case NUMBERS: return typeof v === 'bigint' || (typeof v === 'number' && Number.isFinite(v));
     case FLAG_LEAVES: return typeof v === 'string' || typeof v === 'boolean';
     case STRINGS: return typeof v === 'string';
-    case REFERENCE: return typeof v === 'string'; // the rest in referenceOk
+    case REFERENCE: return typeof v === 'string'; // reference keys have their own codes (placeCoded)
     default: return false;
   }
 }
@@ -316,22 +344,32 @@ function namedChild(keys: string[], k: string, j: number, d: number, a: number, 
 
 /** Places one `ag` key into `c` (scalar slots) or `f` (tree slots); false when the full path is needed. */
 function place(k: string, v: AttrValue, c: Cleaned, f: FastSlots): boolean {
-  const exact = SCALAR_KEYS.get(k);
-  if (exact !== undefined) {
-    if (exact !== 8) return scalarSlot(exact, v, c);
-    // ag.data.outputs itself: any value, kept as is (a null means absent: full path).
-    if (v === null || !plainValue(v)) return false;
-    addSlotted(f, k, v, OUTPUTS);
+  return placeCoded(keyCode(k), k, v, c, f);
+}
+
+/** place with the key's code already known (the plan path keeps codes per key sequence, plan.ts). */
+export function placeCoded(code: number, k: string, v: AttrValue, c: Cleaned, f: FastSlots): boolean {
+  if (code >= KEY_TREE) {
+    const s = code - KEY_TREE;
+    if (!leafOk(KIND[s], v)) return false;
+    addSlotted(f, k, v, s);
     return true;
   }
-  const s = treeSlot(k);
-  if (s < 0 || !leafOk(KIND[s], v)) return false;
-  if (KIND[s] === STRINGS && k.indexOf('.', ROOT_LEN[s] + 1) >= 0) return false;
-  // ag.meta.configuration is an alias (S3); so are some reference fields; the other aliases are outside
-  // every tree slot.
-  if (s === META && k.startsWith(CONFIGURATION) && (k.length === CONFIGURATION.length || k.charCodeAt(CONFIGURATION.length) === 46)) return false;
-  if (s === REFERENCES && !referenceOk(k, v)) return false;
-  addSlotted(f, k, v, s);
+  switch (code) {
+    case KEY_REFUSED: return false;
+    case KEY_OUTPUTS:
+      // ag.data.outputs itself: any value, kept as is (a null means absent: full path).
+      if (v === null || !plainValue(v)) return false;
+      addSlotted(f, k, v, OUTPUTS);
+      return true;
+    // Reference fields S7 keeps exactly as they are: an id already in lowercase dashed form, a valid
+    // slug string, a version string (§3.5).
+    case KEY_REF_ID: if (typeof v !== 'string' || normaliseUuid(v) !== v) return false; break;
+    case KEY_REF_SLUG: if (typeof v !== 'string' || !SLUG.test(v)) return false; break;
+    case KEY_REF_VERSION: if (typeof v !== 'string') return false; break;
+    default: return scalarSlot(code, v, c);
+  }
+  addSlotted(f, k, v, REFERENCES);
   return true;
 }
 
@@ -346,19 +384,16 @@ function addSlotted(f: FastSlots, k: string, v: AttrValue, s: number): void {
 const CONFIGURATION = 'ag.meta.configuration';
 const REFERENCES_DOT = 'ag.references.'.length;
 
-/**
- * `ag.references.<key>.<field>` that S7 keeps exactly as it is: a known key, not an alias, and an id
- * already in lowercase dashed form, a valid slug string or a version string (§3.5).
- */
-function referenceOk(k: string, v: AttrValue): boolean {
+/** `ag.references.<key>.<field>` with a known key, not an alias, and a field S7 keeps (§3.5). */
+function referenceCode(k: string): number {
   const dot = k.indexOf('.', REFERENCES_DOT);
-  if (dot < 0 || k.indexOf('.', dot + 1) >= 0) return false;
-  if (!REFERENCE_KEYS.has(k.slice(REFERENCES_DOT, dot)) || aliasTarget(k) !== undefined) return false;
+  if (dot < 0 || k.indexOf('.', dot + 1) >= 0) return KEY_REFUSED;
+  if (!REFERENCE_KEYS.has(k.slice(REFERENCES_DOT, dot)) || aliasTarget(k) !== undefined) return KEY_REFUSED;
   switch (k.length - dot - 1) {
-    case 2: return k.endsWith('.id') && normaliseUuid(v) === v;
-    case 4: return k.endsWith('.slug') && SLUG.test(v as string);
-    case 7: return k.endsWith('.version');
-    default: return false;
+    case 2: return k.endsWith('.id') ? KEY_REF_ID : KEY_REFUSED;
+    case 4: return k.endsWith('.slug') ? KEY_REF_SLUG : KEY_REFUSED;
+    case 7: return k.endsWith('.version') ? KEY_REF_VERSION : KEY_REFUSED;
+    default: return KEY_REFUSED;
   }
 }
 
@@ -417,7 +452,30 @@ function resetSlots(f: FastSlots): FastSlots {
 const claimsScratch = new ClaimList();
 
 /** S4 output is decoded into this; anything quarantined there sends the span down the full path. */
-const scratch = new Quarantine();
+export const mappingQuarantine = new Quarantine();
+
+/** The scratch FastSlots emptied for a new span. */
+export function beginSlots(): FastSlots {
+  return resetSlots(slotsScratch);
+}
+
+/**
+ * The end of the fast path, shared with the plan path (plan.ts): S4's output (decoded into
+ * mappingQuarantine) placed like the explicit keys, then the canonical-order check over every slotted key.
+ */
+export function finishFast(mapped: Attributes | undefined, c: Cleaned, f: FastSlots): boolean {
+  if (mappingQuarantine.size > 0) { mappingQuarantine.clear(); return false; }
+  // keys() and get: destructuring the entries allocated a pair per mapped key (~65 B/span measured).
+  if (mapped !== undefined) for (const k of mapped.keys()) if (!place(k, mapped.get(k) as AttrValue, c, f)) return false;
+  if (!knownCanonical(f.keys, f.count)) {
+    for (let s = 0; s < SLOT_COUNT; s++) {
+      if ((f.present & (1 << s)) !== 0 && !canonicalBucket(f.keys, f.slots, f.count, s)) return false;
+    }
+    rememberCanonical(f.keys, f.count);
+  }
+  c.fast = f;
+  return true;
+}
 
 /**
  * S1-S7 for a span whose `ag` keys need no rewriting: no `@ag.type=` value (S2), no alias (S3), no
@@ -428,7 +486,7 @@ const scratch = new Quarantine();
  * true; false (with `c` possibly half-filled: the caller starts a fresh one) when the full path is needed.
  */
 export function normaliseFast(attrs: Attributes, semconv: boolean, c: Cleaned): boolean {
-  const f = resetSlots(slotsScratch);
+  const f = beginSlots();
   // The family mask is found in the same pass; claims are gathered whenever mapping may apply.
   let claims: ClaimList | undefined;
   if (semconv) { claims = claimsScratch; claims.clear(); }
@@ -444,25 +502,13 @@ export function normaliseFast(attrs: Attributes, semconv: boolean, c: Cleaned): 
       if (!placeTyped(k, v, c, f, claims)) return false;
     } else if (!placeExplicit(k, v, c, f, claims)) return false;
   }
-  if (mask !== 0) {
-    const mapped = mapFamilies(attrs, claims as ClaimList, mask, scratch);
-    if (scratch.size > 0) { scratch.clear(); return false; }
-    if (mapped !== undefined) for (const [k, v] of mapped) if (!place(k, v, c, f)) return false;
-  }
-  if (!knownCanonical(f.keys, f.count)) {
-    for (let s = 0; s < SLOT_COUNT; s++) {
-      if ((f.present & (1 << s)) !== 0 && !canonicalBucket(f.keys, f.slots, f.count, s)) return false;
-    }
-    rememberCanonical(f.keys, f.count);
-  }
-  c.fast = f;
-  return true;
+  return finishFast(mask !== 0 ? mapFamilies(attrs, claims as ClaimList, mask, mappingQuarantine) : undefined, c, f);
 }
 
 /** S3 for the one alias the fast path takes: `ag.type.node` when no explicit `ag.type.span` exists. */
 let typeSpanSeen = false;
 let typeNodeSeen = false;
-const TYPE_NODE = 'ag.type.node';
+export const TYPE_NODE = 'ag.type.node';
 
 /** One explicit key after S2: S3 (`ag.type.node`; any other alias is refused by place), then placed and claimed. */
 function placeExplicit(k: string, v: AttrValue, c: Cleaned, f: FastSlots, claims: ClaimList | undefined): boolean {

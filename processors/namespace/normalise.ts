@@ -9,6 +9,7 @@ import { cleanTree, emptyCleaned, resetCleaned, type Cleaned } from './clean.ts'
 import { decodeDataSlots, decodeTyped } from './decode.ts';
 import { normaliseFast } from './fast.ts';
 import { isAgKey } from './keys.ts';
+import { PLAN_FULL, PLAN_TAKEN, normalisePlanned, planFor } from './plan.ts';
 import { Quarantine } from './quarantine.ts';
 import { applySemconv, familyMask } from './semconv/index.ts';
 
@@ -18,8 +19,9 @@ export const NO_QUARANTINE = new Quarantine();
 /**
  * The fast path (fast.ts) is on unless a test turns it off to compare both paths; it never changes the
  * output, only how it is computed. `hits` counts the spans that took it (tests check both paths ran).
+ * `plans` turns its per-key-sequence plans (plan.ts) on and off; `planned` counts the spans they took.
  */
-export const fastPath = { enabled: true, hits: 0 };
+export const fastPath = { enabled: true, hits: 0, plans: true, planned: 0 };
 
 export interface Normalised {
   c: Cleaned;
@@ -38,7 +40,19 @@ export function normalise(attrs: Attributes, semconv: boolean, fast = false): No
   if (fast && fastPath.enabled) {
     // Already canonical and nothing to rewrite or quarantine (the common case): no trie, no tree.
     const c = resetCleaned(fastResult.c);
-    if (normaliseFast(attrs, semconv, c)) {
+    const plan = fastPath.plans ? planFor(attrs, semconv) : undefined;
+    let general = true;
+    if (plan !== undefined && !plan.refused) {
+      const r = normalisePlanned(plan, attrs, c);
+      if (r === PLAN_TAKEN) {
+        fastPath.hits++;
+        fastPath.planned++;
+        return fastResult;
+      }
+      general = r !== PLAN_FULL;
+      if (general) resetCleaned(c);
+    }
+    if (general && normaliseFast(attrs, semconv, c)) {
       fastPath.hits++;
       return fastResult;
     }

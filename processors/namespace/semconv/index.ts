@@ -8,7 +8,7 @@ import type { Quarantine } from '../quarantine.ts';
 import { genai } from './genai.ts';
 import { openinference } from './openinference.ts';
 import { openllmetry } from './openllmetry.ts';
-import { runFamily, type Family } from './rows.ts';
+import { planFamily, runFamily, runPlannedFamily, type Family, type FamilyPlan } from './rows.ts';
 import { vercel } from './vercel.ts';
 
 /** Highest precedence first. */
@@ -88,6 +88,41 @@ export function mapFamilies(attrs: Attributes, claimed: ClaimList, mask: number,
     else for (const [k, v] of mapped) all.set(k, v);
     // Rows of one family never drop each other, so its keys claim only after the whole family ran.
     for (const [k, v] of mapped) if (v !== null || nullIsContent(k)) claimed.add(k);
+  }
+  return all;
+}
+
+/**
+ * The families in `mask` planned for spans with exactly these keys and these explicit claims, highest
+ * first, leaving out families with no row to run (plan.ts).
+ */
+export function planFamilies(keys: readonly string[], claimed: ClaimList, mask: number): FamilyPlan[] {
+  const plans: FamilyPlan[] = [];
+  for (let f = 0; f < FAMILIES.length; f++) {
+    if ((mask & (1 << f)) === 0) continue;
+    const plan = planFamily(FAMILIES[f], keys, claimed);
+    if (plan.rows.length > 0) plans.push(plan);
+  }
+  return plans;
+}
+
+/** What higher families mapped on the current span, for the planned lower ones; reused. */
+const laterClaims = new ClaimList();
+
+/**
+ * mapFamilies for a span with the keys the plans were made for (`values[i]` the value of key i): the
+ * explicit claims were applied when planning, so only what a higher family maps here is checked.
+ */
+export function mapPlanned(plans: readonly FamilyPlan[], attrs: Attributes, values: readonly AttrValue[], q: Quarantine): Attributes | undefined {
+  let all: Attributes | undefined;
+  laterClaims.clear();
+  for (let p = 0; p < plans.length; p++) {
+    let mapped = runPlannedFamily(plans[p], attrs, values, p > 0 ? laterClaims : undefined);
+    if (mapped.size === 0) continue;
+    mapped = decodeDataSlots(decodeTyped(mapped), q);
+    if (all === undefined) all = mapped;
+    else for (const [k, v] of mapped) all.set(k, v);
+    if (p + 1 < plans.length) for (const [k, v] of mapped) if (v !== null || nullIsContent(k)) laterClaims.add(k);
   }
   return all;
 }

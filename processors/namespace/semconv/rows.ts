@@ -71,6 +71,8 @@ interface FamilyIndex {
   prefixDot: string[];
   /** 1 for rows fed by one exact source key (copy, json, type): skipped without a look when it is absent. */
   exact: Uint8Array;
+  /** rowTarget of each row. */
+  target: string[];
   /** Row r has its source on the current span when mark[r] === gen; its value is then vals[r]. */
   mark: Int32Array;
   vals: (AttrValue | undefined)[];
@@ -84,7 +86,7 @@ function indexOf(family: Family): FamilyIndex {
   if (ix !== undefined) return ix;
   const rows = family.rows;
   ix = { bySource: new Map(), firstChar: new Uint8Array(128), prefixDot: new Array(rows.length).fill(''), exact: new Uint8Array(rows.length),
-    mark: new Int32Array(rows.length),
+    target: rows.map(rowTarget), mark: new Int32Array(rows.length),
     vals: new Array(rows.length).fill(undefined), gen: 0 };
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
@@ -122,40 +124,78 @@ export function runFamily(family: Family, attrs: Attributes, claims: Claims): At
   for (let r = 0; r < rows.length; r++) {
     // Most rows find no source on a given span: skipped before even reading the row.
     if (exact[r] === 1 && mark[r] !== gen) continue;
-    const row = rows[r];
-    switch (row.kind) {
-      case 'copy': {
-        const v = vals[r] as AttrValue;
-        vals[r] = undefined;
-        if (!claims.conflicts(row.dst)) put(out, row.dst, v);
-        break;
+    const v = vals[r];
+    vals[r] = undefined;
+    if (!claims.conflicts(ix.target[r])) applyRow(rows[r], ix.prefixDot[r], v, attrs, out);
+  }
+  return out;
+}
+
+/**
+ * One row into `out`, its target already known to be free. `v` is the value of an exact row's source key
+ * (copy, json, type); prefix and custom rows read `attrs`.
+ */
+function applyRow(row: Row, prefixDot: string, v: AttrValue | undefined, attrs: Attributes, out: Attributes): void {
+  switch (row.kind) {
+    case 'copy': put(out, row.dst, v as AttrValue); break;
+    case 'prefix':
+      for (const [k, pv] of attrs) {
+        if (k.length > prefixDot.length && k.startsWith(prefixDot)) put(out, row.dst + k.slice(row.src.length), pv);
       }
-      case 'prefix': {
-        if (claims.conflicts(row.dst)) break;
-        const p = ix.prefixDot[r];
-        for (const [k, v] of attrs) {
-          if (k.length > p.length && k.startsWith(p)) put(out, row.dst + k.slice(row.src.length), v);
-        }
-        break;
-      }
-      case 'json': {
-        const v = vals[r] as AttrValue;
-        vals[r] = undefined;
-        if (!claims.conflicts(row.dst)) putValue(out, row.dst, decodeJson(v));
-        break;
-      }
-      case 'type': {
-        const v = vals[r];
-        vals[r] = undefined;
-        if (typeof v !== 'string' || claims.conflicts('ag.type.span')) break;
-        const t = row.map(v);
-        if (t !== undefined && isSpanType(t)) put(out, 'ag.type.span', t);
-        break;
-      }
-      case 'custom':
-        if (!claims.conflicts(row.dst)) row.run(attrs, out);
-        break;
+      break;
+    case 'json': putValue(out, row.dst, decodeJson(v as AttrValue)); break;
+    case 'type': {
+      if (typeof v !== 'string') break;
+      const t = row.map(v);
+      if (t !== undefined && isSpanType(t)) put(out, 'ag.type.span', t);
+      break;
     }
+    case 'custom': row.run(attrs, out); break;
+  }
+}
+
+/**
+ * The rows of a family that can have work on spans with exactly this key sequence, and are not dropped
+ * by the explicit claims (which, on the fast path, depend on the keys only): what runFamily would run,
+ * decided once per key sequence (plan.ts). `source[j]` is the position in `keys` of row `rows[j]`'s
+ * source key, -1 for prefix and custom rows.
+ */
+export interface FamilyPlan {
+  family: Family;
+  rows: number[];
+  source: number[];
+}
+
+export function planFamily(family: Family, keys: readonly string[], claims: Claims): FamilyPlan {
+  const ix = indexOf(family);
+  const at = new Map<number, number>();
+  for (let i = 0; i < keys.length; i++) {
+    const list = ix.bySource.get(keys[i]);
+    if (list !== undefined) for (let j = 0; j < list.length; j++) at.set(list[j], i);
+  }
+  const plan: FamilyPlan = { family, rows: [], source: [] };
+  for (let r = 0; r < family.rows.length; r++) {
+    const pos = ix.exact[r] === 1 ? at.get(r) : -1;
+    if (pos === undefined || claims.conflicts(ix.target[r])) continue;
+    plan.rows.push(r);
+    plan.source.push(pos);
+  }
+  return plan;
+}
+
+/**
+ * runFamily for a span whose keys are the ones `plan` was made for: `values[i]` is the value of key i.
+ * `later` holds what higher families of this span mapped (undefined when none ran before).
+ */
+export function runPlannedFamily(plan: FamilyPlan, attrs: Attributes, values: readonly AttrValue[], later: Claims | undefined): Attributes {
+  const out: Attributes = new Map();
+  const ix = indexOf(plan.family);
+  const rows = plan.family.rows;
+  for (let j = 0; j < plan.rows.length; j++) {
+    const r = plan.rows[j];
+    if (later !== undefined && later.conflicts(ix.target[r])) continue;
+    const src = plan.source[j];
+    applyRow(rows[r], ix.prefixDot[r], src >= 0 ? values[src] : undefined, attrs, out);
   }
   return out;
 }

@@ -1,0 +1,138 @@
+// Plans for the fast path (fast.ts), one per attribute key sequence. The spans of one instrumentation
+// carry the same keys in the same order, and most of what the fast path decides depends on the keys
+// alone: which keys are `ag` keys and where each lands (keyCode), whether `ag.type.node` and
+// `ag.type.span` meet, the family mask, the explicit claims and so which semantic-convention rows can
+// run. A plan holds those answers, so a span whose key sequence has one pays a key-by-key comparison and
+// the value checks (placeCoded), not the per-key lookups, prefix tests and row scans. Decision 0310.
+//
+// A plan never widens the fast path: it takes a span only when normaliseFast would (same checks, same
+// order, the same mapping rows), and any doubt (an `@ag.type=` value, a refused key) goes back to
+// normaliseFast or the full path. plan.test.ts holds the three paths equal.
+import type { AttrValue, Attributes } from '../../pipeline/span.ts';
+import type { Cleaned } from './clean.ts';
+import { TYPED } from './decode.ts';
+import { KEY_REFUSED, SPAN, TYPE_NODE, beginSlots, finishFast, keyCode, mappingQuarantine, placeCoded } from './fast.ts';
+import { ClaimList, isAgKey } from './keys.ts';
+import type { FamilyPlan } from './semconv/rows.ts';
+import { claimExplicit, keyFamilies, mapPlanned, planFamilies } from './semconv/index.ts';
+
+/** Codes of a plan beside keyCode's: a key outside `ag`, and `ag.type.node` (placed at ag.type.span). */
+const KEY_OTHER = -2;
+const KEY_TYPE_NODE = -3;
+
+export interface Plan {
+  semconv: boolean;
+  keys: readonly string[];
+  /** Per key: keyCode, KEY_OTHER or KEY_TYPE_NODE. */
+  codes: Int8Array;
+  /** Some key is refused whatever its value (normaliseFast may still take the span: `@ag.type=` values
+   *  can turn a refused key into good ones). */
+  refused: boolean;
+  /** The semantic-convention families with rows to run, highest first. */
+  families: FamilyPlan[];
+}
+
+/** Spans with more keys are not planned (a plan keeps its keys; the cache must stay small). */
+const PLAN_MAX_KEYS = 64;
+/** Plans kept; a new key sequence replaces the oldest. Enough for the span kinds of a few instrumentations. */
+const PLAN_CACHE_SIZE = 16;
+const plans: Plan[] = [];
+let nextReplaced = 0;
+let lastUsed: Plan | undefined;
+
+function matches(plan: Plan, attrs: Attributes, semconv: boolean): boolean {
+  if (plan.semconv !== semconv || plan.keys.length !== attrs.size) return false;
+  const keys = plan.keys;
+  let i = 0;
+  for (const k of attrs.keys()) {
+    if (k !== keys[i]) return false;
+    i++;
+  }
+  return true;
+}
+
+/** The plan for this key sequence, made and cached when new; undefined for spans too large to plan. */
+export function planFor(attrs: Attributes, semconv: boolean): Plan | undefined {
+  if (lastUsed !== undefined && matches(lastUsed, attrs, semconv)) return lastUsed;
+  if (attrs.size > PLAN_MAX_KEYS) return undefined;
+  for (let i = 0; i < plans.length; i++) {
+    if (plans[i] !== lastUsed && matches(plans[i], attrs, semconv)) return (lastUsed = plans[i]);
+  }
+  const plan = makePlan(attrs, semconv);
+  plans[nextReplaced] = plan;
+  nextReplaced = (nextReplaced + 1) % PLAN_CACHE_SIZE;
+  return (lastUsed = plan);
+}
+
+/** Forgets every plan (tests: a cold cache). */
+export function clearPlans(): void {
+  plans.length = 0;
+  nextReplaced = 0;
+  lastUsed = undefined;
+}
+
+function makePlan(attrs: Attributes, semconv: boolean): Plan {
+  const n = attrs.size;
+  const keys: string[] = new Array(n);
+  const codes = new Int8Array(n);
+  // On the fast path every explicit key claims whatever its value: a null is refused outside free-form
+  // slots and is content inside them (claimExplicit), so the claims depend on the keys only.
+  const claims = new ClaimList();
+  let mask = 0;
+  let refused = false;
+  let node = false;
+  let span = false;
+  let i = 0;
+  for (const k of attrs.keys()) {
+    keys[i] = k;
+    if (semconv) mask = keyFamilies(k, mask);
+    if (!isAgKey(k)) { codes[i++] = KEY_OTHER; continue; }
+    let placed = k;
+    if (k === TYPE_NODE) { codes[i] = KEY_TYPE_NODE; node = true; placed = SPAN; }
+    else {
+      codes[i] = keyCode(k);
+      if (codes[i] === KEY_REFUSED) refused = true;
+      if (k === SPAN) span = true;
+    }
+    i++;
+    if (semconv) claimExplicit(claims, placed, placed);
+  }
+  // Both: the explicit key wins and the alias is quarantined (full path), unless an `@ag.type=` value
+  // removes one of them, which only normaliseFast handles.
+  if (node && span) refused = true;
+  const families = !refused && mask !== 0 ? planFamilies(keys, claims, mask) : [];
+  return { semconv, keys, codes, refused, families };
+}
+
+/** normalisePlanned's answers. */
+export const PLAN_TAKEN = 0;
+export const PLAN_FULL = 1;
+export const PLAN_GENERAL = 2;
+
+/** Values of the current span by key position, for the mapping rows; reused. */
+const values: AttrValue[] = [];
+
+/**
+ * normaliseFast for a span whose keys are `plan.keys` (planFor matched them; the plan not refused):
+ * PLAN_TAKEN with `c` filled as normaliseFast fills it; PLAN_FULL when normaliseFast would refuse the
+ * span too (a value check failed, the mapping quarantined something, the order is not canonical);
+ * PLAN_GENERAL for an `@ag.type=` value (S2 may change the keys: normaliseFast decides, on a fresh `c`).
+ */
+export function normalisePlanned(plan: Plan, attrs: Attributes, c: Cleaned): number {
+  const f = beginSlots();
+  const { codes, keys } = plan;
+  let i = 0;
+  for (const v of attrs.values()) {
+    const code = codes[i];
+    values[i] = v;
+    if (code !== KEY_OTHER) {
+      if (typeof v === 'string' && v.charCodeAt(0) === 64 /* @ */ && v.startsWith(TYPED)) return PLAN_GENERAL;
+      if (code === KEY_TYPE_NODE) {
+        if (!placeCoded(keyCode(SPAN), SPAN, typeof v === 'string' ? v.toLowerCase() : v, c, f)) return PLAN_FULL;
+      } else if (!placeCoded(code, keys[i], v, c, f)) return PLAN_FULL;
+    }
+    i++;
+  }
+  const mapped = plan.families.length > 0 ? mapPlanned(plan.families, attrs, values, mappingQuarantine) : undefined;
+  return finishFast(mapped, c, f) ? PLAN_TAKEN : PLAN_FULL;
+}
