@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { pickWith, seededRandom } from '../../test/helpers/random.ts';
 import { scanJson } from './depth.ts';
 import { exactInteger, parseJson, parseJsonBytes, stringifyJson } from './parse.ts';
 
@@ -205,6 +206,32 @@ describe('scanJson against a byte-at-a-time reading', () => {
           .toEqual(reference(bytes, maxDepth));
         expect(scan.exactNumbers).toBe(scan.wideNumbers !== undefined);
       }
+    }
+  });
+
+  it('agrees on texts with long strings (native search), backslash runs before quotes and UTF-8', () => {
+    // Long plain runs send strings past the loop's length limit; runs of backslashes right before a
+    // quote decide whether the native search found the end or an escaped quote.
+    const random = seededRandom(330);
+    const plain = Buffer.from('abc xyz:,{}[]0123456789é€');
+    for (let t = 0; t < 2000; t++) {
+      const parts: Buffer[] = [];
+      const segments = 1 + Math.floor(random() * 12);
+      for (let k = 0; k < segments; k++) {
+        const run = Math.floor(random() * (random() < 0.3 ? 400 : 40));
+        const seg = Buffer.alloc(run);
+        for (let i = 0; i < run; i++) seg[i] = plain[Math.floor(random() * plain.length)];
+        parts.push(seg, Buffer.from('\\'.repeat(Math.floor(random() * 4)) + pickWith(random, ['"', '\\"', '', '[', '{"a":'])));
+      }
+      const bytes = Buffer.concat(parts);
+      for (const maxDepth of [1, 4, 64]) {
+        const scan = scanJson(bytes, maxDepth);
+        expect({ tooDeep: scan.tooDeep, wide: (scan.wideNumbers ?? []).join(',') }, bytes.toString('latin1'))
+          .toEqual(reference(bytes, maxDepth));
+      }
+      // A plain Uint8Array view (not a Buffer) takes the same path.
+      const view = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      expect(scanJson(view, 64).tooDeep).toBe(scanJson(bytes, 64).tooDeep);
     }
   });
 });
