@@ -38,8 +38,9 @@ const EXACT_DIGITS = 16;
  * A string still open this many bytes after its quote is finished by a native search for the next
  * quote (memchr), not by the loop. LLM inputs and outputs are kilobytes long: on spans of ~3.8 KB the
  * loop alone cost more than JSON.parse (6.4 vs 5.9 us/span), the native search 1.7. Keys, ids and
- * short values stay in the loop, where one native call would cost more than it saves (32-128 all
- * measured within noise of each other on the benchmark body).
+ * short values stay in the loop, where one native call costs more than it saves: a limit of 32 sent
+ * the benchmark body's 36-44 byte keys and values to the native call and scanned it slower (1.7 vs
+ * 1.3-1.4 us/span); 128 was no better than 64 on either body.
  */
 const LONG_STRING = 64;
 
