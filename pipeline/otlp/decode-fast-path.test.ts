@@ -171,3 +171,41 @@ describe('decode fast paths against the general paths', () => {
     expect(decoded).toBeGreaterThan(100);
   });
 });
+
+describe('attribute cache', () => {
+  /** A request of one span whose attributes are the given KeyValue bodies. */
+  function spanWith(kvs: Bytes[]): Uint8Array {
+    const attrs = kvs.flatMap((kv) => len(9, kv));
+    const span = len(2, [...len(1, Array(16).fill(1)), ...len(2, Array(8).fill(2)), ...attrs]);
+    return Uint8Array.from(len(1, len(2, span)));
+  }
+
+  it('look-alike KeyValues (same size, same sampled bytes) never take each other\'s key or value', () => {
+    // Size 20 (key and string value of 7 bytes): the slot samples offsets 3, 5, 10, 14 and 16-19, so
+    // these differ only in bytes it does not look at (key offset 4, value offset 15), and in the value
+    // kind (a string vs bytes of the same size).
+    const kv = (key: string, value: string, kind = 1) => [...len(1, utf8(key)), ...len(2, len(kind, utf8(value)))];
+    const variants = [kv('abXdefg', 'uvXxyzw'), kv('abYdefg', 'uvXxyzw'), kv('abXdefg', 'uvYxyzw'), kv('abXdefg', 'uvXxyzw', 7)];
+    const general: unknown[] = [];
+    for (let round = 0; round < 4; round++) {
+      for (const v of variants) {
+        const bytes = spanWith([v, v, v]);
+        const expected = decode(bytes, false);
+        general.push(expected);
+        expect(decode(bytes, true)).toStrictEqual(expected);
+      }
+    }
+    const first = general[0] as { spans: Array<{ attributes: Map<string, unknown> }> };
+    expect([...first.spans[0].attributes]).toEqual([['abXdefg', 'uvXxyzw']]);
+  });
+
+  it('repeated KeyValues of every scalar kind come back equal once cached', () => {
+    const random = seededRandom(3003);
+    const pool: Bytes[] = [];
+    for (let i = 0; i < 40; i++) pool.push([...len(1, utf8(`key.${i % 7}`)), ...len(2, anyValue(random, 0))]);
+    for (let i = 0; i < 400; i++) {
+      const bytes = spanWith(Array.from({ length: 6 }, () => pickWith(random, pool)));
+      expect(decode(bytes, true), `request ${i}`).toStrictEqual(decode(bytes, false));
+    }
+  });
+});

@@ -7,6 +7,7 @@
 // bytes came, enums as the numbers that came, and absent times as 0n.
 import type { AttrScalar, AttrValue, Attributes, OtlpExtras, Span, SpanEvent, SpanLink, SpanScope } from '../span.ts';
 import { flattenInto } from '../attributes/flatten.ts';
+import { attributeCached, attributeHash, cachedKey, cachedValue, rememberAttribute } from './decode-attribute-cache.ts';
 import { idHex } from './decode-id.ts';
 import { MAX_VALUE_DEPTH } from './errors.ts';
 import { ProtoReader, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-reader.ts';
@@ -376,10 +377,18 @@ function readKeyValue(r: ProtoReader, out: Attributes): void {
   const saved = enter(r);
   const start = r.pos;
   const buf = r.buf;
-  // Straight line for the layout every SDK writes: the key (1), then the value (2) as the last field,
-  // holding one string. One-byte tags are compared as bytes (both are below 0x80). Anything else
-  // (another value kind, fields out of order or repeated, unknown fields) continues or restarts below.
+  // Straight line for the layout every SDK writes: the key (1), then the value (2) as the last field.
+  // One-byte tags are compared as bytes (both are below 0x80). Anything else (fields out of order,
+  // repeated or unknown) restarts below, on the general loop.
   if (decodeFastPaths.enabled && start < r.end && buf[start] === T_KV_KEY) {
+    // The same KeyValue bytes as last time: the same key and scalar value (decode-attribute-cache.ts).
+    const size = r.end - start;
+    const hash = attributeHash(buf, start, size);
+    if (hash !== 0 && attributeCached(hash, buf, r.view, start, size)) {
+      out.set(cachedKey(hash), cachedValue(hash));
+      leave(r, saved);
+      return;
+    }
     r.pos = start + 1;
     const key = r.string();
     if (r.pos < r.end && buf[r.pos] === T_KV_VALUE) {
@@ -387,17 +396,23 @@ function readKeyValue(r: ProtoReader, out: Attributes): void {
       const len = r.length();
       if (r.pos + len === r.end) {
         const valueStart = r.pos;
+        // A single string, the most common value, without the AnyValue loop.
         if (len > 0 && buf[valueStart] === T_ANY_STRING) {
           r.pos = valueStart + 1;
           const value = r.string();
           if (r.pos === r.end) {
             out.set(key, value);
+            if (hash !== 0) rememberAttribute(hash, buf, r.view, start, size, key, value);
             leave(r, saved);
             return;
           }
           r.pos = valueStart;
         }
-        setValue(out, key, readAnyValue(r, 0));
+        const value = readAnyValue(r, 0);
+        if (value === null || typeof value !== 'object') {
+          out.set(key, value);
+          if (hash !== 0) rememberAttribute(hash, buf, r.view, start, size, key, value);
+        } else setValue(out, key, value);
         leave(r, saved);
         return;
       }
