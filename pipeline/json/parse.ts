@@ -100,34 +100,99 @@ const MARK = 0x01;
 /** parseMarked's "use the reviver instead". */
 const UNDECIDED: unique symbol = Symbol('undecided');
 const MARK_ESCAPE = Buffer.from('\\u0001');
+/** What goes before a marked token (`"\u0001`) and after it (`"`). */
 const MARK_OPEN = Buffer.from('"\\u0001');
-const MARK_CLOSE = Buffer.from('"');
-const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+const QUOTE = 0x22;
 
 /** The number a JSON number literal denotes: exact (bigint) when an integer beyond the safe range. */
 function numberOf(source: string): number | bigint {
   const n = Number(source);
-  if (Number.isInteger(n) && !Number.isSafeInteger(n)) return exactInteger(source) ?? n;
+  if (Number.isInteger(n) && !Number.isSafeInteger(n)) {
+    // A plain integer literal (the usual wide token: a 19-digit time) is its own BigInt text; other
+    // notations (exponent, fraction) go through exactInteger's regular expression.
+    return isPlainInteger(source) ? BigInt(source) : exactInteger(source) ?? n;
+  }
   return n;
+}
+
+/** `-?[0-9]+`, checked by char codes (cheaper than a regular expression per token). */
+function isPlainInteger(source: string): boolean {
+  for (let i = source.charCodeAt(0) === 0x2d ? 1 : 0; i < source.length; i++) {
+    const d = source.charCodeAt(i) - 0x30;
+    if (d >>> 0 > 9) return false;
+  }
+  return true;
+}
+
+/** The digits 0-9 at bytes[i...], from i: the position after the last one. */
+function skipDigits(bytes: Uint8Array, i: number, end: number): number {
+  while (i < end && bytes[i] - 0x30 >>> 0 <= 9) i++;
+  return i;
+}
+
+/**
+ * bytes[start, end) is one JSON number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`. Read by
+ * bytes, so no string is made for it.
+ */
+function isJsonNumber(bytes: Uint8Array, start: number, end: number): boolean {
+  let i = start;
+  if (bytes[i] === 0x2d) i++;
+  if (i >= end) return false;
+  if (bytes[i] === 0x30) i++;
+  else {
+    const from = i;
+    i = skipDigits(bytes, i, end);
+    if (i === from) return false;
+  }
+  if (i < end && bytes[i] === 0x2e) {
+    const from = ++i;
+    i = skipDigits(bytes, i, end);
+    if (i === from) return false;
+  }
+  if (i < end && (bytes[i] === 0x65 || bytes[i] === 0x45)) {
+    i++;
+    if (i < end && (bytes[i] === 0x2b || bytes[i] === 0x2d)) i++;
+    const from = i;
+    i = skipDigits(bytes, i, end);
+    if (i === from) return false;
+  }
+  return i === end;
+}
+
+/** Copies src[from, to) to dst at `at`; returns the position after it. Short runs by a loop: a native
+ *  copy costs a view object and a call, more than the bytes of a mark or a 19-digit token. */
+function copyInto(src: Uint8Array, from: number, to: number, dst: Uint8Array, at: number): number {
+  if (to - from > 32) {
+    dst.set(src.subarray(from, to), at);
+    return at + (to - from);
+  }
+  for (let i = from; i < to; i++) dst[at++] = src[i];
+  return at;
 }
 
 /**
  * Parses `buf` with the tokens at `wide` ([start, end) byte pairs) kept exact. Returns UNDECIDED when
  * this path cannot decide (a token that is not a JSON number, or the text holds `\u0001`): the caller
  * then uses the reviver, which also produces the right syntax error. Throws SyntaxError like JSON.parse.
+ * The marked text is written into one buffer (not a list of views joined by Buffer.concat).
  */
 function parseMarked(buf: Buffer, wide: number[]): unknown {
   if (buf.indexOf(MARK_ESCAPE) >= 0) return UNDECIDED;
-  const parts: Buffer[] = [];
+  const marked = Buffer.allocUnsafe(buf.length + (wide.length >> 1) * (MARK_OPEN.length + 1));
+  let at = 0;
   let last = 0;
   for (let k = 0; k < wide.length; k += 2) {
-    const token = buf.subarray(wide[k], wide[k + 1]);
-    if (!JSON_NUMBER.test(token.toString('latin1'))) return UNDECIDED;
-    parts.push(buf.subarray(last, wide[k]), MARK_OPEN, token, MARK_CLOSE);
-    last = wide[k + 1];
+    const start = wide[k];
+    const end = wide[k + 1];
+    if (!isJsonNumber(buf, start, end)) return UNDECIDED;
+    at = copyInto(buf, last, start, marked, at);
+    at = copyInto(MARK_OPEN, 0, MARK_OPEN.length, marked, at);
+    at = copyInto(buf, start, end, marked, at);
+    marked[at++] = QUOTE;
+    last = end;
   }
-  parts.push(buf.subarray(last));
-  const root: unknown = JSON.parse(Buffer.concat(parts).toString('utf8'));
+  at = copyInto(buf, last, buf.length, marked, at);
+  const root: unknown = JSON.parse(marked.toString('utf8', 0, at));
   if (typeof root === 'string') return root.charCodeAt(0) === MARK ? numberOf(root.slice(1)) : root;
   if (typeof root === 'object' && root !== null) unmark(root);
   return root;
