@@ -42,6 +42,9 @@ export class SizeOrTimeBatcher implements Batcher {
   }
 }
 
+/** Node's longest timer. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * A signal that aborts when `outer` does or `ms` passed, whichever comes first, and that lets go of its
  * timer and its listener as soon as the gathering ends. (Before: `AbortSignal.any` over
@@ -59,8 +62,8 @@ class Deadline {
     if (outer.aborted) this.#controller.abort();
     else outer.addEventListener('abort', this.#abort, { once: true });
     // Unreferenced, as AbortSignal.timeout's timer was: a pending gathering alone does not keep the
-    // process alive.
-    this.#timer = setTimeout(this.#abort, ms).unref();
+    // process alive. Node fires a timer longer than its maximum (~24.8 days) after 1 ms: clamp instead.
+    this.#timer = setTimeout(this.#abort, Math.min(ms, MAX_TIMER_MS)).unref();
   }
 
   get signal(): AbortSignal {
