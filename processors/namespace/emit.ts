@@ -4,7 +4,7 @@ import { flattenInto } from '../../pipeline/attributes/flatten.ts';
 import type { Tree } from '../../pipeline/attributes/trie.ts';
 import type { AttrValue, Attributes } from '../../pipeline/span.ts';
 import type { Cleaned } from './clean.ts';
-import { FAST_DATA_LAST, FAST_METRICS_FIRST, FAST_METRICS_LAST, FAST_TAIL_FIRST, FAST_TAIL_LAST, emitFastSlots } from './fast.ts';
+import { emitFastGroup, type FastSlots } from './fast.ts';
 import { isAgKey } from './keys.ts';
 import { emitUnsupported, type Quarantine } from './quarantine.ts';
 
@@ -17,7 +17,7 @@ export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine): At
   out.set('ag.type.span', c.typeSpan as string);
   out.set('ag.type.trace', c.typeTrace as string);
   const f = c.fast;
-  if (f !== undefined) emitFastSlots(f, 0, FAST_DATA_LAST, out);
+  if (f !== undefined) emitFastGroup(f, 0, out);
   else {
     put(out, 'ag.data.parameters', c.parameters);
     put(out, 'ag.data.inputs', c.inputs);
@@ -28,7 +28,7 @@ export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine): At
   if (c.durationCumulative !== undefined) out.set('ag.metrics.duration.cumulative', c.durationCumulative);
   if (c.errorsIncremental !== undefined) out.set('ag.metrics.errors.incremental', c.errorsIncremental);
   if (c.errorsCumulative !== undefined) out.set('ag.metrics.errors.cumulative', c.errorsCumulative);
-  if (f !== undefined) emitFastSlots(f, FAST_METRICS_FIRST, FAST_METRICS_LAST, out);
+  if (f !== undefined) emitFastGroup(f, 1, out);
   else {
     put(out, 'ag.metrics.tokens.incremental', c.tokensIncremental);
     put(out, 'ag.metrics.tokens.cumulative', c.tokensCumulative);
@@ -38,7 +38,7 @@ export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine): At
   }
   if (c.sessionId !== undefined) out.set('ag.session.id', c.sessionId);
   if (c.userId !== undefined) out.set('ag.user.id', c.userId);
-  if (f !== undefined) emitFastSlots(f, FAST_TAIL_FIRST, FAST_TAIL_LAST, out);
+  if (f !== undefined) emitFastGroup(f, 2, out);
   else {
     put(out, 'ag.flags', c.flags);
     put(out, 'ag.tags', c.tags);
@@ -47,6 +47,10 @@ export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine): At
     put(out, 'ag.selector', c.selector);
     emitUnsupported(c.unsupported, q, out);
   }
-  for (const k of input.keys()) if (!isAgKey(k)) out.set(k, input.get(k) as AttrValue);
+  const at = f?.otherAt;
+  if (at !== undefined) {
+    const { otherKeys, otherValues } = f as FastSlots;
+    for (let j = 0; j < at.length; j++) out.set(otherKeys[at[j]], otherValues[at[j]]);
+  } else for (const k of input.keys()) if (!isAgKey(k)) out.set(k, input.get(k) as AttrValue);
   return out;
 }

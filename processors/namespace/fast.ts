@@ -63,7 +63,7 @@ const SCALAR_KEYS = new Map<string, number>([
   ['ag.user.id', 7], ['ag.data.outputs', 8],
 ]);
 
-/** The `ag` keys of a span classified by the fast path: what emitFastSlots writes. */
+/** The `ag` keys of a span classified by the fast path: what emitFastGroup writes. */
 export interface FastSlots {
   /** Entries [0, count) are this span's; the arrays are reused, so they may hold more. */
   count: number;
@@ -73,6 +73,15 @@ export interface FastSlots {
   slots: number[];
   /** Bit s set when tree slot s holds a key. */
   present: number;
+  /** Output order (finishFast): entry indexes by slot, each slot in input order; `ends` closes the three
+   *  groups emit writes between the scalar slots (data, metric trees and references, the rest). */
+  order: Int32Array;
+  ends: Int32Array;
+  /** Set by the plan path: positions of the keys outside `ag` in `otherKeys` (the plan's keys) and
+   *  `otherValues` (the span's values), so emit copies them without looking each one up again. */
+  otherAt: Int32Array | undefined;
+  otherKeys: readonly string[];
+  otherValues: readonly AttrValue[];
 }
 
 function startsAt(k: string, root: string, len: number): boolean {
@@ -305,28 +314,45 @@ function canonicalBucket(keys: string[], slots: number[], count: number, slot: n
 }
 
 /**
- * The order check depends on the key sequence only (a key's slot is a function of the key), and spans from
- * one instrumentation repeat the same sequence: the last few sequences that passed are remembered. Copies,
- * as the FastSlots arrays are reused.
+ * The order check and the output order depend on the key sequence only (a key's slot is a function of the
+ * key), and spans from one instrumentation repeat the same sequence: the last few sequences that passed are
+ * remembered with their output order. The keys are copies, as the FastSlots arrays are reused.
  */
+interface Canonical {
+  keys: string[];
+  order: Int32Array;
+  ends: Int32Array;
+}
 const RECENT = 8;
-const recent: string[][] = [];
+const recent: Canonical[] = [];
 let recentNext = 0;
 
-function knownCanonical(keys: string[], count: number): boolean {
+function knownCanonical(keys: string[], count: number): Canonical | undefined {
   for (let r = 0; r < recent.length; r++) {
-    const e = recent[r];
+    const e = recent[r].keys;
     if (e.length !== count) continue;
     let i = 0;
     while (i < count && e[i] === keys[i]) i++;
-    if (i === count) return true;
+    if (i === count) return recent[r];
   }
-  return false;
+  return undefined;
 }
 
-function rememberCanonical(keys: string[], count: number): void {
-  recent[recentNext] = keys.slice(0, count); // the FastSlots arrays are scratch, refilled by the next span
+function rememberCanonical(f: FastSlots): Canonical {
+  const { slots, count } = f;
+  const order = new Int32Array(count);
+  const ends = new Int32Array(3);
+  let j = 0;
+  for (let s = 0; s < SLOT_COUNT; s++) {
+    if ((f.present & (1 << s)) !== 0) for (let i = 0; i < count; i++) if (slots[i] === s) order[j++] = i;
+    if (s === INTERNALS) ends[0] = j;
+    else if (s === REFERENCES) ends[1] = j;
+  }
+  ends[2] = j;
+  const e: Canonical = { keys: f.keys.slice(0, count), order, ends };
+  recent[recentNext] = e;
   recentNext = (recentNext + 1) % RECENT;
+  return e;
 }
 
 /** Records a named child [a, b) of frame d, false when that child was seen before (it would regroup). */
@@ -431,7 +457,10 @@ export function fastReferenceList(f: FastSlots): SpanReference[] | undefined {
 }
 
 /** The FastSlots of the span being processed: scratch, read by emit before the next span is classified. */
-const slotsScratch: FastSlots = { count: 0, keys: [], values: [], slots: [], present: 0 };
+const slotsScratch: FastSlots = {
+  count: 0, keys: [], values: [], slots: [], present: 0, order: new Int32Array(0), ends: new Int32Array(3),
+  otherAt: undefined, otherKeys: [], otherValues: [],
+};
 
 /** Beyond this many entries the scratch arrays are dropped rather than kept for the next span. */
 const SCRATCH_KEEP = 256;
@@ -445,6 +474,7 @@ function resetSlots(f: FastSlots): FastSlots {
   if (f.count > SCRATCH_KEEP) { f.keys = []; f.values = []; f.slots = []; }
   f.count = 0;
   f.present = 0;
+  f.otherAt = undefined;
   return f;
 }
 
@@ -467,12 +497,15 @@ export function finishFast(mapped: Attributes | undefined, c: Cleaned, f: FastSl
   if (mappingQuarantine.size > 0) { mappingQuarantine.clear(); return false; }
   // keys() and get: destructuring the entries allocated a pair per mapped key (~65 B/span measured).
   if (mapped !== undefined) for (const k of mapped.keys()) if (!place(k, mapped.get(k) as AttrValue, c, f)) return false;
-  if (!knownCanonical(f.keys, f.count)) {
+  let known = knownCanonical(f.keys, f.count);
+  if (known === undefined) {
     for (let s = 0; s < SLOT_COUNT; s++) {
       if ((f.present & (1 << s)) !== 0 && !canonicalBucket(f.keys, f.slots, f.count, s)) return false;
     }
-    rememberCanonical(f.keys, f.count);
+    known = rememberCanonical(f);
   }
+  f.order = known.order;
+  f.ends = known.ends;
   c.fast = f;
   return true;
 }
@@ -549,17 +582,11 @@ function placeTyped(k: string, v: string, c: Cleaned, f: FastSlots, claims: Clai
   return true;
 }
 
-/** Writes the tree slots from `first` to `last` (inclusive), each bucket in input order. */
-export function emitFastSlots(f: FastSlots, first: number, last: number, out: Attributes): void {
-  for (let s = first; s <= last; s++) {
-    if ((f.present & (1 << s)) === 0) continue;
-    const { keys, values, slots, count } = f;
-    for (let i = 0; i < count; i++) if (slots[i] === s) out.set(keys[i], values[i]);
+/** Writes slot group `g` (finishFast's order: 0 data, 1 metric trees and references, 2 the rest). */
+export function emitFastGroup(f: FastSlots, g: number, out: Attributes): void {
+  const { order, keys, values, ends } = f;
+  for (let j = g === 0 ? 0 : ends[g - 1]; j < ends[g]; j++) {
+    const i = order[j];
+    out.set(keys[i], values[i]);
   }
 }
-
-export const FAST_DATA_LAST = INTERNALS;
-export const FAST_METRICS_FIRST = TOKENS_INC;
-export const FAST_METRICS_LAST = REFERENCES;
-export const FAST_TAIL_FIRST = FLAGS;
-export const FAST_TAIL_LAST = UNSUPPORTED;

@@ -30,6 +30,8 @@ export interface Plan {
   refused: boolean;
   /** The semantic-convention families with rows to run, highest first. */
   families: FamilyPlan[];
+  /** Positions of the keys outside `ag`, in order (emit copies them from the span's values). */
+  others: Int32Array;
 }
 
 /** Spans with more keys are not planned (a plan keeps its keys; the cache must stay small). */
@@ -101,7 +103,12 @@ function makePlan(attrs: Attributes, semconv: boolean): Plan {
   // removes one of them, which only normaliseFast handles.
   if (node && span) refused = true;
   const families = !refused && mask !== 0 ? planFamilies(keys, claims, mask) : [];
-  return { semconv, keys, codes, refused, families };
+  let o = 0;
+  for (let j = 0; j < n; j++) if (codes[j] === KEY_OTHER) o++;
+  const others = new Int32Array(o);
+  o = 0;
+  for (let j = 0; j < n; j++) if (codes[j] === KEY_OTHER) others[o++] = j;
+  return { semconv, keys, codes, refused, families, others };
 }
 
 /** normalisePlanned's answers. */
@@ -134,5 +141,9 @@ export function normalisePlanned(plan: Plan, attrs: Attributes, c: Cleaned): num
     i++;
   }
   const mapped = plan.families.length > 0 ? mapPlanned(plan.families, attrs, values, mappingQuarantine) : undefined;
-  return finishFast(mapped, c, f) ? PLAN_TAKEN : PLAN_FULL;
+  if (!finishFast(mapped, c, f)) return PLAN_FULL;
+  f.otherAt = plan.others;
+  f.otherKeys = plan.keys;
+  f.otherValues = values;
+  return PLAN_TAKEN;
 }
