@@ -8,17 +8,6 @@ const NS_LIMIT = 1n << 64n;
 /** floor(2^64 / 1e9): a whole second below this one, plus any fraction, is always under 2^64 ns. */
 const MAX_SECONDS = 18_446_744_073;
 
-/** Scale from the digit count of an epoch integer to nanoseconds; other counts are rejected. */
-function epochScale(digits: number): bigint | undefined {
-  switch (digits) {
-    case 10: return 1_000_000_000n; // seconds
-    case 13: return 1_000_000n; // milliseconds
-    case 16: return 1_000n; // microseconds
-    case 19: return 1n; // nanoseconds
-    default: return undefined;
-  }
-}
-
 // The bigint work is most of the cost of a time (BigInt(text) alone ~60% of a 19-digit string), and the
 // times of one request fall within a few seconds of each other. So a time is built as whole seconds
 // plus a fraction below 1e9 (both exact doubles), and the seconds' bigint is kept from the last call:
@@ -41,13 +30,17 @@ function secondsToNs(seconds: number, fracNs: number): bigint | undefined {
   return seconds < MAX_SECONDS || ns < NS_LIMIT ? ns : undefined;
 }
 
-/** An epoch integer (>= 0) read by its digit count. */
+/**
+ * An epoch integer (a bigint: the receiver reads integers beyond 2^53 exactly) by its digit count,
+ * found by comparisons rather than value.toString() (a 19-digit bigint's text cost more than the rest).
+ * Every accepted value stays below 1e19 ns, so under 2^64.
+ */
 function fromEpochInteger(value: bigint): bigint | undefined {
-  if (value <= 0n) return undefined; // negative; zero has one digit, which is no unit either
-  const scale = epochScale(value.toString().length);
-  if (scale === undefined) return undefined;
-  const ns = value * scale;
-  return ns < NS_LIMIT ? ns : undefined;
+  if (value >= 1_000_000_000_000_000_000n) return value < 10_000_000_000_000_000_000n ? value : undefined;
+  if (value >= 1_000_000_000_000_000n && value < 10_000_000_000_000_000n) return value * 1_000n;
+  if (value >= 1_000_000_000_000n && value < 10_000_000_000_000n) return value * 1_000_000n;
+  if (value >= 1_000_000_000n && value < 10_000_000_000n) return value * 1_000_000_000n;
+  return undefined; // other digit counts, zero, negative
 }
 
 /** A safe-integer epoch: its digit count read by comparison, skipping a bigint-to-text conversion. */
