@@ -76,7 +76,7 @@ export function ascii(text: string): Piece {
 
 export class JsonWriter {
   buf: WriteBuffer;
-  /** `buf` as a DataView, for the word stores of `copy`; replaced with `buf`. */
+  /** `buf` as a DataView, for word stores (`copy`, `string`); replaced whenever `buf` is. */
   private view: DataView;
   pos = 0;
   /**
