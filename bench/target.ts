@@ -44,9 +44,9 @@ const RSS_SAMPLE_MS = 250;
 const DAEMON_CPU = 1;
 const LOADGEN_CPU = 0;
 
-function spawnPinned(pin: Pin, cpu: number, command: string, args: string[], cwd: string, stdout: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
+function spawnPinned(pin: Pin, cpu: number, command: string, args: string[], cwd: string, stdout: 'ignore' | 'pipe' = 'ignore', env = process.env): ChildProcess {
   const [bin, ...rest] = [...pin.prefix(cpu), command, ...args];
-  return spawn(bin, rest, { cwd, stdio: ['ignore', stdout, 'pipe'] });
+  return spawn(bin, rest, { cwd, env, stdio: ['ignore', stdout, 'pipe'] });
 }
 
 function stopper(child: ChildProcess): () => Promise<void> {
@@ -61,11 +61,13 @@ function stopper(child: ChildProcess): () => Promise<void> {
   });
 }
 
-export async function startTracehop(name: string, configYaml: string, pin: Pin): Promise<Target> {
+/** `nodeOptions`: the daemon's NODE_OPTIONS, for a row that measures an operator's setting. */
+export async function startTracehop(name: string, configYaml: string, pin: Pin, nodeOptions?: string): Promise<Target> {
   const dir = mkdtempSync(join(tmpdir(), 'tracehop-bench-'));
   const config = join(dir, 'tracehop.yaml');
   writeFileSync(config, configYaml.replaceAll('DIR', dir));
-  const child = spawnPinned(pin, DAEMON_CPU, process.execPath, [CLI, '--config', config], dir);
+  const env = nodeOptions ? { ...process.env, NODE_OPTIONS: nodeOptions } : process.env;
+  const child = spawnPinned(pin, DAEMON_CPU, process.execPath, [CLI, '--config', config], dir, 'ignore', env);
   const endpoints = await new Promise<Record<string, string[]>>((resolve, reject) => {
     let text = '';
     child.stderr!.on('data', (d: Buffer) => {
