@@ -102,20 +102,36 @@ function attributes(random: () => number, field: number, max: number): Bytes {
   return out;
 }
 
+const URLS = ['', 'https://opentelemetry.io/schemas/1.26.0', 'https://example.com/s'];
+
+/** A request with spans whose ScopeSpans fields come in a random order: scope, spans and schema urls. */
 function request(random: () => number): Uint8Array {
-  const spans: Bytes = [];
+  const spans: Bytes[] = [];
   const n = 1 + Math.floor(random() * 3);
   for (let i = 0; i < n; i++) {
     const event = len(11, [...fixed64(1, randomBytes(random, 8)), ...len(2, utf8('e')), ...attributes(random, 3, 3)]);
     const link = len(13, [...len(1, randomBytes(random, 16)), ...len(2, randomBytes(random, 8)), ...attributes(random, 4, 2)]);
-    spans.push(...len(2, [
-      ...len(1, randomBytes(random, 16)), ...len(2, randomBytes(random, 8)), ...len(5, utf8('s')),
-      ...attributes(random, 9, 8), ...(random() < 0.5 ? event : []), ...(random() < 0.2 ? link : []),
+    // Flags (16, fixed32) and a trace state give some spans otlp extras before any schema url.
+    const flags = random() < 0.3 ? [...varint((16 << 3) | 5), 1, 1, 0, 0] : [];
+    const traceState = random() < 0.2 ? len(3, utf8('k=v')) : [];
+    spans.push(len(2, [
+      ...len(1, randomBytes(random, 16)), ...len(2, randomBytes(random, 8)), ...traceState, ...len(5, utf8('s')),
+      ...attributes(random, 9, 8), ...(random() < 0.5 ? event : []), ...(random() < 0.2 ? link : []), ...flags,
     ]));
   }
   const scope = len(1, [...len(1, utf8('scope')), ...attributes(random, 3, 2)]);
+  const url = () => len(3, utf8(pickWith(random, URLS)));
+  let fields: Bytes[];
+  switch (Math.floor(random() * 6)) {
+    case 0: case 1: fields = [scope, ...spans]; break; // no url: the usual
+    case 2: fields = [scope, ...spans, url()]; break; // the url last, as encoders write it
+    case 3: fields = [url(), scope, ...spans, ...(random() < 0.5 ? [url()] : [])]; break; // url before, maybe again
+    case 4: fields = [...spans.slice(0, 1), scope, ...spans.slice(1), url()]; break; // scope after a span
+    default: fields = [...spans.slice(0, 1), url(), ...spans.slice(1), url()]; // urls between spans
+  }
   const resource = len(1, attributes(random, 1, 3));
-  return Uint8Array.from(len(1, [...resource, ...len(2, [...scope, ...spans])]));
+  const resourceUrl = random() < 0.3 ? url() : [];
+  return Uint8Array.from(len(1, [...resource, ...len(2, fields.flat()), ...resourceUrl]));
 }
 
 /** The decode result, or the error message, with the fast paths on or off. */
