@@ -189,7 +189,8 @@ describe('fast path plans equal normaliseFast and the full path', () => {
   it('more key sequences than the cache holds, interleaved, then the first ones again', () => {
     const r = seededRandom(43);
     const p = new NamespaceProcessor({ semconv: 'otlp' });
-    // 40 sequences of clean spans (every one plannable), cycled so each comes back after being evicted.
+    // 40 sequences of clean spans (every one plannable), cycled so each comes back after being evicted;
+    // a sequence is planned on its second span, so two of every three take a plan.
     const bases = Array.from({ length: 40 }, (_, i) => [
       i % 3 === 0 ? 'ag.type.node' : 'ag.type.span', `ag.meta.m${i}`, 'ag.data.inputs.prompt.0.role', 'gen_ai.request.model', `ag.tags.t${i % 7}`,
       ...(i % 2 === 0 ? ['gen_ai.usage.input_tokens'] : ['ag.session.id']),
@@ -203,7 +204,22 @@ describe('fast path plans equal normaliseFast and the full path', () => {
         total += spans.length;
       }
     }
-    expect(planned).toBe(total);
+    expect(planned).toBe((total / 3) * 2);
+  });
+
+  it('plans no key sequence seen only once, and still plans one that repeats among them', () => {
+    const r = seededRandom(59);
+    const p = new NamespaceProcessor({ semconv: 'otlp' });
+    const repeated = ['ag.type.span', 'ag.data.inputs.q', 'gen_ai.request.model'];
+    let unique = 0;
+    let planned = 0;
+    for (let round = 0; round < 60; round++) {
+      // Three spans whose keys are never seen again, then the repeated one.
+      const once = Array.from({ length: 3 }, () => span(r, ['ag.type.span', `ag.meta.u${unique++}`, 'http.x'], true));
+      expect(compare(p, 'otlp', once)).toBe(0);
+      planned += compare(p, 'otlp', [span(r, repeated, true)]);
+    }
+    expect(planned).toBe(59);
   });
 
   it('one key sequence seen with and without semantic conventions', () => {
