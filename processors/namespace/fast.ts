@@ -3,7 +3,8 @@
 // is quarantined or shadowed, no key would be regrouped or turned into an array by unflatten. Then the
 // output is simply the keys bucketed by slot, each bucket in input order, and no trie or tree is built.
 // Anything unusual returns false and the caller runs the full path from the start; the differential test
-// (fast.test.ts) holds the two equal. Decision 0250.
+// (fast.test.ts) holds the two equal. Decision 0250. Spans whose key sequence repeats take a plan of these
+// decisions instead (plan.ts, decision 0310), which ends in the same finishFast.
 import { flattenInto } from '../../pipeline/attributes/flatten.ts';
 import { normaliseUuid } from '../../pipeline/ids.ts';
 import type { AttrValue, Attributes, SpanReference } from '../../pipeline/span.ts';
@@ -514,9 +515,9 @@ export function finishFast(mapped: Attributes | undefined, c: Cleaned, f: FastSl
  * S1-S7 for a span whose `ag` keys need no rewriting: no `@ag.type=` value (S2), no alias (S3), no
  * string in a JSON data slot (S5), `ag` itself absent, every key in a known slot with a value S7 keeps
  * as is, and each slot already in canonical order. The semantic-convention output (S4, when `semconv`
- * applies and some family has a trigger key) must pass the same checks. Fills `c` (scalar slots, and c.fast, a scratch
- * FastSlots valid until the next call, for the tree slots) and returns
- * true; false (with `c` possibly half-filled: the caller starts a fresh one) when the full path is needed.
+ * applies and some family has a trigger key) must pass the same checks. Fills `c` (scalar slots; c.fast, a
+ * scratch FastSlots valid until the next call, for the tree slots) and returns true; false (with `c`
+ * possibly half-filled: the caller starts a fresh one) when the full path is needed.
  */
 export function normaliseFast(attrs: Attributes, semconv: boolean, c: Cleaned): boolean {
   const f = beginSlots();
