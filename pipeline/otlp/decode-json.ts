@@ -6,7 +6,7 @@
 // A field of the wrong JSON type that validate has a rule for (ids, times, kind, status code) is decoded
 // to a value validate rejects, so only that span fails; any other type error makes the body
 // undecodable (400), naming the path.
-import type { AttrValue, Attributes, OtlpExtras, Span, SpanEvent, SpanLink, SpanScope } from '../span.ts';
+import { newSpan, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../span.ts';
 import { flattenInto } from '../attributes/flatten.ts';
 import { parseJsonBytes } from '../json/parse.ts';
 import { MAX_VALUE_DEPTH, OtlpDecodeError } from './errors.ts';
@@ -148,28 +148,17 @@ function readSpan(
     const code = enumValue(statusIn.code, STATUS_NAMES);
     status = message === '' ? { code } : { code, message };
   }
-  // Every field, in SPAN_FIELDS order (pipeline/span.ts): one hidden class for all spans.
-  const span: Span = {
-    traceId: id(pick(v, 'traceId', 'trace_id')),
-    spanId: id(pick(v, 'spanId', 'span_id')),
-    parentId: undefined,
-    name: str(v.name, `${path}.name`),
-    kind: enumValue(v.kind, KIND_NAMES),
-    startNs: nanos(pick(v, 'startTimeUnixNano', 'start_time_unix_nano')),
-    endNs: nanos(pick(v, 'endTimeUnixNano', 'end_time_unix_nano')),
+  // newSpan: every field, so one hidden class for all spans (pipeline/span.ts SPAN_FIELDS).
+  const span = newSpan(
+    id(pick(v, 'traceId', 'trace_id')),
+    id(pick(v, 'spanId', 'span_id')),
+    str(v.name, `${path}.name`),
+    enumValue(v.kind, KIND_NAMES),
+    nanos(pick(v, 'startTimeUnixNano', 'start_time_unix_nano')),
+    nanos(pick(v, 'endTimeUnixNano', 'end_time_unix_nano')),
     status,
-    attributes: readAttributes(v.attributes, `${path}.attributes`),
-    events: undefined,
-    links: undefined,
-    references: undefined,
-    resource: undefined,
-    scope: undefined,
-    otlp: undefined,
-    traceType: undefined,
-    spanType: undefined,
-    sessionId: undefined,
-    userId: undefined,
-  };
+    readAttributes(v.attributes, `${path}.attributes`),
+  );
   const parentId = id(pick(v, 'parentSpanId', 'parent_span_id'));
   if (parentId !== '') span.parentId = parentId;
 

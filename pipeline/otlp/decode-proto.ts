@@ -5,7 +5,7 @@
 // Decoding judges only the wire format. Whether a span is acceptable (id lengths, zero ids, times,
 // enum ranges) is the `validate` processor's call (otlp.md), so ids are kept as the hex of whatever
 // bytes came, enums as the numbers that came, and absent times as 0n.
-import type { AttrScalar, AttrValue, Attributes, OtlpExtras, Span, SpanEvent, SpanLink, SpanScope } from '../span.ts';
+import { newSpan, type AttrScalar, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../span.ts';
 import { flattenInto } from '../attributes/flatten.ts';
 import { attributeCached, attributeHash, cachedKey, cachedValue, rememberAttribute } from './decode-attribute-cache.ts';
 import { idHex } from './decode-id.ts';
@@ -361,28 +361,9 @@ function readSpan(
       default: r.skip(tag & 7, tag >>> 3);
     }
   }
-  // Every field, in SPAN_FIELDS order (pipeline/span.ts): one hidden class for all spans.
-  const span: Span = {
-    traceId,
-    spanId,
-    parentId: undefined,
-    name,
-    kind,
-    startNs,
-    endNs,
-    status: statusMessage === '' ? { code: statusCode } : { code: statusCode, message: statusMessage },
-    attributes,
-    events: undefined,
-    links: undefined,
-    references: undefined,
-    resource: undefined,
-    scope: undefined,
-    otlp: undefined,
-    traceType: undefined,
-    spanType: undefined,
-    sessionId: undefined,
-    userId: undefined,
-  };
+  // newSpan: every field, so one hidden class for all spans (pipeline/span.ts SPAN_FIELDS).
+  const status = statusMessage === '' ? { code: statusCode } : { code: statusCode, message: statusMessage };
+  const span = newSpan(traceId, spanId, name, kind, startNs, endNs, status, attributes);
   // Empty parent bytes mean a root (otlp.md); all-zero ones are validate's to judge.
   if (parentId !== '') span.parentId = parentId;
   if (events !== undefined) span.events = events;

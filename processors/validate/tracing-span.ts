@@ -3,7 +3,7 @@
 import type { SpanDraft } from '../../pipeline/batch.ts';
 import { isZeroSpanId, normaliseSpanId, normaliseTraceId, randomHex, spanIdHex } from '../../pipeline/ids.ts';
 import type { Span } from '../../pipeline/span.ts';
-import { SPAN_KIND_NAMES, SPAN_TYPES, STATUS_CODE_NAMES, TRACE_TYPES } from '../../pipeline/span.ts';
+import { newSpan, SPAN_KIND_NAMES, SPAN_TYPES, STATUS_CODE_NAMES, TRACE_TYPES } from '../../pipeline/span.ts';
 import { parseTimestamp } from '../../pipeline/time.ts';
 import { isJsonObject } from '../../pipeline/tracing/tree.ts';
 import {
@@ -112,28 +112,8 @@ export function checkDraft(draft: SpanDraft, lineage: Lineage): Span | string {
   const attributes = attributesOf(o.attributes);
   if (attributes === undefined) return 'invalid attributes: expected an object';
 
-  // Every field, in SPAN_FIELDS order (pipeline/span.ts): one hidden class for all spans.
-  const span: Span = {
-    traceId,
-    spanId,
-    parentId: undefined,
-    name,
-    kind,
-    startNs,
-    endNs,
-    status: typeof message === 'string' ? { code, message } : { code },
-    attributes,
-    events: undefined,
-    links: undefined,
-    references: undefined,
-    resource: undefined,
-    scope: undefined,
-    otlp: undefined,
-    traceType: undefined,
-    spanType: undefined,
-    sessionId: undefined,
-    userId: undefined,
-  };
+  // newSpan: every field, so one hidden class for all spans (pipeline/span.ts SPAN_FIELDS).
+  const span = newSpan(traceId, spanId, name, kind, startNs, endNs, typeof message === 'string' ? { code, message } : { code }, attributes);
   if (parentId !== undefined) span.parentId = parentId;
 
   // Lists: absent stays absent; [] is kept (it means something for links and events).
