@@ -4,18 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Attributes, Span, SpanScope } from '../span.ts';
 import { encodeExportRequest, encodeExportRequests } from './encode-proto.ts';
 import { ProtoWriter } from './proto-writer.ts';
-
-/** Deterministic PRNG (mulberry32): failures reproduce. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../test/helpers/random.ts';
 
 function randomSpans(rand: () => number, count: number): Span[] {
   const resources: Array<Attributes | undefined> = [
@@ -68,7 +57,7 @@ function cut(spans: Span[], limit: number, writer = new ProtoWriter(256)): Cut {
 
 describe('encodeExportRequests', () => {
   it('without a limit makes exactly encodeExportRequest', () => {
-    const rand = prng(7);
+    const rand = seededRandom(7);
     for (let round = 0; round < 20; round++) {
       const spans = randomSpans(rand, 1 + Math.floor(rand() * 40));
       const { requests, tooLarge } = cut(spans, Infinity);
@@ -79,7 +68,7 @@ describe('encodeExportRequests', () => {
   });
 
   it('cuts requests under the limit, each the whole-request encoding of its spans, cut only when needed', () => {
-    const rand = prng(42);
+    const rand = seededRandom(42);
     for (let round = 0; round < 60; round++) {
       const spans = randomSpans(rand, 1 + Math.floor(rand() * 60));
       const limit = 600 + Math.floor(rand() * 25_000);
@@ -113,7 +102,7 @@ describe('encodeExportRequests', () => {
   });
 
   it('keeps spans grouped by resource and scope in first-appearance order, batch order within', () => {
-    const rand = prng(3);
+    const rand = seededRandom(3);
     const spans = randomSpans(rand, 50);
     const { order } = cut(spans, Infinity);
     const key = (s: Span) => `${s.resource?.get('service.name')}|${s.scope?.name}|${s.otlp?.resourceSchemaUrl ?? ''}|${s.otlp?.scopeSchemaUrl ?? ''}`;

@@ -4,17 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Span, SpanScope } from '../span.ts';
 import { groupSpans } from './group.ts';
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../test/helpers/random.ts';
 
 function contentKey(s: Span): [string, string] {
   const resource = JSON.stringify([s.otlp?.resourceSchemaUrl ?? '', [...(s.resource ?? new Map())]]);
@@ -37,7 +27,7 @@ function reference(spans: Span[]): Array<[string, Array<[string, string[]]>]> {
 
 describe('groupSpans', () => {
   it('groups like a plain content-keyed grouping, whatever objects the spans share', () => {
-    const rand = prng(11);
+    const rand = seededRandom(11);
     for (let round = 0; round < 200; round++) {
       const resources = [undefined, new Map([['service.name', 'a']]), new Map([['service.name', 'a']]), new Map([['service.name', 'b']])];
       const scopes: Array<SpanScope | undefined> = [undefined, { name: 'x' }, { name: 'x' }, { name: 'x', version: '2' }];

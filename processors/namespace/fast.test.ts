@@ -6,6 +6,7 @@ import type { AttrValue, Attributes, Span } from '../../pipeline/span.ts';
 import { fastPath } from './normalise.ts';
 import { NamespaceProcessor } from './processor.ts';
 import { seededRandom, pickWith } from '../../test/helpers/random.ts';
+import { cloneForNamespace, namespaceOutcome } from '../../test/helpers/namespace-outcome.ts';
 
 const pick = pickWith;
 
@@ -172,31 +173,19 @@ function span(r: () => number, attributes: Attributes): Span {
   };
 }
 
-function clone(s: Span): Span {
-  return { ...s, attributes: new Map(s.attributes) };
-}
-
-function outcome(s: Span) {
-  return {
-    attributes: [...s.attributes],
-    fields: [s.spanType, s.traceType, s.sessionId, s.userId],
-    references: s.references?.map((x) => ({ ...x, attributes: [...x.attributes] })),
-  };
-}
-
 /** Runs one batch both ways; returns how many spans the fast path took. */
 function compare(spans: Span[], origin: BatchOrigin, p: NamespaceProcessor): number {
-  const slow = spans.map(clone);
+  const slow = spans.map(cloneForNamespace);
   fastPath.enabled = false;
   try {
     p.process({ origin, spans: slow, rejections: [] });
   } finally {
     fastPath.enabled = true;
   }
-  const fast = spans.map(clone);
+  const fast = spans.map(cloneForNamespace);
   const before = fastPath.hits;
   p.process({ origin, spans: fast, rejections: [] });
-  for (let i = 0; i < spans.length; i++) expect(outcome(fast[i])).toEqual(outcome(slow[i]));
+  for (let i = 0; i < spans.length; i++) expect(namespaceOutcome(fast[i])).toEqual(namespaceOutcome(slow[i]));
   return fastPath.hits - before;
 }
 
@@ -223,7 +212,7 @@ describe('namespace fast path equals the full path', () => {
       const spans = Array.from({ length: 50 }, (_, i) => span(r, realisticAttrs(i)));
       expect(compare(spans, origin, p)).toBe(spans.length);
       // Outputs are canonical, so a second pass also goes fast and changes nothing.
-      const once = spans.map(clone);
+      const once = spans.map(cloneForNamespace);
       p.process({ origin, spans: once, rejections: [] });
       expect(compare(once, origin, p)).toBe(spans.length);
     });

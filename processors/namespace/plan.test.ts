@@ -8,6 +8,7 @@ import { pickWith as pick, seededRandom } from '../../test/helpers/random.ts';
 import { fastPath } from './normalise.ts';
 import { clearPlans } from './plan.ts';
 import { NamespaceProcessor } from './processor.ts';
+import { cloneForNamespace, namespaceOutcome } from '../../test/helpers/namespace-outcome.ts';
 
 /** Keys of realistic instrumentations: ag.* as the tracing API sends them, and semantic conventions. */
 const AG_KEYS = [
@@ -109,20 +110,8 @@ function span(r: () => number, keys: readonly string[], clean = false): Span {
   };
 }
 
-function clone(s: Span): Span {
-  return { ...s, attributes: new Map(s.attributes) };
-}
-
-function outcome(s: Span) {
-  return {
-    attributes: [...s.attributes],
-    fields: [s.spanType, s.traceType, s.sessionId, s.userId],
-    references: s.references?.map((x) => ({ ...x, attributes: [...x.attributes] })),
-  };
-}
-
 function run(p: NamespaceProcessor, origin: BatchOrigin, spans: Span[], enabled: boolean, plans: boolean): Span[] {
-  const copy = spans.map(clone);
+  const copy = spans.map(cloneForNamespace);
   fastPath.enabled = enabled;
   fastPath.plans = plans;
   try {
@@ -141,9 +130,9 @@ function compare(p: NamespaceProcessor, origin: BatchOrigin, spans: Span[]): num
   const before = fastPath.planned;
   const planned = run(p, origin, spans, true, true);
   for (let i = 0; i < spans.length; i++) {
-    const want = outcome(full[i]);
-    expect(outcome(general[i])).toEqual(want);
-    expect(outcome(planned[i])).toEqual(want);
+    const want = namespaceOutcome(full[i]);
+    expect(namespaceOutcome(general[i])).toEqual(want);
+    expect(namespaceOutcome(planned[i])).toEqual(want);
   }
   return fastPath.planned - before;
 }

@@ -2,11 +2,13 @@
 // the way the config loader does, topics, and an independent consumer reading a topic back.
 import { randomBytes } from 'node:crypto';
 import { Admin, Consumer } from '@platformatic/kafka';
+import { expect } from 'vitest';
 import { validator } from '../../config/ajv.ts';
 import type { ComponentContext } from '../../pipeline/component.ts';
 import { createLogger, type Logger } from '../../pipeline/log.ts';
 import { SpanKind, StatusCode, type Span } from '../../pipeline/span.ts';
 import { schema, type KafkaConfig } from '../../exporters/kafka/config.ts';
+import { KafkaExporter } from '../../exporters/kafka/kafka-exporter.ts';
 
 export function uniqueTopic(prefix: string): string {
   return `${prefix}_${randomBytes(4).toString('hex')}`;
@@ -139,4 +141,28 @@ export async function readTopic(
     await consumer.close(true);
   }
   return out;
+}
+
+/**
+ * Delivers a few traces through an exporter on `broker` configured with `options` (sasl, tls, ...), then
+ * reads the topic back over the plaintext listener `bootstrap`: it holds exactly those spans.
+ */
+export async function expectDelivery(bootstrap: string, broker: string, options: Record<string, unknown>, topicPrefix: string): Promise<void> {
+  const topic = uniqueTopic(topicPrefix);
+  await createTopic(bootstrap, topic, 1);
+  const exporter = new KafkaExporter(kafkaConfig({ brokers: [broker], topic, ...options }), context(recordingLogger().logger));
+  await exporter.start();
+  const spans = makeSpans(2, 3);
+  await exporter.export(spans);
+  await exporter.shutdown();
+  const messages = await readTopic(bootstrap, topic, spans.length);
+  expect(messages.map((m) => m.key)).toEqual(spans.map((s) => s.traceId));
+}
+
+/** What an exporter on `broker` configured with `options` throws from start() (undefined if it starts). */
+export async function startupError(broker: string, options: Record<string, unknown>): Promise<unknown> {
+  const exporter = new KafkaExporter(kafkaConfig({ brokers: [broker], topic: 'anything', timeout: '5s', ...options }), context(recordingLogger().logger));
+  const error = await exporter.start().then(() => undefined, (e: unknown) => e);
+  await exporter.shutdown();
+  return error;
 }

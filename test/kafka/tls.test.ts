@@ -7,50 +7,27 @@
 import { describe, expect, inject, it } from 'vitest';
 import { KafkaExporter } from '../../exporters/kafka/kafka-exporter.ts';
 import { RetryableError, StartupError } from '../../pipeline/errors.ts';
-import { context, createTopic, kafkaConfig, makeSpans, readTopic, recordingLogger, uniqueTopic } from './helpers.ts';
+import { context, createTopic, expectDelivery, kafkaConfig, makeSpans, recordingLogger, startupError, uniqueTopic } from './helpers.ts';
 
 const bootstrap = inject('kafkaBootstrap');
 const tls = inject('kafkaTls');
 
-async function deliversThrough(broker: string, tlsOptions: Record<string, unknown>): Promise<void> {
-  const topic = uniqueTopic('tls');
-  await createTopic(bootstrap, topic, 1);
-  const exporter = new KafkaExporter(kafkaConfig({ brokers: [broker], topic, tls: tlsOptions }), context(recordingLogger().logger));
-  await exporter.start();
-  const spans = makeSpans(2, 3);
-  await exporter.export(spans);
-  await exporter.shutdown();
-  // Read back over plaintext: what went in over TLS is exactly what the topic holds.
-  const messages = await readTopic(bootstrap, topic, spans.length);
-  expect(messages.map((m) => m.key)).toEqual(spans.map((s) => s.traceId));
-}
-
-async function startError(broker: string, tlsOptions: Record<string, unknown>): Promise<unknown> {
-  const exporter = new KafkaExporter(
-    kafkaConfig({ brokers: [broker], topic: 'anything', tls: tlsOptions, timeout: '5s' }),
-    context(recordingLogger().logger),
-  );
-  const error = await exporter.start().then(() => undefined, (e: unknown) => e);
-  await exporter.shutdown();
-  return error;
-}
-
 describe('kafka exporter with TLS', () => {
   it('delivers when the config trusts the broker\'s CA (ca_file)', async () => {
-    await deliversThrough(tls.bootstrap, { ca_file: tls.ca });
+    await expectDelivery(bootstrap, tls.bootstrap, { tls: { ca_file: tls.ca } }, 'tls');
   });
 
   it('delivers with a client certificate where the listener requires one (cert_file, key_file)', async () => {
-    await deliversThrough(tls.mtlsBootstrap, { ca_file: tls.ca, cert_file: tls.clientCert, key_file: tls.clientKey });
+    await expectDelivery(bootstrap, tls.mtlsBootstrap, { tls: { ca_file: tls.ca, cert_file: tls.clientCert, key_file: tls.clientKey } }, 'mtls');
   });
 
   it('delivers without verification when insecure_skip_verify is set', async () => {
-    await deliversThrough(tls.bootstrap, { insecure_skip_verify: true });
+    await expectDelivery(bootstrap, tls.bootstrap, { tls: { insecure_skip_verify: true } }, 'tls_insecure');
   });
 
   it('a broker certificate the config does not trust is a start-up error', async () => {
     // `{}`: the system's CAs, which do not include the test CA.
-    const error = await startError(tls.bootstrap, {});
+    const error = await startupError(tls.bootstrap, { tls: {} });
     expect(error).toBeInstanceOf(StartupError);
     expect((error as Error).message).toMatch(/refused our credentials or certificate/);
   });

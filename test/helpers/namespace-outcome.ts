@@ -1,0 +1,17 @@
+// For differential tests of the namespace processor's paths (full, fast, planned): run the same spans
+// through each and compare what namespace decides.
+import type { Span } from '../../pipeline/span.ts';
+
+/** A copy a path may rewrite without touching the original (namespace replaces the attribute Map). */
+export function cloneForNamespace(s: Span): Span {
+  return { ...s, attributes: new Map(s.attributes) };
+}
+
+/** What namespace decided for a span: its attributes in order, the span fields it sets, its references. */
+export function namespaceOutcome(s: Span) {
+  return {
+    attributes: [...s.attributes],
+    fields: [s.spanType, s.traceType, s.sessionId, s.userId],
+    references: s.references?.map((x) => ({ ...x, attributes: [...x.attributes] })),
+  };
+}
