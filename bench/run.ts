@@ -14,10 +14,12 @@ interface Options {
   only?: string[];
   durationMs: number;
   rounds: number;
+  /** Where the JSON results go. */
+  resultsDir: string;
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { durationMs: 10_000, rounds: 1 };
+  const options: Options = { durationMs: 10_000, rounds: 1, resultsDir: join(REPO, 'bench/results') };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--scenario') (options.only ??= []).push(...argv[++i].split(','));
     else if (argv[i] === '--duration') {
@@ -28,8 +30,9 @@ function parseArgs(argv: string[]): Options {
       const n = Number(argv[++i]);
       if (!Number.isInteger(n) || n < 1) throw new Error(`--rounds takes a whole number of rounds, 1 or more (got ${argv[i]})`);
       options.rounds = n;
-    } else if (argv[i] === '--help') {
-      process.stdout.write(`npm run bench [-- --scenario NAME[,NAME]] [-- --duration 30s] [-- --rounds N]\nscenarios: ${scenarios.map((s) => s.name).join(', ')}\n`);
+    } else if (argv[i] === '--results') options.resultsDir = argv[++i];
+    else if (argv[i] === '--help') {
+      process.stdout.write(`npm run bench [-- --scenario NAME[,NAME]] [-- --duration 30s] [-- --rounds N] [-- --results DIR]\nscenarios: ${scenarios.map((s) => s.name).join(', ')}\n`);
       process.exit(0);
     } else throw new Error(`unknown argument ${argv[i]}`);
   }
@@ -70,7 +73,7 @@ async function main() {
   }
   const report = formatReport(results, { pinned: pin.available, durationMs: options.durationMs });
   process.stdout.write(report + '\n');
-  const dir = join(REPO, 'bench/results');
+  const dir = options.resultsDir;
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
   const file = join(dir, `${new Date().toISOString().replaceAll(':', '-')}.json`);
   writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), pinned: pin.available, durationMs: options.durationMs, rounds: results }, null, 2));
