@@ -6,7 +6,8 @@ export interface FileConfig extends DeliveryConfig {
   /** Relative to the working directory; missing parent directories are created. */
   path: string;
   attributes_shape: 'flat' | 'nested';
-  /** Milliseconds: buffered lines are written at least this often; 0 writes each batch at once. */
+  /** Milliseconds: buffered lines are written at least this often (span-record.md). Always met: each
+   *  batch is written when the pipeline hands it over (file-exporter.ts says why there is no timer). */
   flush_interval: number;
   rotation: {
     /** Mebibytes (1048576 bytes, as the Collector's file exporter counts them); 0: no rotation. */

@@ -10,7 +10,6 @@ export const factory: Factory<FileConfig, Exporter> = {
     new FileExporter({
       path: config.path,
       attributesShape: config.attributes_shape,
-      flushIntervalMs: config.flush_interval,
       maxBytes: Math.floor(config.rotation.max_megabytes * BYTES_PER_MEGABYTE),
       maxBackups: config.rotation.max_backups,
       logger: context.logger,

@@ -1,5 +1,11 @@
 // The `file` exporter: JSON span records, one per line, appended to a file (span-record.md). A batch
 // counts as delivered only once its lines are in the file, so export() resolves after the write.
+//
+// Each batch is written when it is handed over; batches that arrive while a write is in flight go
+// together in the next one. There is no flush timer: the pipeline calls export() one batch at a time
+// (SerialExporter) and waits for it, so a timer never had a second batch to coalesce, and it capped a
+// busy pipeline at one batch per interval whenever a batch was small (measured: send_batch_size 512
+// gave ~600 spans/s, docs/decisions/0160). How much goes in one write is the batch processor's call.
 import { resolve } from 'node:path';
 import type { Exporter } from '../../pipeline/component.ts';
 import { RetryableError, StartupError } from '../../pipeline/errors.ts';
@@ -11,19 +17,12 @@ import { LineFile } from './line-file.ts';
 export interface FileExporterOptions {
   path: string;
   attributesShape: AttributesShape;
-  /** Milliseconds; 0 writes each batch at once. */
-  flushIntervalMs: number;
   /** 0: no rotation. */
   maxBytes: number;
   /** 0: keep all. */
   maxBackups: number;
   logger: Logger;
 }
-
-// Buffered lines are written early once they reach this size: waiting longer saves no write calls worth
-// having and would only hold memory and delay the cursor. (The pipeline exports one batch at a time, so
-// large batches go straight through and only small ones wait for the interval.)
-const FLUSH_AT_BYTES = 1024 * 1024;
 
 interface Waiter {
   resolve(): void;
@@ -35,15 +34,12 @@ export class FileExporter implements Exporter {
   private readonly path: string;
   private file: LineFile | undefined;
   private stopped = false;
-  /** Set when shutdown begins: from then on every batch is written at once. */
-  private draining = false;
   /** Encoded batches waiting for the next write, and the export calls waiting on them. */
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private waiters: Waiter[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  /** The last write; writes run one after another, in export order. Never rejects. */
-  private writing: Promise<void> = Promise.resolve();
+  /** The write in flight, if any; writes run one after another, in export order. Never rejects. */
+  private writing: Promise<void> | undefined;
 
   constructor(options: FileExporterOptions) {
     this.options = options;
@@ -71,31 +67,24 @@ export class FileExporter implements Exporter {
       this.pending.push(lines);
       this.pendingBytes += lines.length;
       this.waiters.push({ resolve, reject });
-      if (this.draining || this.options.flushIntervalMs === 0 || this.pendingBytes >= FLUSH_AT_BYTES) void this.writeBuffered();
-      else this.timer ??= setTimeout(() => void this.writeBuffered(), this.options.flushIntervalMs);
+      this.writing ??= this.writeBuffered();
     });
   }
 
-  /** Shutdown has begun: write what is buffered and every later batch at once (Exporter.flush). */
-  flush(): Promise<void> {
-    this.draining = true;
-    return this.writeBuffered();
+  /** Writes what is buffered, then whatever was handed over meanwhile, until nothing is left. */
+  private async writeBuffered(): Promise<void> {
+    while (this.pending.length > 0) await this.writeOnce();
+    this.writing = undefined;
   }
 
-  /** Writes what is buffered now; resolves when that write (and every earlier one) is done. */
-  private writeBuffered(): Promise<void> {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    if (this.pending.length === 0) return this.writing;
+  private writeOnce(): Promise<void> {
     const data = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes);
     const waiters = this.waiters;
     this.pending = [];
     this.pendingBytes = 0;
     this.waiters = [];
     const file = this.file!;
-    this.writing = this.writing.then(() => file.append(data)).then(
+    return file.append(data).then(
       () => {
         for (const waiter of waiters) waiter.resolve();
       },
@@ -108,13 +97,12 @@ export class FileExporter implements Exporter {
         for (const waiter of waiters) waiter.reject(failure);
       },
     );
-    return this.writing;
   }
 
   async shutdown(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    await this.writeBuffered();
+    await this.writing;
     await this.file?.close();
   }
 }

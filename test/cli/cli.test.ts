@@ -118,8 +118,8 @@ service:
   });
 
   it('SIGTERM: stops accepting, delivers everything acknowledged, exits 0', async () => {
-    // A 5 s batch timeout and a 10 s flush interval: nothing reaches the file before the signal.
-    const daemon = await startDaemon(pipeline('file:\n    path: ./spans.jsonl\n    flush_interval: 10s'));
+    // A 5 s batch timeout: nothing reaches the file before the signal.
+    const daemon = await startDaemon(pipeline('file:\n    path: ./spans.jsonl'));
     const url = daemon.url('http');
     let acknowledged = 0;
     for (let i = 0; i < 20; i++) {
