@@ -1,6 +1,7 @@
 // The contracts every component folder implements: a config schema with defaults, a factory, and the
 // component itself. A new component is a new folder plus one line in the registry (pipeline/registry.ts
 // is filled by cmd/components.ts, so pipeline/ imports no receiver, processor or exporter).
+import type { Refusal } from './errors.ts';
 import type { Logger } from './log.ts';
 import type { Span } from './span.ts';
 import type { WorkingBatch } from './batch.ts';
@@ -31,8 +32,8 @@ export interface Factory<Config, Component, Context extends ComponentContext = C
 
 /** What a receiver calls for each request: the synchronous processors, then the append. */
 export interface IngestConsumer {
-  /** A refusal to answer before decoding (memory limit, shutting down); undefined = go ahead. */
-  admit(): { message: string; retryAfterMs: number } | undefined;
+  /** A refusal to answer before decoding (shutting down, a full stream, the memory limit); undefined = go ahead. */
+  admit(): Refusal | undefined;
   /** Runs the synchronous processors (flatten, validate, namespace) on the batch, in place. Never throws on input. */
   prepare(batch: WorkingBatch): void;
   /**

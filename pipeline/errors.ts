@@ -3,6 +3,13 @@ import type { Span } from './span.ts';
 // Errors that cross component boundaries and change what the pipeline does with a batch.
 
 /** The ingest stream (or the memory limiter) refused an append: nothing was appended; the client retries. */
+/** Why a request is turned away before it is read (503 + Retry-After); a plain value, cheap to make per
+ *  request under overload, where an Error would capture a stack each time. */
+export interface Refusal {
+  message: string;
+  retryAfterMs: number;
+}
+
 export class RefusedError extends Error {
   readonly retryAfterMs: number;
   readonly status: 429 | 503;

@@ -180,6 +180,12 @@ export class Graph {
     return {
       admit: () => {
         if (this.closing) return { message: 'tracehop is shutting down', retryAfterMs };
+        // A full stream refuses before the request is decoded: under overload, refusing is then cheap
+        // and leaves the CPU to the exporters that drain the stream.
+        for (let i = 0; i < streams.length; i++) {
+          const refused = streams[i].refusal();
+          if (refused) return refused;
+        }
         return admission?.();
       },
       prepare: (batch: WorkingBatch) => {

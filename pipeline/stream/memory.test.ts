@@ -39,10 +39,31 @@ describe('memory stream', () => {
     expect(err).toBeInstanceOf(RefusedError);
     expect((err as RefusedError).retryAfterMs).toBe(2000);
     expect(stream.stats().records).toBe(1);
+    // Under the bound, but a request of that size was just refused: refused before decoding until space frees.
+    expect(stream.stats().bytes).toBeLessThan(4000);
+    expect(stream.refusal()?.message).toMatch(/^ingest stream full/);
     const [record] = await reader.read(100);
     await reader.commit(record.seq);
+    expect(stream.refusal()).toBeUndefined();
     await stream.append(makeSpans(5));
     expect(stream.stats().records).toBe(1);
+  });
+
+  it('refusal(): none below the bound; at it, the refusal every append would get; after seal, shutting down', async () => {
+    const stream = new MemoryStream({ maxBytes: 4000, retryAfterMs: 2000 });
+    const reader = stream.reader('a');
+    expect(stream.refusal()).toBeUndefined();
+    await stream.append(makeSpans(1));
+    expect(stream.refusal()).toBeUndefined();
+    // One record past the bound is taken when the stream is empty; then the stream is at its bound.
+    await reader.commit((await reader.read(10))[0].seq);
+    await stream.append(makeSpans(20));
+    expect(stream.refusal()).toEqual({ message: expect.stringMatching(/^ingest stream full/), retryAfterMs: 2000 });
+    await expect(stream.append(makeSpans(1))).rejects.toBeInstanceOf(RefusedError);
+    await reader.commit((await reader.read(100))[0].seq);
+    expect(stream.refusal()).toBeUndefined();
+    stream.seal();
+    expect(stream.refusal()?.message).toBe('ingest stream is shutting down');
   });
 
   it('after seal: refuses appends, drains what it holds, then reads end', async () => {

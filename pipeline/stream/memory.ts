@@ -1,7 +1,7 @@
 // The in-memory ingest stream (`storage: memory`): bounded by an estimate of the bytes it holds.
 // Speed over durability: what it holds is lost if the process dies. When full it refuses (503 +
 // Retry-After at the receiver), never drops.
-import { RefusedError } from '../errors.ts';
+import { RefusedError, type Refusal } from '../errors.ts';
 import type { Span } from '../span.ts';
 import type { IngestStream, StreamReader, StreamRecord } from './stream.ts';
 import { estimateSpanBytes } from './size.ts';
@@ -24,6 +24,8 @@ export class MemoryStream implements IngestStream {
   private nextSeq = 1;
   private bytes = 0;
   private spans = 0;
+  /** `bytes` when an append was last refused for size; Infinity once space was freed since. */
+  private refusedAt = Infinity;
   private sealed = false;
   private readonly readers = new Map<string, MemoryReader>();
   /** Resolvers of readers waiting for an append, the seal or an abort. */
@@ -38,6 +40,18 @@ export class MemoryStream implements IngestStream {
 
   async open(): Promise<void> {}
 
+  refusal(): Refusal | undefined {
+    if (this.sealed) return { message: 'ingest stream is shutting down', retryAfterMs: this.options.retryAfterMs };
+    // At the bound every append is refused; after a refusal for size, so is one of that size until
+    // readers free space (a stream just under its bound would otherwise decode each request to refuse it).
+    if (this.bytes >= Math.min(this.options.maxBytes, this.refusedAt)) return { message: this.fullMessage(), retryAfterMs: this.options.retryAfterMs };
+    return undefined;
+  }
+
+  private fullMessage(): string {
+    return `ingest stream full (${this.bytes} of ${this.options.maxBytes} bytes held)`;
+  }
+
   async append(spans: Span[]): Promise<void> {
     if (this.sealed) throw new RefusedError('ingest stream is shutting down', this.options.retryAfterMs);
     let bytes = 0;
@@ -45,10 +59,8 @@ export class MemoryStream implements IngestStream {
     // A record larger than the whole bound is still taken when the stream is empty, so one big request
     // can never be refused forever.
     if (this.bytes + bytes > this.options.maxBytes && this.bytes > 0) {
-      throw new RefusedError(
-        `ingest stream full (${this.bytes} of ${this.options.maxBytes} bytes held)`,
-        this.options.retryAfterMs,
-      );
+      this.refusedAt = this.bytes;
+      throw new RefusedError(this.fullMessage(), this.options.retryAfterMs);
     }
     this.records.push({ seq: this.nextSeq++, spans, bytes });
     this.bytes += bytes;
@@ -134,6 +146,7 @@ export class MemoryStream implements IngestStream {
     if (drop > 0) {
       this.records = this.records.slice(drop);
       this.firstSeq += drop;
+      if (this.bytes < this.refusedAt) this.refusedAt = Infinity;
     }
   }
 

@@ -1,5 +1,6 @@
 // The ingest stream: the point of acknowledgement (ARCHITECTURE.md). A receiver answers success only
 // after `append` resolved; from then on every reader (one per exporter) gets each record at least once.
+import type { Refusal } from '../errors.ts';
 import type { Span } from '../span.ts';
 
 export interface StreamRecord {
@@ -17,6 +18,11 @@ export interface IngestStream {
    * then nothing was appended.
    */
   append(spans: Span[]): Promise<void>;
+  /**
+   * Why any append would be refused now (the stream is at its bound, or closed), or undefined. Receivers
+   * ask before decoding a request: under overload a refusal then costs no decoding or processing.
+   */
+  refusal(): Refusal | undefined;
   /** The reader for one consumer (an exporter id); created on first call, cursor kept across calls. */
   reader(consumerId: string): StreamReader;
   /** Spans and bytes held and not yet committed by every reader. */

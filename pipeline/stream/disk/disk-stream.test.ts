@@ -251,11 +251,15 @@ describe('disk stream: bounds and failures', () => {
 
   it('takes one record larger than max_bytes when nothing is held (as the memory stream does)', async () => {
     const stream = await openStream(tempDir(), { maxBytes: 1024 });
+    expect(stream.refusal()).toBeUndefined();
     await stream.append(makeSpans('big', 10));
+    // At the bound: the refusal a receiver gets before decoding is the one an append gets.
+    expect(stream.refusal()?.message).toMatch(/^ingest stream full \(storage\.max_bytes 1024 reached\)/);
     await expect(stream.append(makeSpans('big2', 10))).rejects.toBeInstanceOf(RefusedError);
     const reader = stream.reader('a');
     await reader.read(100);
     await reader.commit(1);
+    await waitFor(() => stream.refusal() === undefined, 'space freed');
     await stream.append(makeSpans('big3', 10));
   });
 

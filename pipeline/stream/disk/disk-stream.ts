@@ -8,7 +8,7 @@
 // commit: the reader's cursor goes to cursors.json; a segment every reader has passed is deleted.
 // The segment files themselves (writing, syncing, cutting back, reading, deleting) are SegmentLog's.
 import path from 'node:path';
-import { RefusedError, StartupError } from '../../errors.ts';
+import { RefusedError, StartupError, type Refusal } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { Span } from '../../span.ts';
 import type { IngestStream, StreamReader, StreamRecord } from '../stream.ts';
@@ -128,6 +128,8 @@ export class DiskStream implements IngestStream {
   private pendingBytes = 0;
   private flushScheduled = false;
   private flushing?: Promise<void>;
+  /** Bytes held (files + queued) when an append was last refused for size; Infinity once space was freed. */
+  private refusedAt = Infinity;
   /** File changes (writes, syncs, deletions) run one at a time, in order. */
   private chain: Promise<void> = Promise.resolve();
   private releaseScheduled = false;
@@ -258,10 +260,27 @@ export class DiskStream implements IngestStream {
 
   // ---- append -----------------------------------------------------------------------------------
 
+  refusal(): Refusal | undefined {
+    if (this.state !== 'open') return { message: this.notOpenMessage(), retryAfterMs: this.retryAfterMs };
+    // At the bound every append is refused (something is held then, so the big-record exception below does
+    // not apply); after a refusal for size, so is one of that size until segments are deleted (a stream
+    // just under its bound would otherwise decode each request to refuse it).
+    if (this.log.bytes + this.pendingBytes >= Math.min(this.maxBytes, this.refusedAt)) return { message: this.fullMessage(), retryAfterMs: this.retryAfterMs };
+    return undefined;
+  }
+
+  private notOpenMessage(): string {
+    return `ingest stream is ${this.state === 'sealed' ? 'shutting down' : 'not open'}`;
+  }
+
+  /** Logs the refusal (at most every 10 s) and says why. */
+  private fullMessage(): string {
+    this.logRefusal('full', 'ingest stream full: appends refused until exporters catch up', { maxBytes: this.maxBytes });
+    return `ingest stream full (storage.max_bytes ${this.maxBytes} reached)`;
+  }
+
   append(spans: Span[]): Promise<void> {
-    if (this.state !== 'open') {
-      return Promise.reject(new RefusedError(`ingest stream is ${this.state === 'sealed' ? 'shutting down' : 'not open'}`, this.retryAfterMs));
-    }
+    if (this.state !== 'open') return Promise.reject(new RefusedError(this.notOpenMessage(), this.retryAfterMs));
     let buf: Buffer;
     try {
       buf = encodeRecord(spans);
@@ -271,8 +290,8 @@ export class DiskStream implements IngestStream {
     // Like the memory stream, a record larger than the whole bound is still taken when nothing is held,
     // so one big request is never refused forever.
     if (this.log.bytes + this.pendingBytes + buf.length > this.maxBytes && !this.holdsNothing()) {
-      this.logRefusal('full', 'ingest stream full: appends refused until exporters catch up', { maxBytes: this.maxBytes });
-      return Promise.reject(new RefusedError(`ingest stream full (storage.max_bytes ${this.maxBytes} reached)`, this.retryAfterMs));
+      this.refusedAt = this.log.bytes + this.pendingBytes;
+      return Promise.reject(new RefusedError(this.fullMessage(), this.retryAfterMs));
     }
     const seq = this.nextSeq++;
     stampSeq(buf, seq);
@@ -521,6 +540,7 @@ export class DiskStream implements IngestStream {
     // space returns (a 1 MiB volume never fills a 64 MiB segment).
     await this.log.deleteThrough(min, (size) =>
       this.writeFailing || size >= this.segmentBytes / 4 || this.log.bytes + this.pendingBytes >= this.maxBytes / 2);
+    if (this.log.bytes + this.pendingBytes < this.refusedAt) this.refusedAt = Infinity;
   }
 
   private cursorSnapshot(): CursorState {
