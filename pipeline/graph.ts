@@ -52,10 +52,12 @@ interface PipelineRuntime {
   batcher: Batcher;
 }
 
-/** Without a batch processor every read is sent as it is. */
+/** Without a batch processor every read is sent as it is (up to about the batch processor's default
+ *  trigger: small enough that a batch alive across collections stays cheap, decision 0360). */
+const PASS_THROUGH_SPANS = 1024;
 const passThrough: Batcher = {
   sync: false,
-  gather: (reader: StreamReader, signal: AbortSignal): Promise<StreamRecord[]> => reader.read(8192, signal),
+  gather: (reader: StreamReader, signal: AbortSignal): Promise<StreamRecord[]> => reader.read(PASS_THROUGH_SPANS, signal),
   split: (spans: Span[]) => [spans],
 };
 

@@ -9,7 +9,7 @@ import { KafkaExporter } from '../../exporters/kafka/kafka-exporter.ts';
 import { startBroker, stopBroker } from './broker.ts';
 import { context, createTopic, kafkaConfig, makeSpans, recordingLogger, uniqueTopic } from './helpers.ts';
 
-const BATCH = 8192; // processors.batch.send_batch_size default
+const BATCH = 8192; // a large export call (the Collector's default batch trigger)
 
 async function measure(bootstrap: string, encoding: string, compression: string, total: number): Promise<number> {
   const topic = uniqueTopic(`bench_${encoding}_${compression}`);
