@@ -265,7 +265,7 @@ export class DiskStream implements IngestStream {
     // At the bound every append is refused (something is held then, so the big-record exception below does
     // not apply); after a refusal for size, so is one of that size until segments are deleted (a stream
     // just under its bound would otherwise decode each request to refuse it).
-    if (this.log.bytes + this.pendingBytes >= Math.min(this.maxBytes, this.refusedAt)) return { message: this.fullMessage(), retryAfterMs: this.retryAfterMs };
+    if (this.log.bytes + this.pendingBytes >= Math.min(this.maxBytes, this.refusedAt)) return { message: this.refuseFull(), retryAfterMs: this.retryAfterMs };
     return undefined;
   }
 
@@ -273,8 +273,8 @@ export class DiskStream implements IngestStream {
     return `ingest stream is ${this.state === 'sealed' ? 'shutting down' : 'not open'}`;
   }
 
-  /** Logs the refusal (at most every 10 s) and says why. */
-  private fullMessage(): string {
+  /** Why a full stream refuses; logged at most every 10 s. */
+  private refuseFull(): string {
     this.logRefusal('full', 'ingest stream full: appends refused until exporters catch up', { maxBytes: this.maxBytes });
     return `ingest stream full (storage.max_bytes ${this.maxBytes} reached)`;
   }
@@ -291,7 +291,7 @@ export class DiskStream implements IngestStream {
     // so one big request is never refused forever.
     if (this.log.bytes + this.pendingBytes + buf.length > this.maxBytes && !this.holdsNothing()) {
       this.refusedAt = this.log.bytes + this.pendingBytes;
-      return Promise.reject(new RefusedError(this.fullMessage(), this.retryAfterMs));
+      return Promise.reject(new RefusedError(this.refuseFull(), this.retryAfterMs));
     }
     const seq = this.nextSeq++;
     stampSeq(buf, seq);
