@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, expect, it } from 'vitest';
-import { collectorBinary, describeWithCollector, QUIET_TELEMETRY, startCollector } from './collector.ts';
+import { afterEach, expect, it } from 'vitest';
+import { describeWithCollector, QUIET_TELEMETRY, startCollector, useCollectorBinary } from './collector.ts';
 import { waitForLines } from './files.ts';
 import {
   FIXTURE_SPAN_COUNT,
@@ -20,10 +20,6 @@ import {
 import { freePort } from './ports.ts';
 import type { Peer } from './process.ts';
 import { otlpPipeline, startTracehop, type Tracehop } from './tracehop.ts';
-
-// The first build compiles the Collector (minutes on 2 cores); later runs find it in the cache.
-const BUILD_TIMEOUT_MS = 30 * 60_000;
-
 
 type Json = Record<string, unknown>;
 
@@ -41,15 +37,9 @@ async function postJson(url: string, body: unknown): Promise<{ status: number; t
 }
 
 describeWithCollector('interop with a real OpenTelemetry Collector', () => {
-  let binary = '';
+  const binary = useCollectorBinary();
   let dir = '';
   const peers: Array<Peer | Tracehop> = [];
-
-  beforeAll(async () => {
-    const built = await collectorBinary();
-    if ('skipped' in built) throw new Error(built.skipped);
-    binary = built.binary;
-  }, BUILD_TIMEOUT_MS);
 
   afterEach(async () => {
     // Stop everything even when a test failed half-way; report the first stop error after.
@@ -75,7 +65,7 @@ describeWithCollector('interop with a real OpenTelemetry Collector', () => {
       const collectorOut = join(dir, 'collector-out.jsonl');
 
       const collector = await startCollector(
-        binary,
+        binary(),
         {
           receivers: { otlp: { protocols: { http: { endpoint: `127.0.0.1:${collectorPort}` } } } },
           exporters: { file: { path: collectorOut, format: 'json', flush_interval: '100ms' } },
@@ -129,7 +119,7 @@ describeWithCollector('interop with a real OpenTelemetry Collector', () => {
       );
       peers.push(tracehop);
       const collector = await startCollector(
-        binary,
+        binary(),
         {
           receivers: { otlp: { protocols: { http: { endpoint: `127.0.0.1:${collectorPort}` } } } },
           exporters: {

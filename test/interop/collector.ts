@@ -4,7 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startPeer, type Peer } from './process.ts';
 
 const SCRIPT = fileURLToPath(new URL('./collector.sh', import.meta.url));
@@ -37,6 +37,23 @@ export function describeWithCollector(title: string, suite: () => void): void {
       expect(unavailable).toMatch(/'go' is not on PATH/);
     });
   });
+}
+
+// The first build compiles the Collector (minutes on 2 cores); later runs find it in the cache.
+const BUILD_TIMEOUT_MS = 30 * 60_000;
+
+/**
+ * For a suite inside describeWithCollector: a beforeAll that builds or finds the Collector, and a getter
+ * for its path once that ran.
+ */
+export function useCollectorBinary(): () => string {
+  let binary = '';
+  beforeAll(async () => {
+    const built = await collectorBinary();
+    if ('skipped' in built) throw new Error(built.skipped);
+    binary = built.binary;
+  }, BUILD_TIMEOUT_MS);
+  return () => binary;
 }
 
 /**

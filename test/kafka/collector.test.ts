@@ -5,30 +5,23 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, expect, inject, it } from 'vitest';
+import { afterEach, expect, inject, it } from 'vitest';
 import { KafkaExporter } from '../../exporters/kafka/kafka-exporter.ts';
 import { decodeExportRequestJson } from '../../pipeline/otlp/index.ts';
-import { collectorBinary, describeWithCollector, QUIET_TELEMETRY, startCollector } from '../interop/collector.ts';
+import { describeWithCollector, QUIET_TELEMETRY, startCollector, useCollectorBinary } from '../interop/collector.ts';
 import { waitForLines } from '../interop/files.ts';
 import { FIXTURE_SPAN_COUNT, fixtureRequest, fromOtlpJson } from '../interop/otlp-fixture.ts';
 import type { Peer } from '../interop/process.ts';
 import { context, createTopic, kafkaConfig, recordingLogger, uniqueTopic } from './helpers.ts';
 
 const bootstrap = inject('kafkaBootstrap');
-const BUILD_TIMEOUT_MS = 30 * 60_000;
 
 type Json = Record<string, unknown>;
 
 describeWithCollector('kafka exporter -> OpenTelemetry Collector kafkareceiver', () => {
-  let binary = '';
+  const binary = useCollectorBinary();
   let dir = '';
   let collector: Peer | undefined;
-
-  beforeAll(async () => {
-    const built = await collectorBinary();
-    if ('skipped' in built) throw new Error(built.skipped);
-    binary = built.binary;
-  }, BUILD_TIMEOUT_MS);
 
   afterEach(async () => {
     await collector?.stop();
@@ -43,7 +36,7 @@ describeWithCollector('kafka exporter -> OpenTelemetry Collector kafkareceiver',
     await createTopic(bootstrap, topic, 2);
     const out = join(dir, 'collector-out.jsonl');
     collector = await startCollector(
-      binary,
+      binary(),
       {
         receivers: {
           kafka: {
