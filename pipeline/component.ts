@@ -34,6 +34,12 @@ export interface Factory<Config, Component, Context extends ComponentContext = C
 export interface IngestConsumer {
   /** A refusal to answer before decoding (shutting down, a full stream, the memory limit); undefined = go ahead. */
   admit(): Refusal | undefined;
+  /**
+   * Undefined while the exporters keep up; else resolves once they caught up or stalled. A receiver
+   * awaits it after `admit` and before reading the body, so that decoding new requests does not take
+   * the CPU the exporters need to drain what was already accepted (docs/decisions/0370).
+   */
+  waitForExporters(): Promise<void> | undefined;
   /** Runs the synchronous processors (flatten, validate, namespace) on the batch, in place. Never throws on input. */
   prepare(batch: WorkingBatch): void;
   /**
@@ -70,6 +76,8 @@ export interface SyncProcessor {
  */
 export interface Batcher {
   readonly sync: false;
+  /** Spans that make one delivery (the size trigger): the intake pacer lets a few of these wait. */
+  readonly deliverySpans: number;
   /**
    * Reads the next delivery from the reader: waits for a first record, then gathers more until the size
    * trigger or the timeout. Resolves [] when the reader is drained (sealed stream) or `signal` aborts.

@@ -6,6 +6,7 @@ import { DeadLetterFile, defaultDeadLetterPath } from './deadletter.ts';
 import { RefusedError } from './errors.ts';
 import type { Logger } from './log.ts';
 import type { Registry } from './registry.ts';
+import { DEFAULT_PACING, IntakePacer, type PacingOptions } from './pacing.ts';
 import { ExportRunner, SerialExporter, type DeadLetterSink, type RetryPolicy } from './runner.ts';
 import type { Span } from './span.ts';
 import type { IngestStream, StreamReader, StreamRecord } from './stream/stream.ts';
@@ -43,6 +44,8 @@ export interface GraphOptions {
   /** Process-wide admission check (memory limit); undefined = admit. */
   admission?: () => { message: string; retryAfterMs: number } | undefined;
   retryAfterMs: number;
+  /** When new requests wait for exporters that are behind (tests shorten the stall). */
+  pacing?: PacingOptions;
 }
 
 interface PipelineRuntime {
@@ -50,6 +53,7 @@ interface PipelineRuntime {
   stream: IngestStream;
   sync: SyncProcessor[];
   batcher: Batcher;
+  runners: ExportRunner[];
 }
 
 /** Without a batch processor every read is sent as it is (up to about the batch processor's default
@@ -57,6 +61,7 @@ interface PipelineRuntime {
 const PASS_THROUGH_SPANS = 1024;
 const passThrough: Batcher = {
   sync: false,
+  deliverySpans: PASS_THROUGH_SPANS,
   gather: (reader: StreamReader, signal: AbortSignal): Promise<StreamRecord[]> => reader.read(PASS_THROUGH_SPANS, signal),
   split: (spans: Span[]) => [spans],
 };
@@ -107,11 +112,12 @@ export class Graph {
         stream: options.createStream(p.id, (exporterId) => this.deadLetters.get(exporterId)!),
         sync: sync as SyncProcessor[],
         batcher: async[0] ?? passThrough,
+        runners: [],
       };
       this.pipelines.push(runtime);
       for (const exporterId of p.exporters) {
         const config = spec.exporters.get(exporterId)!.config as { retry?: RetryPolicy; dead_letter?: { max_attempts?: number } };
-        this.runners.push(new ExportRunner({
+        runtime.runners.push(new ExportRunner({
           exporterId,
           pipelineId: p.id,
           reader: runtime.stream.reader(exporterId),
@@ -123,6 +129,7 @@ export class Graph {
           logger: logger.child({ component: exporterId, pipeline: p.id }),
         }));
       }
+      this.runners.push(...runtime.runners);
     }
 
     for (const [id, entry] of spec.receivers) {
@@ -178,6 +185,7 @@ export class Graph {
   private consumer(fed: PipelineRuntime[]): IngestConsumer {
     const chain = fed[0].sync;
     const streams = fed.map((p) => p.stream);
+    const pacer = new IntakePacer(fed.flatMap((p) => p.runners), this.options.pacing ?? DEFAULT_PACING);
     const { admission, retryAfterMs } = this.options;
     return {
       admit: () => {
@@ -190,6 +198,7 @@ export class Graph {
         }
         return admission?.();
       },
+      waitForExporters: () => pacer.wait(),
       prepare: (batch: WorkingBatch) => {
         for (let i = 0; i < chain.length; i++) chain[i].process(batch);
       },

@@ -11,7 +11,7 @@ import { ExportRunner, SerialExporter } from './runner.ts';
 import type { Span } from './span.ts';
 import { MemoryStream } from './stream/memory.ts';
 
-const sendAll: Batcher = { sync: false, gather: (r, s) => r.read(1000, s), split: (spans) => [spans] };
+const sendAll: Batcher = { sync: false, deliverySpans: 1000, gather: (r, s) => r.read(1000, s), split: (spans) => [spans] };
 
 /** An exporter that fails as scripted, then records what it got. */
 class ScriptedExporter implements Exporter {

@@ -56,6 +56,12 @@ export class ExportRunner {
   private loop: Promise<void> | undefined;
   delivered = 0;
   deadLettered = 0;
+  /** True from a failed export attempt to the next success: the stream then buffers for this exporter. */
+  private failing = false;
+  private finished = false;
+  /** Set when intake waited `stallMs` for a commit that did not come; cleared by the next commit. */
+  private stalled = false;
+  private progress: ProgressWait | undefined;
 
   constructor(options: RunnerOptions) {
     this.options = options;
@@ -77,7 +83,42 @@ export class ExportRunner {
     this.stopping.abort();
   }
 
+  /**
+   * Whether new requests should wait for this exporter: it is behind by more than `deliveries` of its
+   * deliveries while exporting without errors. A failing or stalled exporter is not waited for: the
+   * stream buffers for it, which is what the stream is for.
+   */
+  isBehind(deliveries: number): boolean {
+    return !this.failing && !this.stalled && !this.finished
+      && this.options.reader.lag() > deliveries * this.options.batcher.deliverySpans;
+  }
+
+  /** Resolves at the next commit, failed attempt or stop, or after `stallMs` (then the runner counts as stalled). */
+  progressed(stallMs: number): Promise<void> {
+    this.progress ??= new ProgressWait(stallMs, () => {
+      this.progress = undefined;
+      this.stalled = true;
+    });
+    return this.progress.promise;
+  }
+
+  private madeProgress(): void {
+    this.stalled = false;
+    const wait = this.progress;
+    this.progress = undefined;
+    wait?.resolve();
+  }
+
   private async run(): Promise<void> {
+    try {
+      await this.deliverAll();
+    } finally {
+      this.finished = true;
+      this.madeProgress();
+    }
+  }
+
+  private async deliverAll(): Promise<void> {
     const { reader, batcher } = this.options;
     const signal = this.stopping.signal;
     for (;;) {
@@ -87,6 +128,7 @@ export class ExportRunner {
         if (!(await this.deliver(part, signal))) return;
       }
       await reader.commit(records[records.length - 1].seq);
+      this.madeProgress();
     }
   }
 
@@ -100,6 +142,7 @@ export class ExportRunner {
       if (signal.aborted) return false;
       try {
         await exporter.export(spans);
+        this.failing = false;
         this.delivered += spans.length;
         if (failingSince !== undefined) {
           logger.info('export recovered', { spans: spans.length, failed_for_ms: Date.now() - failingSince });
@@ -113,6 +156,8 @@ export class ExportRunner {
           return true;
         }
         failingSince ??= Date.now();
+        this.failing = true;
+        this.madeProgress();
         const retryable = err instanceof RetryableError;
         if (!retryable && ++failedAttempts >= maxAttempts) {
           await this.deadLetter(spans, `export failed ${failedAttempts} times: ${describe(err)}`);
@@ -154,6 +199,26 @@ function joinSpans(records: readonly StreamRecord[]): Span[] {
     for (let j = 0; j < part.length; j++) spans[at++] = part[j];
   }
   return spans;
+}
+
+/** One shared wait for a runner's next progress, given up after `stallMs`. */
+class ProgressWait {
+  readonly promise: Promise<void>;
+  resolve!: () => void;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(stallMs: number, onStall: () => void) {
+    this.promise = new Promise((resolve) => {
+      this.resolve = () => {
+        clearTimeout(this.timer);
+        resolve();
+      };
+    });
+    this.timer = setTimeout(() => {
+      onStall();
+      this.resolve();
+    }, stallMs).unref();
+  }
 }
 
 function describe(err: unknown): string {

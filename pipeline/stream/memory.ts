@@ -14,6 +14,8 @@ export interface MemoryStreamOptions {
 
 interface HeldRecord extends StreamRecord {
   bytes: number;
+  /** Spans appended before this record, ever: a reader's lag is then one subtraction. */
+  spansBefore: number;
 }
 
 export class MemoryStream implements IngestStream {
@@ -24,6 +26,7 @@ export class MemoryStream implements IngestStream {
   private nextSeq = 1;
   private bytes = 0;
   private spans = 0;
+  private appendedSpans = 0;
   /** `bytes` when an append was last refused for size; Infinity once space was freed since. */
   private refusedAt = Infinity;
   private sealed = false;
@@ -62,9 +65,10 @@ export class MemoryStream implements IngestStream {
       this.refusedAt = this.bytes;
       throw new RefusedError(this.fullMessage(), this.options.retryAfterMs);
     }
-    this.records.push({ seq: this.nextSeq++, spans, bytes });
+    this.records.push({ seq: this.nextSeq++, spans, bytes, spansBefore: this.appendedSpans });
     this.bytes += bytes;
     this.spans += spans.length;
+    this.appendedSpans += spans.length;
     this.wake();
   }
 
@@ -110,9 +114,8 @@ export class MemoryStream implements IngestStream {
   }
 
   spansAfter(seq: number): number {
-    let n = 0;
-    for (let i = Math.max(0, seq + 1 - this.firstSeq); i < this.records.length; i++) n += this.records[i].spans.length;
-    return n;
+    const i = Math.max(0, seq + 1 - this.firstSeq);
+    return i < this.records.length ? this.appendedSpans - this.records[i].spansBefore : 0;
   }
 
   /**

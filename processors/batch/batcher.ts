@@ -13,6 +13,10 @@ export class SizeOrTimeBatcher implements Batcher {
     this.config = config;
   }
 
+  get deliverySpans(): number {
+    return this.config.send_batch_size;
+  }
+
   async gather(reader: StreamReader, signal: AbortSignal): Promise<StreamRecord[]> {
     const { send_batch_size: size, timeout } = this.config;
     const records = await reader.read(size, signal);

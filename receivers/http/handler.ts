@@ -84,6 +84,8 @@ export class TracingApiHandler {
     // Refuse before reading and decoding: the point is to stop spending memory.
     const refusal = this.#consumer.admit();
     if (refusal !== undefined) return refusedReply(503, refusal.message, this.#retryAfterSeconds);
+    const behind = this.#consumer.waitForExporters();
+    if (behind !== undefined) await behind;
 
     const raw = await readBody(incoming, limit);
     if (isReply(raw)) return raw;

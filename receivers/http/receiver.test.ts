@@ -7,7 +7,7 @@ import { defaultConfig } from './config.ts';
 import { factory } from './factory.ts';
 import { parseEndpoint } from './receiver.ts';
 
-const idle: IngestConsumer = { admit: () => undefined, prepare: () => {}, append: async () => {} };
+const idle: IngestConsumer = { admit: () => undefined, waitForExporters: () => undefined, prepare: () => {}, append: async () => {} };
 const started: Array<{ shutdown(): Promise<void> }> = [];
 afterEach(async () => {
   await Promise.all(started.splice(0).map((r) => r.shutdown()));
@@ -60,6 +60,7 @@ describe('http receiver lifecycle', () => {
     let broken = true;
     const consumer: IngestConsumer = {
       admit: () => undefined,
+      waitForExporters: () => undefined,
       prepare: (batch) => {
         if (broken) throw new Error('boom');
         batch.spans = [];
@@ -80,6 +81,7 @@ describe('http receiver lifecycle', () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     const consumer: IngestConsumer = {
       admit: () => undefined,
+      waitForExporters: () => undefined,
       prepare: (batch) => {
         batch.spans = [{ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), name: 'x', kind: 0, startNs: 1n, endNs: 1n, status: { code: 0 }, attributes: new Map() }];
       },

@@ -64,6 +64,8 @@ export class OtlpGrpcServer {
         callback(error(status.UNAVAILABLE, refusal.message, refusal.retryAfterMs));
         return;
       }
+      const behind = this.#consumer.waitForExporters();
+      if (behind !== undefined) await behind;
       let decoded: DecodedRequest;
       try {
         decoded = decodeExportRequest(call.request);

@@ -93,6 +93,8 @@ export function createOtlpHttpHandler(options: OtlpHttpOptions): OtlpHttpHandler
         'retry-after': String(retryAfterSeconds(refusal.retryAfterMs)),
       });
     }
+    const behind = consumer.waitForExporters();
+    if (behind !== undefined) await behind;
     const raw = await readBody(incoming, limit);
     if (!raw.ok) return statusReply(raw.status, GrpcCode.INVALID_ARGUMENT, raw.message, encoding);
     const body = decompress(raw.bytes, codings, limit);

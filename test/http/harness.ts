@@ -45,6 +45,7 @@ export function recordingConsumer(options: ConsumerOptions = {}): RecordingConsu
     options,
     spans: () => appended.flat(),
     admit: () => options.refuseAdmit,
+    waitForExporters: () => undefined,
     prepare(batch: WorkingBatch) {
       for (const p of chain) p.process(batch);
     },

@@ -33,6 +33,10 @@ export class RecordingConsumer implements IngestConsumer {
     return this.admitRefusal;
   }
 
+  waitForExporters(): undefined {
+    return undefined;
+  }
+
   prepare(batch: WorkingBatch): void {
     this.prepared++;
     for (const p of this.processors) p.process(batch);
