@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { idHex } from './decode-id.ts';
+import { idHex, parentIdHex } from './decode-id.ts';
 import { seededRandom } from '../../test/helpers/random.ts';
 
 /** Buffer's own hex, the reference the JS conversion must match. */
@@ -43,5 +43,30 @@ describe('idHex', () => {
     // The same bytes inside a larger buffer at another offset are the same id.
     const wrapped = Buffer.concat([Buffer.from([1, 2, 3]), previous]);
     expect(idHex(wrapped, 3, 16)).toBe(reference(previous));
+  });
+
+  it('parentIdHex matches Buffer hex, and its remembered id is never handed out for different bytes', () => {
+    const random = seededRandom(62);
+    const zero = Buffer.alloc(8);
+    expect(parentIdHex(zero, 0, 8)).toBe('0'.repeat(16));
+    expect(parentIdHex(zero, 0, 8)).toBe('0'.repeat(16));
+    let previous = Buffer.from(zero);
+    for (let pos = 0; pos < 8; pos++) {
+      const next = Buffer.from(previous);
+      next[pos] ^= 0xa5;
+      expect(parentIdHex(next, 0, 8)).toBe(reference(next));
+      expect(parentIdHex(next, 0, 8)).toBe(reference(next));
+      previous = next;
+    }
+    // Other lengths (invalid parents, validate's to judge) and a mix of repeats and fresh ids.
+    const pool = Array.from({ length: 4 }, () => Buffer.from(Array.from({ length: 8 }, () => Math.floor(random() * 256))));
+    for (let i = 0; i < 2000; i++) {
+      const len = random() < 0.8 ? 8 : Math.floor(random() * 17);
+      const offset = Math.floor(random() * 3);
+      const buf = Buffer.alloc(offset + len + 2);
+      for (let j = 0; j < buf.length; j++) buf[j] = Math.floor(random() * 256);
+      if (len === 8 && random() < 0.6) pool[Math.floor(random() * 4)].copy(buf, offset);
+      expect(parentIdHex(buf, offset, len), `len ${len}`).toBe(reference(buf.subarray(offset, offset + len)));
+    }
   });
 });

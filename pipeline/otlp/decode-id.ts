@@ -64,3 +64,23 @@ export function idHex(buf: Buffer, start: number, len: number): string {
   }
   return (buf as Buffer & HexSlicer).hexSlice(start, start + len);
 }
+
+/** The last 8-byte parent id converted, and its bytes. */
+let lastParentHex = '';
+const lastParentBytes = new Uint8Array(8);
+
+/**
+ * `idHex` for parent span ids: siblings share their parent, so the last one is remembered with its
+ * bytes, as trace ids are. Alone this saves a string per span but little time (round 3); the gain is
+ * downstream, where the shared instance makes the validator's check a pointer comparison (0390).
+ */
+export function parentIdHex(buf: Buffer, start: number, len: number): string {
+  if (len !== 8) return idHex(buf, start, len);
+  const last = lastParentBytes;
+  let i = 0;
+  while (i < 8 && last[i] === buf[start + i]) i++;
+  if (i === 8 && lastParentHex !== '') return lastParentHex;
+  for (let j = 0; j < 8; j++) last[j] = buf[start + j];
+  lastParentHex = hex8(buf, start);
+  return lastParentHex;
+}

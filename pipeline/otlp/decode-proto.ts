@@ -8,7 +8,7 @@
 import { newSpan, type AttrScalar, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../span.ts';
 import { flattenInto } from '../attributes/flatten.ts';
 import { attributeCached, attributeHash, cachedKey, cachedValue, rememberAttribute } from './decode-attribute-cache.ts';
-import { idHex } from './decode-id.ts';
+import { idHex, parentIdHex } from './decode-id.ts';
 import { MAX_VALUE_DEPTH } from './errors.ts';
 import { ProtoReader, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-reader.ts';
 
@@ -284,6 +284,14 @@ function readScope(r: ProtoReader): SpanScope | undefined {
   return scope;
 }
 
+/** The hex of a length-delimited bytes field holding a parent span id (decode-id.ts parentIdHex). */
+function readParentId(r: ProtoReader): string {
+  const len = r.length();
+  const start = r.pos;
+  r.pos += len;
+  return parentIdHex(r.buf, start, len);
+}
+
 /** The hex of a length-delimited bytes field. */
 function readId(r: ProtoReader): string {
   const len = r.length();
@@ -322,7 +330,7 @@ function readSpan(
       case T_SPAN_TRACE_ID: traceId = readId(r); break;
       case T_SPAN_SPAN_ID: spanId = readId(r); break;
       case T_SPAN_TRACE_STATE: traceState = r.string(); break;
-      case T_SPAN_PARENT_SPAN_ID: parentId = readId(r); break;
+      case T_SPAN_PARENT_SPAN_ID: parentId = readParentId(r); break;
       case T_SPAN_NAME: name = r.string(); break;
       case T_SPAN_KIND: kind = r.int32(); break;
       case T_SPAN_START: startNs = r.fixed64(); break;

@@ -3,6 +3,9 @@ import type { WorkingBatch } from '../../pipeline/batch.ts';
 import { createLogger } from '../../pipeline/log.ts';
 import type { Span } from '../../pipeline/span.ts';
 import { factory } from './factory.ts';
+import { otlpSpanProblem } from './otlp-rules.ts';
+import { isCanonicalHexId } from '../../pipeline/ids.ts';
+import { seededRandom } from '../../test/helpers/random.ts';
 
 const validate = factory.create({}, { id: 'validate', logger: createLogger({ write: () => {} }) });
 const T = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -66,5 +69,31 @@ describe('validate on decoded OTLP spans (otlp.md receiver rules)', () => {
     for (let kind = 0; kind <= 5; kind++) expect(reasonFor(span({ kind }))).toBe('accepted');
     for (let code = 0; code <= 2; code++) expect(reasonFor(span({ status: { code } }))).toBe('accepted');
     expect(reasonFor(span({ links: [], events: [] }))).toBe('accepted');
+  });
+
+  it('remembering the last valid trace and parent id changes no verdict (random sequences)', () => {
+    // The rules as they read without the remembered ids: every id scanned every time.
+    const expected = (s: Span): string | undefined => {
+      if (!isCanonicalHexId(s.traceId, 32)) return 'invalid trace_id';
+      if (!isCanonicalHexId(s.spanId, 16)) return 'invalid span_id';
+      const p = s.parentId;
+      if (p !== undefined && p !== '' && p !== '0000000000000000' && !isCanonicalHexId(p, 16)) return 'invalid parent_id';
+      return undefined;
+    };
+    const random = seededRandom(390);
+    const pick = <T,>(xs: T[]): T => xs[Math.floor(random() * xs.length)];
+    // Valid ids and near misses: uppercase, all-zero, short, empty, a copy that is not the same instance.
+    const traces = [T, T.toUpperCase(), '0'.repeat(32), '', T.slice(1), Buffer.from(T).toString('latin1'), 'f'.repeat(32)];
+    const parents = [S, S.toUpperCase(), '0'.repeat(16), '', S.slice(2), Buffer.from(S).toString('latin1'), 'e'.repeat(16), undefined];
+    for (let i = 0; i < 3000; i++) {
+      const parentId = pick(parents);
+      const s = span({ traceId: pick(traces), spanId: pick([S, 'ab', '0'.repeat(16)]), ...(parentId === undefined ? {} : { parentId }) });
+      const want = expected(s);
+      expect(otlpSpanProblem(s), `${s.traceId} ${s.spanId} ${parentId}`).toBe(want);
+      if (want === undefined) {
+        const root = parentId === '' || parentId === '0000000000000000';
+        expect('parentId' in s).toBe(parentId !== undefined && !root);
+      }
+    }
   });
 });
