@@ -1,0 +1,97 @@
+// The SIMD scan (wasm-scan.ts) against scanJson (depth.ts), the general path: on every text, quickScan
+// must answer what scanJson implies (CLEAN when scanJson finds neither too deep nor a wide number,
+// TOO_DEEP when it stops at a deep bracket before any wide number, UNDECIDED otherwise). The texts are
+// token soups, not only valid JSON, since the scan runs before JSON.parse judges the text: brackets,
+// quotes and backslashes inside and outside strings, strings around the 16-byte step, escapes at the
+// very end, unterminated strings, UTF-8, number tokens of every width, with and without exponents.
+import { describe, expect, it } from 'vitest';
+import { pickWith, seededRandom } from '../../test/helpers/random.ts';
+import { scanJson } from './depth.ts';
+import { quickScan, quickScanAvailable, SCAN_CLEAN, SCAN_TOO_DEEP, SCAN_UNDECIDED } from './wasm-scan.ts';
+
+/** What quickScan must answer, from scanJson's result. */
+function expected(bytes: Uint8Array, maxDepth: number): number {
+  const scan = scanJson(bytes, maxDepth);
+  if (scan.exactNumbers) return SCAN_UNDECIDED; // a wide token (before the deep bracket, if any)
+  return scan.tooDeep ? SCAN_TOO_DEEP : SCAN_CLEAN;
+}
+
+const STRUCTURE = ['{', '}', '[', ']', ',', ':', ' ', '\n', 'true', 'null', 'false'];
+const NUMBERS = [
+  '0', '-1', '42', '3.25', '1e5', '2E-3', '-', '123456789012345', '1234567890123456', '-123456789012345',
+  '1776363499123456789', '0.000000000000001', '12.5e', '--5', '1.2.3', '7+',
+];
+const STRING_CHARS = ['a', 'x', ' ', '{', '}', '[', ']', '\\"', '\\\\', '\\n', '\\u005b', 'é', '€', '😀', '"', '1e5'];
+
+/** A string body: short ones (the byte path) and 14-40 characters (one or two 16-byte steps). */
+function stringText(random: () => number): string {
+  const length = random() < 0.5 ? Math.floor(random() * 6) : 14 + Math.floor(random() * 27);
+  let s = '"';
+  for (let k = 0; k < length; k++) s += random() < 0.85 ? 'abcdefghij'[k % 10] : pickWith(random, STRING_CHARS);
+  return s + (random() < 0.97 ? '"' : '');
+}
+
+function tokenSoup(random: () => number): string {
+  const tokens = Math.floor(random() * 60);
+  let text = '';
+  for (let k = 0; k < tokens; k++) {
+    const r = random();
+    if (r < 0.45) text += pickWith(random, STRUCTURE);
+    else if (r < 0.94) text += stringText(random);
+    else text += pickWith(random, NUMBERS);
+  }
+  // Sometimes end inside an escape or a string, where the 16-byte step must not look past the end.
+  const end = random();
+  if (end < 0.05) text += '"abc\\';
+  else if (end < 0.1) text += '"' + 'y'.repeat(Math.floor(random() * 40));
+  return text;
+}
+
+describe('quickScan (WebAssembly SIMD) against scanJson', () => {
+  it('is available here, so the tests below exercise it', () => {
+    expect(quickScanAvailable).toBe(true);
+  });
+
+  it('agrees on 20,000 random token soups and depth limits', () => {
+    const random = seededRandom(4000);
+    const seen = [0, 0, 0];
+    for (let t = 0; t < 20_000; t++) {
+      const text = tokenSoup(random);
+      const maxDepth = Math.floor(random() * 6);
+      const bytes = Buffer.from(text, 'utf8');
+      expect(quickScan(bytes, maxDepth), `${maxDepth} ${text}`).toBe(expected(bytes, maxDepth));
+      seen[quickScan(bytes, maxDepth)]++;
+    }
+    // Each answer must be common enough for the agreement to mean something.
+    for (const count of seen) expect(count, seen.join()).toBeGreaterThan(2000);
+  });
+
+  it('a body that fills its memory to the last byte, ending inside a string, is read without a trap', () => {
+    // The 16-byte step must stop 16 bytes before the end: the memory may end where the body does.
+    for (const size of [65_536, 131_072]) {
+      for (let tail = 1; tail < 40; tail++) {
+        const body = Buffer.alloc(size, 0x20);
+        body.write('["', size - tail - 2);
+        body.fill(0x78, size - tail);
+        expect(quickScan(body, 64), `${size} ${tail}`).toBe(SCAN_CLEAN);
+        body[size - 1] = 0x5c; // an escape that would run past the end
+        expect(quickScan(body, 64), `${size} ${tail}`).toBe(SCAN_CLEAN);
+      }
+    }
+  });
+
+  it('grows its memory for larger bodies and leaves very large ones to scanJson', () => {
+    const deep = Buffer.from(' '.repeat(200_000) + '[[[[1]]]]');
+    expect(quickScan(deep, 3)).toBe(SCAN_TOO_DEEP);
+    expect(quickScan(deep, 4)).toBe(SCAN_CLEAN);
+    expect(quickScan(Buffer.alloc(5 << 20, 0x20), 64)).toBe(SCAN_UNDECIDED);
+  });
+
+  it('limits beyond i32 and odd limits behave as in scanJson', () => {
+    const text = Buffer.from('[[[[[1]]]]]');
+    expect(quickScan(text, Number.POSITIVE_INFINITY)).toBe(SCAN_CLEAN);
+    expect(quickScan(text, 2 ** 40)).toBe(SCAN_CLEAN);
+    expect(quickScan(text, 4.5)).toBe(expected(text, 4.5));
+    expect(quickScan(text, Number.NaN)).toBe(SCAN_UNDECIDED);
+  });
+});
