@@ -4,8 +4,8 @@
 // paths: `parseJson(text, true)`, a reviver reading each number's source text (Node 24), and, for raw
 // bytes whose wide tokens the scan located, the cheaper marked-token parse further down.
 import { isUtf8 } from 'node:buffer';
-import { scanJson, type JsonScan } from './depth.ts';
-import { quickScan, SCAN_CLEAN, SCAN_TOO_DEEP } from './wasm-scan.ts';
+import { scanJson } from './depth.ts';
+import { quickScan } from './wasm-scan.ts';
 
 /** The third reviver argument of Node 24's JSON.parse (source text access); absent for objects/arrays. */
 interface ReviverContext {
@@ -63,9 +63,6 @@ export type ParsedJson =
   | { ok: true; value: unknown }
   | { ok: false; problem: 'empty' | 'too_deep' | 'invalid_utf8' | 'invalid_json'; message: string };
 
-const CLEAN: JsonScan = { tooDeep: false, exactNumbers: false };
-const TOO_DEEP: JsonScan = { tooDeep: true, exactNumbers: false };
-
 /**
  * Raw request bytes -> value, in the order the ingest API checks them (ingest-api.md §2.1): nesting depth
  * on the raw text first (no object is built for a body that is too deep), then UTF-8, then JSON.
@@ -73,10 +70,8 @@ const TOO_DEEP: JsonScan = { tooDeep: true, exactNumbers: false };
  */
 export function parseJsonBytes(bytes: Uint8Array, maxDepth: number): ParsedJson {
   if (bytes.length === 0) return { ok: false, problem: 'empty', message: 'Field required' };
-  // The SIMD scan answers the common body (not too deep, no wide number) at ~a quarter of scanJson's
-  // cost; anything else is scanJson's, which also locates the wide tokens for the exact parse.
-  const quick = quickScan(bytes, maxDepth);
-  const scan = quick === SCAN_CLEAN ? CLEAN : quick === SCAN_TOO_DEEP ? TOO_DEEP : scanJson(bytes, maxDepth);
+  // The SIMD scan costs ~a quarter of scanJson; scanJson stays for where it cannot run.
+  const scan = quickScan(bytes, maxDepth) ?? scanJson(bytes, maxDepth);
   if (scan.tooDeep) {
     return { ok: false, problem: 'too_deep', message: `JSON nesting is deeper than max_nesting_depth (${maxDepth})` };
   }

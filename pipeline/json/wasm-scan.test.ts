@@ -1,19 +1,19 @@
 // The SIMD scan (wasm-scan.ts) against scanJson (depth.ts), the general path: on every text, quickScan
-// must answer what scanJson implies (CLEAN when scanJson finds neither too deep nor a wide number,
-// TOO_DEEP when it stops at a deep bracket before any wide number, UNDECIDED otherwise). The texts are
+// must give scanJson's answer (too deep, or the wide number tokens' byte ranges). The texts are
 // token soups, not only valid JSON, since the scan runs before JSON.parse judges the text: brackets,
 // quotes and backslashes inside and outside strings, strings around the 16-byte step, escapes at the
 // very end, unterminated strings, UTF-8, number tokens of every width, with and without exponents.
 import { describe, expect, it } from 'vitest';
 import { pickWith, seededRandom } from '../../test/helpers/random.ts';
-import { scanJson } from './depth.ts';
-import { quickScan, quickScanAvailable, SCAN_CLEAN, SCAN_TOO_DEEP, SCAN_UNDECIDED } from './wasm-scan.ts';
+import { scanJson, type JsonScan } from './depth.ts';
+import { quickScan, quickScanAvailable } from './wasm-scan.ts';
 
-/** What quickScan must answer, from scanJson's result. */
-function expected(bytes: Uint8Array, maxDepth: number): number {
+const CLEAN = { tooDeep: false, exactNumbers: false };
+
+/** What quickScan must answer: scanJson's result, without the tokens before a too-deep bracket. */
+function expected(bytes: Uint8Array, maxDepth: number): JsonScan {
   const scan = scanJson(bytes, maxDepth);
-  if (scan.exactNumbers) return SCAN_UNDECIDED; // a wide token (before the deep bracket, if any)
-  return scan.tooDeep ? SCAN_TOO_DEEP : SCAN_CLEAN;
+  return scan.tooDeep ? { tooDeep: true, exactNumbers: false } : scan;
 }
 
 const STRUCTURE = ['{', '}', '[', ']', ',', ':', ' ', '\n', 'true', 'null', 'false'];
@@ -54,44 +54,51 @@ describe('quickScan (WebAssembly SIMD) against scanJson', () => {
 
   it('agrees on 20,000 random token soups and depth limits', () => {
     const random = seededRandom(4000);
-    const seen = [0, 0, 0];
+    const seen = { clean: 0, tooDeep: 0, wide: 0 };
     for (let t = 0; t < 20_000; t++) {
       const text = tokenSoup(random);
       const maxDepth = Math.floor(random() * 6);
       const bytes = Buffer.from(text, 'utf8');
-      expect(quickScan(bytes, maxDepth), `${maxDepth} ${text}`).toBe(expected(bytes, maxDepth));
-      seen[quickScan(bytes, maxDepth)]++;
+      const want = expected(bytes, maxDepth);
+      expect(quickScan(bytes, maxDepth), `${maxDepth} ${text}`).toEqual(want);
+      seen[want.tooDeep ? 'tooDeep' : want.exactNumbers ? 'wide' : 'clean']++;
     }
     // Each answer must be common enough for the agreement to mean something.
-    for (const count of seen) expect(count, seen.join()).toBeGreaterThan(2000);
+    for (const count of Object.values(seen)) expect(count, JSON.stringify(seen)).toBeGreaterThan(2000);
   });
 
-  it('a body that fills its memory to the last byte, ending inside a string, is read without a trap', () => {
-    // The 16-byte step must stop 16 bytes before the end: the memory may end where the body does.
+  it('a body ending inside a string or an escape, at every offset around a page end', () => {
     for (const size of [65_536, 131_072]) {
       for (let tail = 1; tail < 40; tail++) {
         const body = Buffer.alloc(size, 0x20);
         body.write('["', size - tail - 2);
         body.fill(0x78, size - tail);
-        expect(quickScan(body, 64), `${size} ${tail}`).toBe(SCAN_CLEAN);
+        expect(quickScan(body, 64), `${size} ${tail}`).toEqual(CLEAN);
         body[size - 1] = 0x5c; // an escape that would run past the end
-        expect(quickScan(body, 64), `${size} ${tail}`).toBe(SCAN_CLEAN);
+        expect(quickScan(body, 64), `${size} ${tail}`).toEqual(CLEAN);
       }
     }
   });
 
   it('grows its memory for larger bodies and leaves very large ones to scanJson', () => {
     const deep = Buffer.from(' '.repeat(200_000) + '[[[[1]]]]');
-    expect(quickScan(deep, 3)).toBe(SCAN_TOO_DEEP);
-    expect(quickScan(deep, 4)).toBe(SCAN_CLEAN);
-    expect(quickScan(Buffer.alloc(5 << 20, 0x20), 64)).toBe(SCAN_UNDECIDED);
+    expect(quickScan(deep, 3)).toMatchObject({ tooDeep: true });
+    expect(quickScan(deep, 4)).toEqual(CLEAN);
+    expect(quickScan(Buffer.alloc(5 << 20, 0x20), 64)).toBeUndefined();
+  });
+
+  it('lists up to 8,192 wide tokens and leaves a body with more to scanJson', () => {
+    const tokens = (count: number) => Buffer.from(`[${Array.from({ length: count }, () => '1776363499123456789').join(',')}]`);
+    const many = tokens(8192);
+    expect(quickScan(many, 64)).toEqual(scanJson(many, 64));
+    expect(quickScan(tokens(8193), 64)).toBeUndefined();
   });
 
   it('limits beyond i32 and odd limits behave as in scanJson', () => {
     const text = Buffer.from('[[[[[1]]]]]');
-    expect(quickScan(text, Number.POSITIVE_INFINITY)).toBe(SCAN_CLEAN);
-    expect(quickScan(text, 2 ** 40)).toBe(SCAN_CLEAN);
-    expect(quickScan(text, 4.5)).toBe(expected(text, 4.5));
-    expect(quickScan(text, Number.NaN)).toBe(SCAN_UNDECIDED);
+    expect(quickScan(text, Number.POSITIVE_INFINITY)).toEqual(CLEAN);
+    expect(quickScan(text, 2 ** 40)).toEqual(CLEAN);
+    expect(quickScan(text, 4.5)).toEqual(expected(text, 4.5));
+    expect(quickScan(text, Number.NaN)).toBeUndefined();
   });
 });

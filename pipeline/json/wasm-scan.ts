@@ -1,8 +1,8 @@
-// The common-case nesting check of depth.ts, in WebAssembly with 128-bit SIMD: most bytes of a tracing
-// body are inside strings (~750 of ~810 per bench span), and here a string is skipped 16 bytes per
-// step (two byte compares and a bitmask), where the JavaScript loop reads every byte. It answers only
-// the common question, "not too deep and no wide number token?": anything else sends the caller to
-// scanJson, which gives the exact result (the wide tokens' positions, where it stopped).
+// scanJson (depth.ts) in WebAssembly with 128-bit SIMD: most bytes of a tracing body are inside strings
+// (~750 of ~810 per bench span), and here a string is skipped 16 bytes per step (two byte compares and a
+// bitmask), where the JavaScript loop reads every byte. Same answer as scanJson (nesting too deep, the
+// wide number tokens' positions); where it cannot run (no WebAssembly, very large bodies) the caller
+// runs scanJson.
 //
 // Why hand-assembled bytes: the module is one function of ~200 bytes; a toolchain (wat2wasm,
 // emscripten) would be a build step and a dependency for it. Each instruction below is written by name
@@ -11,11 +11,14 @@
 // Measured (bench flat body, thread CPU, same process): the JavaScript scan ~1.1 us/span, this one
 // including the copy into wasm memory ~0.15 (docs/decisions/0400-flat-json-intake-round-4.md).
 
-/** quickScan's answers. */
-export const SCAN_CLEAN = 0;
-export const SCAN_TOO_DEEP = 1;
-/** A wide number token, or the body cannot be scanned here (too large, no WebAssembly): use scanJson. */
-export const SCAN_UNDECIDED = 2;
+import type { JsonScan } from './depth.ts';
+
+/** The wasm function's answers other than a count of wide tokens. */
+const SCAN_TOO_DEEP = -1;
+/** More wide tokens than WIDE_LIMIT. */
+const SCAN_UNDECIDED = -2;
+/** Wide number tokens the wasm function records at most ([start, end) pairs of i32 after the body). */
+const WIDE_LIMIT = 8192;
 
 /**
  * Bodies above this are left to scanJson, so the wasm memory (which never shrinks) stays small. The
@@ -27,30 +30,34 @@ const PAGE = 65536;
 // ---- a few instruction encodings (WebAssembly core spec, binary format, and the SIMD proposal) ----
 const OP = {
   block: 0x02, loop: 0x03, if: 0x04, end: 0x0b, br: 0x0c, brIf: 0x0d, return: 0x0f,
-  localGet: 0x20, localSet: 0x21, localTee: 0x22, i32Load8u: 0x2d, i32Const: 0x41,
+  localGet: 0x20, localSet: 0x21, localTee: 0x22, i32Load8u: 0x2d, i32Store: 0x36, i32Const: 0x41,
   i32Eqz: 0x45, i32Eq: 0x46, i32Ne: 0x47, i32GtS: 0x4a, i32LeU: 0x4d, i32GeU: 0x4f,
-  i32Ctz: 0x68, i32Add: 0x6a, i32Sub: 0x6b, i32Or: 0x72,
+  i32Ctz: 0x68, i32Add: 0x6a, i32Sub: 0x6b, i32Or: 0x72, i32Shl: 0x74,
 } as const;
 const VOID = 0x40; // block type: no values
 const I32 = 0x7f;
 const V128 = 0x7b;
 const SIMD_PREFIX = 0xfd;
 const SIMD = { v128Load: 0x00, i8x16Splat: 0x0f, i8x16Eq: 0x23, v128Or: 0x50, i8x16Bitmask: 0x64 } as const;
-/** memarg of a load: alignment exponent 0, offset 0. */
+/** memarg of a byte load: alignment exponent 0, offset 0. */
 const MEMARG = [0, 0];
 
 // Parameters and locals, by index.
 const N = 0; // body length
 const MAX_DEPTH = 1;
-const I = 2; // position
-const DEPTH = 3;
-const C = 4; // current byte
-const MASK = 5; // quote/backslash bitmask of 16 bytes
-const DIGITS = 6; // digits in the current number token
-const EXPONENT = 7; // the token has an e/E
-const QUOTES = 8; // v128: sixteen '"'
-const BACKSLASHES = 9; // v128: sixteen '\'
-const BLOCK = 10; // v128: the 16 bytes at I
+const OUT = 2; // where the wide tokens' [start, end) pairs go (after the body, 4-byte aligned)
+const LIMIT = 3; // how many pairs fit there
+const I = 4; // position
+const DEPTH = 5;
+const C = 6; // current byte
+const MASK = 7; // quote/backslash bitmask of 16 bytes
+const DIGITS = 8; // digits in the current number token
+const EXPONENT = 9; // the token has an e/E
+const COUNT = 10; // wide tokens recorded
+const START = 11; // where the current number token starts
+const QUOTES = 12; // v128: sixteen '"'
+const BACKSLASHES = 13; // v128: sixteen '\'
+const BLOCK = 14; // v128: the 16 bytes at I
 
 const get = (local: number) => [OP.localGet, local];
 const set = (local: number) => [OP.localSet, local];
@@ -58,8 +65,12 @@ const i32 = (value: number) => [OP.i32Const, ...signedLeb(value)];
 const simd = (op: number) => [SIMD_PREFIX, op];
 /** local += 1 */
 const increment = (local: number) => [...get(local), ...i32(1), OP.i32Add, ...set(local)];
-/** i >= n: return `answer` */
-const returnAtEnd = (answer: number) => [...get(I), ...get(N), OP.i32GeU, OP.if, VOID, ...i32(answer), OP.return, OP.end];
+/** i >= n: return the count of wide tokens */
+const returnAtEnd = [...get(I), ...get(N), OP.i32GeU, OP.if, VOID, ...get(COUNT), OP.return, OP.end];
+/** i32 at OUT + COUNT * 8 + offset = value */
+const storePair = (offset: number, value: number) => [
+  ...get(OUT), ...get(COUNT), ...i32(3), OP.i32Shl, OP.i32Add, ...get(value), OP.i32Store, 2, offset,
+];
 /** c = bytes[i++] */
 const readByte = [...get(I), OP.i32Load8u, ...MEMARG, ...set(C), ...increment(I)];
 /** (c | 0x20) === code: '[' and '{' differ only in bit 5, as do ']' and '}', 'E' and 'e'. */
@@ -69,21 +80,22 @@ const isByte = (code: number) => [...get(C), ...i32(code), OP.i32Eq];
 const isDigit = [...get(C), ...i32(0x30), OP.i32Sub, ...i32(9), OP.i32LeU];
 
 /**
- * scan(n, maxDepth) -> SCAN_CLEAN | SCAN_TOO_DEEP | SCAN_UNDECIDED over memory[0, n). Branch depths
+ * scan(n, maxDepth, out, limit) over memory[0, n) -> SCAN_TOO_DEEP, SCAN_UNDECIDED, or the count of wide
+ * number tokens, whose [start, end) pairs it wrote as i32 from `out`. Branch depths
  * (the numbers after br/br_if) count enclosing blocks outward from the innermost, 0 first.
  */
 const SCAN_BODY: number[] = [
   ...i32(0x22), ...simd(SIMD.i8x16Splat), ...set(QUOTES),
   ...i32(0x5c), ...simd(SIMD.i8x16Splat), ...set(BACKSLASHES),
   OP.loop, VOID, // $outer: one token or structural byte per turn
-  ...returnAtEnd(SCAN_CLEAN),
+  ...returnAtEnd,
   ...readByte,
   // c === '"': skip the string.
   ...isByte(0x22), OP.if, VOID,
   OP.loop, VOID, // $string
   // Sixteen bytes without a quote or backslash are all inside the string: step over them. Otherwise step
-  // to the first such byte, which the byte path below reads. Only while 16 bytes remain: the memory
-  // may end with the body, and a load past it traps.
+  // to the first such byte, which the byte path below reads. Only while 16 bytes remain, so no byte
+  // past the body is looked at (what lies there is an earlier body's or the pair area).
   ...get(I), ...i32(16), OP.i32Add, ...get(N), OP.i32LeU, OP.if, VOID,
   ...get(I), SIMD_PREFIX, SIMD.v128Load, ...MEMARG, OP.localTee, BLOCK,
   ...get(QUOTES), ...simd(SIMD.i8x16Eq),
@@ -95,7 +107,7 @@ const SCAN_BODY: number[] = [
   OP.end,
   ...get(I), ...get(MASK), OP.i32Ctz, OP.i32Add, ...set(I),
   OP.end,
-  ...returnAtEnd(SCAN_CLEAN), // unterminated: JSON.parse reports it, as after scanJson
+  ...returnAtEnd, // unterminated: JSON.parse reports it, as after scanJson
   ...readByte,
   ...isByte(0x22), OP.brIf, 2, // the closing quote: continue $outer
   ...isByte(0x5c), OP.if, VOID, ...increment(I), OP.end, // the escaped byte cannot end the string
@@ -115,6 +127,7 @@ const SCAN_BODY: number[] = [
   OP.end,
   // A number token: digit or '-', then digits, sign, dot, exponent (as in scanJson).
   ...isDigit, ...isByte(0x2d), OP.i32Or, OP.if, VOID,
+  ...get(I), ...i32(1), OP.i32Sub, ...set(START),
   ...isByte(0x2d), OP.i32Eqz, ...set(DIGITS),
   ...i32(0), ...set(EXPONENT),
   OP.block, VOID, // $token
@@ -126,12 +139,15 @@ const SCAN_BODY: number[] = [
   ...isByte(0x2d), ...isByte(0x2b), OP.i32Or, ...isByte(0x2e), OP.i32Or, OP.if, VOID, ...increment(I), OP.br, 1, OP.end,
   OP.end,
   OP.end,
-  // A token that may not fit a double: scanJson must locate it.
-  ...get(EXPONENT), ...get(DIGITS), ...i32(16), OP.i32GeU, OP.i32Or, OP.if, VOID, ...i32(SCAN_UNDECIDED), OP.return, OP.end,
+  // A token that may not fit a double: record where it is, for the exact parse.
+  ...get(EXPONENT), ...get(DIGITS), ...i32(16), OP.i32GeU, OP.i32Or, OP.if, VOID,
+  ...get(COUNT), ...get(LIMIT), OP.i32GeU, OP.if, VOID, ...i32(SCAN_UNDECIDED), OP.return, OP.end,
+  ...storePair(0, START), ...storePair(4, I), ...increment(COUNT),
+  OP.end,
   OP.end,
   OP.br, 0, // continue $outer
   OP.end,
-  ...i32(SCAN_CLEAN), // not reached; the function's result type wants a value here
+  ...i32(0), // not reached; the function's result type wants a value here
   OP.end,
 ];
 
@@ -164,11 +180,11 @@ const section = (id: number, content: number[]) => [id, ...unsignedLeb(content.l
 const name = (text: string) => [...unsignedLeb(text.length), ...Buffer.from(text, 'latin1')];
 
 function moduleBytes(): Uint8Array {
-  const locals = vector([[6, I32], [3, V128]]); // I..EXPONENT, QUOTES..BLOCK
+  const locals = vector([[8, I32], [3, V128]]); // I..START, QUOTES..BLOCK
   const code = [...locals, ...SCAN_BODY];
   return Uint8Array.from([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
-    ...section(1, vector([[0x60, ...vector([[I32], [I32]]), ...vector([[I32]])]])), // (i32, i32) -> i32
+    ...section(1, vector([[0x60, ...vector([[I32], [I32], [I32], [I32]]), ...vector([[I32]])]])), // (i32 x 4) -> i32
     ...section(3, vector([[0]])), // function 0 has type 0
     ...section(5, vector([[0x00, 1]])), // one memory, 1 page to start
     ...section(7, vector([[...name('scan'), 0x00, 0], [...name('memory'), 0x02, 0]])),
@@ -183,7 +199,7 @@ interface WasmApi {
 }
 
 interface Scanner {
-  scan(n: number, maxDepth: number): number;
+  scan(n: number, maxDepth: number, out: number, limit: number): number;
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
 }
 
@@ -200,27 +216,40 @@ function instantiate(): Scanner | undefined {
 
 const scanner = instantiate();
 let memoryView = scanner === undefined ? new Uint8Array(0) : new Uint8Array(scanner.memory.buffer);
+let pairView = scanner === undefined ? new Int32Array(0) : new Int32Array(scanner.memory.buffer);
 
 /** Whether quickScan can answer at all here (tests use it to know which path they exercised). */
 export const quickScanAvailable = scanner !== undefined;
 
+const CLEAN: JsonScan = { tooDeep: false, exactNumbers: false };
+const TOO_DEEP: JsonScan = { tooDeep: true, exactNumbers: false };
+
 /**
- * SCAN_CLEAN when `bytes` (JSON text) opens no bracket deeper than `maxDepth` outside strings and has no
- * number token scanJson would report as wide; SCAN_TOO_DEEP when a bracket is deeper; otherwise
- * SCAN_UNDECIDED. Where it says CLEAN or TOO_DEEP, scanJson says the same (tooDeep, exactNumbers).
+ * scanJson's answer for `bytes`, or undefined when this scan cannot give it (no WebAssembly, a body over
+ * MAX_BYTES, more than WIDE_LIMIT wide tokens): the caller then runs scanJson. Where too deep, only
+ * `tooDeep` is scanJson's (the wide tokens before the deep bracket are not listed: nothing reads them).
  */
-export function quickScan(bytes: Uint8Array, maxDepth: number): number {
+export function quickScan(bytes: Uint8Array, maxDepth: number): JsonScan | undefined {
   const n = bytes.length;
   // The limit is an i32 in wasm: a limit no body here can reach is capped, anything odd is scanJson's.
-  if (scanner === undefined || n > MAX_BYTES || !(maxDepth >= 0)) return SCAN_UNDECIDED;
-  if (n > memoryView.length) {
+  if (scanner === undefined || n > MAX_BYTES || !(maxDepth >= 0)) return undefined;
+  const out = (n + 3) & ~3;
+  const needed = out + WIDE_LIMIT * 8;
+  if (needed > memoryView.length) {
     try {
-      scanner.memory.grow(Math.ceil((n - memoryView.length) / PAGE));
+      scanner.memory.grow(Math.ceil((needed - memoryView.length) / PAGE));
     } catch {
-      return SCAN_UNDECIDED; // no memory for it: the JavaScript scan needs none
+      return undefined; // no memory for it: the JavaScript scan needs none
     }
     memoryView = new Uint8Array(scanner.memory.buffer);
+    pairView = new Int32Array(scanner.memory.buffer);
   }
   memoryView.set(bytes);
-  return scanner.scan(n, maxDepth < MAX_BYTES ? maxDepth : MAX_BYTES);
+  const answer = scanner.scan(n, maxDepth < MAX_BYTES ? maxDepth : MAX_BYTES, out, WIDE_LIMIT);
+  if (answer === 0) return CLEAN;
+  if (answer === SCAN_TOO_DEEP) return TOO_DEEP;
+  if (answer === SCAN_UNDECIDED) return undefined;
+  const wideNumbers = new Array<number>(answer * 2);
+  for (let k = 0, at = out >> 2; k < wideNumbers.length; k++) wideNumbers[k] = pairView[at + k];
+  return { tooDeep: false, exactNumbers: true, wideNumbers };
 }
