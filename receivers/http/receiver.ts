@@ -1,13 +1,17 @@
-// The `http` receiver: a Node HTTP server running one Hono catch-all route that hands every request to
-// TracingApiHandler. Routing is done by the handler's own path normalisation (routes.ts); Hono supplies
-// the request/response plumbing, and the body is read straight from Node's IncomingMessage as Buffers.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+// The `http` receiver: a Node HTTP server handing every request to TracingApiHandler. Routing is done by
+// the handler's own path normalisation (routes.ts), and the body is read straight from Node's
+// IncomingMessage as Buffers. POST requests with a plain target and Host (every write, in practice) are
+// answered directly; the rest go through one Hono catch-all route, whose adapter also answers 400 to
+// request targets it cannot make a URL of (docs/decisions/0410).
+import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { IngestConsumer, Receiver } from '../../pipeline/component.ts';
 import { StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
+import { discardUnreadBody, isDirectRequest } from '../common/direct-request.ts';
+import { writeReply } from '../common/reply-writer.ts';
 import type { HttpReceiverConfig } from './config.ts';
 import { TracingApiHandler } from './handler.ts';
 import { createOtlpRoute } from './otlp-route.ts';
@@ -44,15 +48,30 @@ export class HttpReceiver implements Receiver {
     this.#handler = new TracingApiHandler(config, consumer, createOtlpRoute({ config, consumer, logger }));
   }
 
-  async #respond(incoming: IncomingMessage): Promise<Response> {
-    let reply: Reply;
+  async #reply(incoming: IncomingMessage): Promise<Reply> {
     try {
-      reply = await this.#handler.handle(incoming);
+      return await this.#handler.handle(incoming);
     } catch (error) {
       this.#logger.error('request failed', { error, method: incoming.method, url: incoming.url });
-      reply = INTERNAL_ERROR;
+      return INTERNAL_ERROR;
     }
-    return toResponse(reply, this.#closing);
+  }
+
+  async #respond(incoming: IncomingMessage): Promise<Response> {
+    return toResponse(await this.#reply(incoming), this.#closing);
+  }
+
+  /** The same reply as through Hono, written without its Request and Response objects. */
+  async #respondDirectly(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+    const reply = await this.#reply(incoming);
+    try {
+      writeReply(outgoing, reply.status, JSON_CONTENT_TYPE, reply.headers, reply.body, this.#closing);
+      discardUnreadBody(incoming, outgoing);
+    } catch (error) {
+      // Our replies carry only valid headers; this is a bug, and the client gets no half answer.
+      this.#logger.error('writing the answer failed', { error, method: incoming.method, url: incoming.url });
+      outgoing.destroy();
+    }
   }
 
   start(): Promise<void> {
@@ -64,7 +83,10 @@ export class HttpReceiver implements Receiver {
       // The adapter rejects some request targets before Hono runs (e.g. a missing Host header).
       errorHandler: () => toResponse(BAD_REQUEST),
     });
-    const server = createServer(listener);
+    const server = createServer((incoming, outgoing) => {
+      if (isDirectRequest(incoming)) void this.#respondDirectly(incoming, outgoing);
+      else void listener(incoming, outgoing);
+    });
     return new Promise((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException) => {
         reject(new StartupError(`http receiver: cannot listen on ${this.#config.endpoint}: ${error.code ?? error.message}`, { cause: error }));
