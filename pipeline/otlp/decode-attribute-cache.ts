@@ -29,7 +29,8 @@ const lastMiss = new Int32Array(SLOTS);
 
 /**
  * The slot hash of the KeyValue of `size` bytes at `start` (never 0), or 0 when its size is not cached.
- * The low bits choose the slot; all of it tells repeated misses apart (see `rememberAttribute`).
+ * Bits 1-12 choose the slot (bit 0 is forced to 1, so slots taken from the low bits would all be odd,
+ * half the table unused); all of it tells repeated misses apart (see `rememberAttribute`).
  */
 export function attributeHash(b: Uint8Array, start: number, size: number): number {
   if (size > MAX_CACHED_ATTRIBUTE || size < MIN_CACHED_ATTRIBUTE) return 0;
@@ -40,9 +41,13 @@ export function attributeHash(b: Uint8Array, start: number, size: number): numbe
   return (h ^ (h >>> 15)) | 1;
 }
 
+function slotOf(hash: number): number {
+  return (hash >>> 1) & (SLOTS - 1);
+}
+
 /** True when the slot of `hash` holds exactly the `size` bytes at `start` of `b` (viewed also as `view`). */
 export function attributeCached(hash: number, b: Uint8Array, view: DataView, start: number, size: number): boolean {
-  const slot = hash & (SLOTS - 1);
+  const slot = slotOf(hash);
   if (sizes[slot] !== size) return false;
   const at = slot * MAX_CACHED_ATTRIBUTE;
   // Four bytes per step, then the tail: as in the string cache (decision 0260, round 2).
@@ -55,11 +60,11 @@ export function attributeCached(hash: number, b: Uint8Array, view: DataView, sta
 }
 
 export function cachedKey(hash: number): string {
-  return keys[hash & (SLOTS - 1)];
+  return keys[slotOf(hash)];
 }
 
 export function cachedValue(hash: number): AttrScalar {
-  return values[hash & (SLOTS - 1)];
+  return values[slotOf(hash)];
 }
 
 /**
@@ -70,7 +75,7 @@ export function cachedValue(hash: number): AttrScalar {
  * were ~8% of decoding a request whose attribute values are all distinct.
  */
 export function rememberAttribute(hash: number, b: Uint8Array, view: DataView, start: number, size: number, key: string, value: AttrScalar): void {
-  const slot = hash & (SLOTS - 1);
+  const slot = slotOf(hash);
   if (lastMiss[slot] !== hash) {
     lastMiss[slot] = hash;
     return;
