@@ -214,6 +214,49 @@ describe('file exporter: when lines are written', () => {
     await e.shutdown();
   });
 
+  it('batches written into the buffer of an earlier write leave every earlier line intact', async () => {
+    // The exporter encodes a batch into the buffer of the last write once that write is over; sizes
+    // vary so that a reused buffer holds longer old text, and some batches go in flight together.
+    const path = join(dir, 'spans.jsonl');
+    const e = exporter(path);
+    await e.start();
+    // Each write is held until the test lets it go, so batches handed over meanwhile are encoded while
+    // an earlier batch's bytes still wait to be written: they must not land in that batch's buffer.
+    const file = (e as unknown as { file: { append(data: Buffer): Promise<void> } }).file;
+    const append = file.append.bind(file);
+    let letGo: () => void = () => {};
+    let taken: () => void = () => {};
+    let held = false;
+    file.append = async (data) => {
+      if (held) {
+        held = false;
+        await new Promise<void>((resolve) => {
+          letGo = resolve;
+          taken();
+        });
+      }
+      return append(data);
+    };
+    const sizes = [40, 1, 25, 3, 60, 2, 2, 30];
+    let from = 0;
+    for (let round = 0; round < 3; round++) {
+      for (const size of sizes) {
+        await e.export(sampleSpans(size, from));
+        from += size;
+      }
+      held = true;
+      const writeTaken = new Promise<void>((resolve) => { taken = resolve; });
+      const first = e.export(sampleSpans(40, from));
+      await writeTaken;
+      const later = [e.export(sampleSpans(3, from + 40)), e.export(sampleSpans(1, from + 43))];
+      from += 44;
+      letGo();
+      await Promise.all([first, ...later]);
+    }
+    expect(await readFile(path, 'utf8')).toBe(encodeBatchJsonLines(sampleSpans(from)));
+    await e.shutdown();
+  });
+
   it('shutdown waits for the write in flight and resolves the waiting exports', async () => {
     const path = join(dir, 'spans.jsonl');
     const e = exporter(path);

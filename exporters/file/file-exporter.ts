@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import type { Exporter } from '../../pipeline/component.ts';
 import { RetryableError, StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
-import { encodeBatchJsonLinesBuffer, type AttributesShape } from '../../pipeline/record/index.ts';
+import { BatchLinesEncoder, type AttributesShape } from '../../pipeline/record/index.ts';
 import type { Span } from '../../pipeline/span.ts';
 import { LineFile } from './line-file.ts';
 
@@ -33,6 +33,8 @@ export class FileExporter implements Exporter {
   private readonly options: FileExporterOptions;
   private readonly path: string;
   private file: LineFile | undefined;
+  /** Encodes each batch into the buffer of an earlier one once that one's write is over. */
+  private readonly encoder: BatchLinesEncoder;
   private stopped = false;
   /** Encoded batches waiting for the next write, and the export calls waiting on them. */
   private pending: Buffer[] = [];
@@ -44,6 +46,7 @@ export class FileExporter implements Exporter {
   constructor(options: FileExporterOptions) {
     this.options = options;
     this.path = resolve(options.path);
+    this.encoder = new BatchLinesEncoder({ attributesShape: options.attributesShape });
   }
 
   async start(): Promise<void> {
@@ -62,7 +65,7 @@ export class FileExporter implements Exporter {
   export(spans: Span[]): Promise<void> {
     if (!this.file || this.stopped) return Promise.reject(new RetryableError('file exporter is not running'));
     if (spans.length === 0) return Promise.resolve();
-    const lines = encodeBatchJsonLinesBuffer(spans, { attributesShape: this.options.attributesShape });
+    const lines = this.encoder.encode(spans);
     return new Promise<void>((resolve, reject) => {
       this.pending.push(lines);
       this.pendingBytes += lines.length;
@@ -78,17 +81,24 @@ export class FileExporter implements Exporter {
   }
 
   private writeOnce(): Promise<void> {
-    const data = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes);
+    const pending = this.pending;
+    const data = pending.length === 1 ? pending[0] : Buffer.concat(pending, this.pendingBytes);
+    // Batches copied into one write are done with; a lone batch is given back once its write is over.
+    if (pending.length > 1) for (const lines of pending) this.encoder.release(lines);
     const waiters = this.waiters;
     this.pending = [];
     this.pendingBytes = 0;
     this.waiters = [];
     const file = this.file!;
+    // Nothing keeps `data` after append() settles (line-file.ts writes it and returns), so its buffer
+    // can take the next batch.
     return file.append(data).then(
       () => {
+        this.encoder.release(data);
         for (const waiter of waiters) waiter.resolve();
       },
       (err: Error) => {
+        this.encoder.release(data);
         // A full disk or an I/O error: the file was cut back to its last whole line, and the stream
         // still holds the spans, so the pipeline retries with backoff.
         const failure = new RetryableError(`file exporter: writing ${this.path} failed: ${err.message}`, undefined, {

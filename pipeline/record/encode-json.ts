@@ -94,15 +94,24 @@ let bytesPerSpan = 1024;
  */
 export function encodeBatchJsonLinesBuffer(spans: readonly Span[], options?: JsonEncodeOptions): Buffer {
   if (spans.length === 0) return Buffer.alloc(0);
+  return writeBatchJsonLines(spans, options, undefined).bytes();
+}
+
+/**
+ * The JSON lines of `spans` (at least one) in a writer whose bytes are the batch: written into `spare`
+ * when it holds the size expected from the last batch, else into a new buffer (see BatchLinesEncoder).
+ */
+export function writeBatchJsonLines(spans: readonly Span[], options: JsonEncodeOptions | undefined, spare: Buffer | undefined): JsonWriter {
   const nested = options?.attributesShape === 'nested';
-  const w = new JsonWriter(spans.length * bytesPerSpan + 256);
+  const expected = spans.length * bytesPerSpan + 256;
+  const w = new JsonWriter(expected, spare !== undefined && spare.length >= expected ? spare : undefined);
   for (let i = 0; i < spans.length; i++) {
     writeSpan(w, spans[i], nested);
     w.byte(NEWLINE);
   }
   // A quarter of headroom over what this batch needed, and never below 256 bytes per span.
   bytesPerSpan = Math.max(256, Math.ceil((w.pos / spans.length) * 1.25));
-  return w.bytes();
+  return w;
 }
 
 function writeSpan(w: JsonWriter, span: Span, nested: boolean): void {

@@ -2,3 +2,4 @@
 export { encodeSpanJson, encodeSpanJsonBuffer, encodeBatchJsonLines, encodeBatchJsonLinesBuffer } from './encode-json.ts';
 export type { AttributesShape, JsonEncodeOptions } from './encode-json.ts';
 export { formatTimeNs } from './time-format.ts';
+export { BatchLinesEncoder } from './batch-lines-encoder.ts';

@@ -89,8 +89,9 @@ export class JsonWriter {
   private repeatStart = -1;
   private repeatEnd = -1;
 
-  constructor(capacity: number) {
-    this.buf = Buffer.allocUnsafe(Math.max(64, capacity)) as WriteBuffer;
+  /** Writes into `into` when given (its old contents are overwritten), else into a new buffer. */
+  constructor(capacity: number, into?: Buffer) {
+    this.buf = (into ?? Buffer.allocUnsafe(Math.max(64, capacity))) as WriteBuffer;
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
   }
 
