@@ -1,45 +1,23 @@
 #!/usr/bin/env node
-// The tracehop CLI.
-import { loadConfigFile } from '../config/load.ts';
-import { ConfigError, formatProblem } from '../config/problem.ts';
-import { parseArgs, USAGE } from './args.ts';
-import { builtinRegistry } from './components.ts';
-import { runDaemon } from './run.ts';
-import { version } from './version.ts';
+// The tracehop entry point. `tracehop` (run) first replaces itself with a Node started with its heap
+// flags (heap-flags.ts), before the rest of the CLI is even loaded, so nothing is loaded twice; every
+// other command runs as it is.
+import { parseArgs } from './args.ts';
+import { reexecArgv } from './heap-flags.ts';
+import { createLogger } from '../pipeline/log.ts';
 
-async function main(argv: string[]): Promise<number> {
-  const command = parseArgs(argv);
-  switch (command.kind) {
-    case 'help':
-      process.stdout.write(USAGE + '\n');
-      return 0;
-    case 'version':
-      process.stdout.write(`tracehop ${version()}\n`);
-      return 0;
-    case 'usage-error':
-      process.stderr.write(`tracehop: ${command.message}\n${USAGE}\n`);
-      return 2;
-    case 'validate':
-      loadConfigFile(command.config, builtinRegistry());
-      process.stdout.write(`${command.config}: ok\n`);
-      return 0;
-    case 'run':
-      return runDaemon(command.config);
+const argv = process.argv.slice(2);
+if (parseArgs(argv).kind === 'run') {
+  const next = reexecArgv(process);
+  if (next) {
+    try {
+      // Same pid, same stdio, same environment: signals, exit codes and supervisors see no difference.
+      process.execve!(next[0], next, process.env);
+    } catch (err) {
+      // Cannot replace the process (e.g. a sandbox refuses execve): run with Node's default heap.
+      createLogger().warn('running with Node\'s default heap: cannot re-execute with the heap flags', { err });
+    }
   }
 }
-
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-    // Receivers and timers are closed by now; exit promptly even if a library left a handle open.
-    setImmediate(() => process.exit(code));
-  },
-  (err: unknown) => {
-    if (err instanceof ConfigError) {
-      for (const p of err.problems) process.stderr.write(formatProblem(p) + '\n');
-      process.exit(2);
-    }
-    process.stderr.write(`tracehop: ${(err as Error)?.stack ?? String(err)}\n`);
-    process.exit(1);
-  },
-);
+const { cli } = await import('./cli.ts');
+cli(argv);

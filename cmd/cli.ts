@@ -1,0 +1,47 @@
+// The tracehop CLI: the commands, their exit codes and the error output (main.ts is the entry point).
+import { loadConfigFile } from '../config/load.ts';
+import { ConfigError, formatProblem } from '../config/problem.ts';
+import { parseArgs, USAGE } from './args.ts';
+import { builtinRegistry } from './components.ts';
+import { runDaemon } from './run.ts';
+import { version } from './version.ts';
+
+async function main(argv: string[]): Promise<number> {
+  const command = parseArgs(argv);
+  switch (command.kind) {
+    case 'help':
+      process.stdout.write(USAGE + '\n');
+      return 0;
+    case 'version':
+      process.stdout.write(`tracehop ${version()}\n`);
+      return 0;
+    case 'usage-error':
+      process.stderr.write(`tracehop: ${command.message}\n${USAGE}\n`);
+      return 2;
+    case 'validate':
+      loadConfigFile(command.config, builtinRegistry());
+      process.stdout.write(`${command.config}: ok\n`);
+      return 0;
+    case 'run':
+      return runDaemon(command.config);
+  }
+}
+
+/** Runs one command and exits the process with its code. */
+export function cli(argv: string[]): void {
+  main(argv).then(
+    (code) => {
+      process.exitCode = code;
+      // Receivers and timers are closed by now; exit promptly even if a library left a handle open.
+      setImmediate(() => process.exit(code));
+    },
+    (err: unknown) => {
+      if (err instanceof ConfigError) {
+        for (const p of err.problems) process.stderr.write(formatProblem(p) + '\n');
+        process.exit(2);
+      }
+      process.stderr.write(`tracehop: ${(err as Error)?.stack ?? String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
