@@ -114,8 +114,9 @@ async function withTarget<T>(start: Promise<Target>, use: (t: Target) => Promise
 }
 
 function freePort(): number {
-  // Random high port; the Collector needs a fixed one in its config.
-  return 20000 + Math.floor(Math.random() * 20000);
+  // The Collector needs a fixed port in its config. Drawn from below Linux's ephemeral range (32768 and
+  // up), so the load generator's own connections can never be holding it.
+  return 20000 + Math.floor(Math.random() * 12768);
 }
 
 async function tracehopHttp(ctx: BenchContext, name: string, body: (i: number) => Buffer, storage = 'memory'): Promise<Row> {
