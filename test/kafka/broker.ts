@@ -8,11 +8,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../interop/ports.ts';
 
 export const KAFKA_VERSION = '3.9.1';
 const SLF4J_BINDING_VERSION = '1.7.36';
@@ -161,18 +161,6 @@ function brokerCertificates(dir: string): BrokerCertificates {
 }
 
 // ---- work directory --------------------------------------------------------------------------------
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function serverProperties(state: BrokerState): string {
   const lines = [
