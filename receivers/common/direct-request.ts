@@ -10,11 +10,19 @@
 // adapter's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+const HOST_NAME = /^[a-z0-9._-]+$/;
+const PORT = /^[1-9]\d{3,4}$/;
+
 /**
- * A Host of lowercase name characters with no port or a port of 1000-59999 or 6000-9999: the adapter
- * takes such a host as it is, without parsing a URL (which may reject or rewrite other forms).
+ * A Host the adapter takes as it is, without parsing a URL (which may reject or rewrite other forms):
+ * lowercase name characters, and no port or a port from 1000 to 59999 written without leading zeros.
  */
-const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
+function isPlainHost(host: string): boolean {
+  const colon = host.indexOf(':');
+  if (colon === -1) return HOST_NAME.test(host);
+  const port = host.slice(colon + 1);
+  return HOST_NAME.test(host.slice(0, colon)) && PORT.test(port) && Number(port) < 60_000;
+}
 
 /**
  * POST with an origin-form target (a path from `/`, no backslash) and a plain Host: answered directly.
@@ -25,7 +33,7 @@ export function isDirectRequest(incoming: IncomingMessage): boolean {
   const url = incoming.url;
   if (url === undefined || url.charCodeAt(0) !== 0x2f || url.includes('\\')) return false;
   const host = incoming.headers.host;
-  return host !== undefined && PLAIN_HOST.test(host);
+  return host !== undefined && isPlainHost(host);
 }
 
 /** An unread body is discarded up to this many bytes, for this long; then the connection is closed. */
