@@ -23,10 +23,48 @@ const TRACE_TYPE_SET = new Set<string>(TRACE_TYPES);
 export interface Lineage {
   traceIds: Array<string | undefined>;
   spanIds: Array<string | undefined>;
+  /**
+   * The last explicit trace_id and parent_id strings seen in this request, as sent, and what they
+   * normalised to (undefined: invalid). Spans of one request nearly always share the trace id and most
+   * share the parent, so a repeat costs one string comparison instead of a hex scan (as the OTLP rules
+   * do, decision 0390), and every span of the trace gets the same string instance. The normalisation
+   * is a pure function of the string, so a hit gives exactly what the scan would (decision 0440).
+   */
+  sentTraceId: string | undefined;
+  traceId: string | undefined;
+  sentParentId: string | undefined;
+  parentHex: string | undefined;
 }
 
 export function newLineage(size: number): Lineage {
-  return { traceIds: new Array(size), spanIds: new Array(size) };
+  return {
+    traceIds: new Array(size),
+    spanIds: new Array(size),
+    sentTraceId: undefined,
+    traceId: undefined,
+    sentParentId: undefined,
+    parentHex: undefined,
+  };
+}
+
+/** normaliseTraceId, remembered for the last string (see Lineage). */
+function traceIdOf(raw: unknown, lineage: Lineage): string | undefined {
+  if (typeof raw !== 'string') return undefined; // what normaliseTraceId answers for a non-string
+  if (raw === lineage.sentTraceId) return lineage.traceId;
+  const traceId = normaliseTraceId(raw);
+  lineage.sentTraceId = raw;
+  lineage.traceId = traceId;
+  return traceId;
+}
+
+/** spanIdHex (zero included), remembered for the last string (see Lineage). */
+function parentHexOf(raw: unknown, lineage: Lineage): string | undefined {
+  if (typeof raw !== 'string') return undefined; // what spanIdHex answers for a non-string
+  if (raw === lineage.sentParentId) return lineage.parentHex;
+  const hex = spanIdHex(raw);
+  lineage.sentParentId = raw;
+  lineage.parentHex = hex;
+  return hex;
 }
 
 /** The draft as a span, or the rejection reason. Records the draft's ids in `lineage` first. */
@@ -40,7 +78,7 @@ export function checkDraft(draft: SpanDraft, lineage: Lineage): Span | string {
   let traceId: string | undefined;
   const rawTrace = o.trace_id;
   if (!isAbsent(rawTrace)) {
-    traceId = normaliseTraceId(rawTrace);
+    traceId = traceIdOf(rawTrace, lineage);
     if (traceId === undefined) reason = 'invalid trace_id: expected 32 hex digits (optionally dashed)';
   } else if (draft.parent !== undefined) {
     traceId = lineage.traceIds[draft.parent];
@@ -61,7 +99,7 @@ export function checkDraft(draft: SpanDraft, lineage: Lineage): Span | string {
   let parentId: string | undefined;
   const rawParent = o.parent_id;
   if (!isAbsent(rawParent)) {
-    const hex = spanIdHex(rawParent);
+    const hex = parentHexOf(rawParent, lineage);
     if (hex === undefined) return 'invalid parent_id: expected 16 or 32 hex digits';
     if (!isZeroSpanId(hex)) parentId = hex;
   } else if (draft.parent !== undefined) {
