@@ -4,9 +4,29 @@ import type { TreeMap } from '../../pipeline/attributes/trie.ts';
 import type { Span } from '../../pipeline/span.ts';
 import type { Cleaned } from './clean.ts';
 
+// The length of a span in ns is taken through a 64-bit slot read back as two 32-bit halves: optimised
+// code stores a bigint difference there as machine arithmetic, while `Number(end - start)` allocates a
+// heap BigInt per span (the same trick as pipeline/record/time-format.ts).
+const lengthSlot = new BigUint64Array(1);
+const lengthHalves = new Uint32Array(lengthSlot.buffer);
+const LOW = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 1;
+const HIGH = 1 - LOW;
+const MAX_U64 = 0xffff_ffff_ffff_ffffn;
+
+/**
+ * end - start as a double, the same as `Number(end - start)` for end > start: when both are in
+ * [0, 2^64) the difference fits the slot, and `high * 2^32 + low` adds two exact doubles, so the one
+ * rounding is IEEE's round-to-nearest-even of the exact value, as Number(bigint) rounds.
+ */
+export function lengthNs(start: bigint, end: bigint): number {
+  if (start < 0n || end > MAX_U64) return Number(end - start);
+  lengthSlot[0] = end - start;
+  return lengthHalves[HIGH] * 4294967296 + lengthHalves[LOW];
+}
+
 /** Duration in ms as an exact double (no rounding) when the span has positive length; error count when it has events. */
 export function computeSpanMetrics(span: Span, c: Cleaned): void {
-  if (span.endNs > span.startNs) c.durationCumulative = Number(span.endNs - span.startNs) / 1e6;
+  if (span.endNs > span.startNs) c.durationCumulative = lengthNs(span.startNs, span.endNs) / 1e6;
   const events = span.events;
   if (events !== undefined && events.length > 0) {
     let errors = 0;
