@@ -34,6 +34,15 @@ export interface Lineage {
   traceId: string | undefined;
   sentParentId: string | undefined;
   parentHex: string | undefined;
+  /**
+   * Likewise the last span_kind and status_code names and their numbers (undefined: not a name of the
+   * enum). A Map lookup hashes the name, which is a fresh string of each span; comparing it with the
+   * previous span's is cheaper, and nearly every span of a request repeats both.
+   */
+  kindName: string | undefined;
+  kind: number | undefined;
+  codeName: string | undefined;
+  code: number | undefined;
 }
 
 export function newLineage(size: number): Lineage {
@@ -44,7 +53,29 @@ export function newLineage(size: number): Lineage {
     traceId: undefined,
     sentParentId: undefined,
     parentHex: undefined,
+    kindName: undefined,
+    kind: undefined,
+    codeName: undefined,
+    code: undefined,
   };
+}
+
+/** The span kind number of a span_kind name, remembered for the last name (see Lineage). */
+function kindOf(raw: string, lineage: Lineage): number | undefined {
+  if (raw === lineage.kindName) return lineage.kind;
+  const kind = KIND_BY_NAME.get(raw);
+  lineage.kindName = raw;
+  lineage.kind = kind;
+  return kind;
+}
+
+/** The status code number of a status_code name, remembered for the last name (see Lineage). */
+function codeOf(raw: string, lineage: Lineage): number | undefined {
+  if (raw === lineage.codeName) return lineage.code;
+  const code = STATUS_BY_NAME.get(raw);
+  lineage.codeName = raw;
+  lineage.code = code;
+  return code;
 }
 
 /** normaliseTraceId, remembered for the last string (see Lineage). */
@@ -125,7 +156,7 @@ export function checkDraft(draft: SpanDraft, lineage: Lineage): Span | string {
   let kind = 0;
   const rawKind = o.span_kind;
   if (!isAbsent(rawKind)) {
-    const k = typeof rawKind === 'string' ? KIND_BY_NAME.get(rawKind) : undefined;
+    const k = typeof rawKind === 'string' ? kindOf(rawKind, lineage) : undefined;
     if (k === undefined) return 'invalid span_kind';
     kind = k;
   }
@@ -140,7 +171,7 @@ export function checkDraft(draft: SpanDraft, lineage: Lineage): Span | string {
   let code = 0;
   const rawCode = o.status_code;
   if (!isAbsent(rawCode)) {
-    const c = typeof rawCode === 'string' ? STATUS_BY_NAME.get(rawCode) : undefined;
+    const c = typeof rawCode === 'string' ? codeOf(rawCode, lineage) : undefined;
     if (c === undefined) return 'invalid status_code';
     code = c;
   }

@@ -1,5 +1,5 @@
-// The remembered trace_id / parent_id of the tracing-API checks (tracing-span.ts Lineage, decision
-// 0440) against no memory at all: each span of a random request, validated on its own (a fresh batch,
+// The remembered trace_id / parent_id / span_kind / status_code of the tracing-API checks
+// (tracing-span.ts Lineage, decision 0440) against no memory at all: each span of a random request, validated on its own (a fresh batch,
 // so nothing is remembered), must come out exactly as it does inside the request, where the previous
 // span's ids are remembered. The id values are drawn from a small pool of valid and invalid forms in
 // random order, so the memory is hit, missed and replaced; the body goes through JSON text as a
@@ -32,15 +32,23 @@ const PARENT_IDS: unknown[] = [
   'a1b2c3d4e5f60718', 'a1b2c3d4e5f60718', 'A1B2C3D4E5F60718', '0x00f067aa0ba902b7', '0'.repeat(16), T, T.toUpperCase(),
   'abc123abc123abc', 'a1b2c3d4e5f6071z', '', 7, false, null, undefined, { id: 1 },
 ];
+const KINDS: unknown[] = [
+  'SPAN_KIND_CLIENT', 'SPAN_KIND_CLIENT', 'SPAN_KIND_SERVER', 'SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_CONSUMER',
+  'SERVER', 'span_kind_client', 3, null, undefined,
+];
+const CODES: unknown[] = ['STATUS_CODE_OK', 'STATUS_CODE_OK', 'STATUS_CODE_ERROR', 'STATUS_CODE_UNSET', 'OK', 1, null, undefined];
 
-/** What a test compares: the ids of an accepted span, or the reason of a rejected one. */
+/** What a test compares: the ids, kind and status of an accepted span, or the reason of a rejected one. */
 function outcome(batch: WorkingBatch, index: number): unknown {
   const at = batch.indexes?.indexOf(index) ?? -1;
-  if (at >= 0) return { traceId: batch.spans[at].traceId, parentId: batch.spans[at].parentId };
+  if (at >= 0) {
+    const { traceId, parentId, kind, status } = batch.spans[at];
+    return { traceId, parentId, kind, status };
+  }
   return batch.rejections.find((r) => r.index === index)?.reason;
 }
 
-describe('validate: remembered trace_id and parent_id', () => {
+describe('validate: remembered ids, span kind and status code', () => {
   it('gives every span of a request what it gets validated alone (2,000 random requests)', () => {
     const random = seededRandom(440);
     let hits = 0;
@@ -58,6 +66,10 @@ describe('validate: remembered trace_id and parent_id', () => {
         };
         const parent = repeat && random() < 0.7 ? spans[i - 1].parent_id : pickWith(random, PARENT_IDS);
         if (parent !== undefined) span.parent_id = parent;
+        const kind = repeat && random() < 0.7 ? spans[i - 1].span_kind : pickWith(random, KINDS);
+        if (kind !== undefined) span.span_kind = kind;
+        const code = repeat && random() < 0.7 ? spans[i - 1].status_code : pickWith(random, CODES);
+        if (code !== undefined) span.status_code = code;
         if (repeat) hits++;
         spans.push(span);
       }
