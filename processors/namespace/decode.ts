@@ -52,6 +52,18 @@ function isDataJsonSlot(k: string): boolean {
 }
 
 /**
+ * True when something written at or below `target` (a semantic-convention row's output, ag-namespace.md
+ * §6.1, including what S2 expands under its keys) can land on a slot S5 decodes: the slot is the target
+ * or below it. Decided once per plan (semconv/rows.ts), so that S5's three lookups are skipped per span
+ * for families that cannot write a data slot (~5% of the namespace stage on the OTLP bench, profiled).
+ */
+export function mayWriteDataJsonSlot(target: string): boolean {
+  const below = target + '.';
+  return isDataJsonSlot(target) || 'ag.data.inputs'.startsWith(below) || 'ag.data.parameters'.startsWith(below)
+    || 'ag.data.internals'.startsWith(below);
+}
+
+/**
  * S5: a string at `ag.data.inputs|parameters|internals` must be a JSON object; its members replace the key
  * in place. Anything else quarantines the original string at `unsupported.data.<slot>`.
  */

@@ -7,6 +7,7 @@ import type { AttrValue, Attributes, Span } from '../../pipeline/span.ts';
 import { pickWith as pick, seededRandom } from '../../test/helpers/random.ts';
 import { fastPath } from './normalise.ts';
 import { clearPlans } from './plan.ts';
+import { mayWriteDataJsonSlot } from './decode.ts';
 import { NamespaceProcessor } from './processor.ts';
 import { cloneForNamespace, namespaceOutcome } from '../../test/helpers/namespace-outcome.ts';
 
@@ -221,6 +222,27 @@ describe('fast path plans equal normaliseFast and the full path', () => {
       planned += compare(p, round % 2 === 0 ? 'otlp' : 'tracing', [span(r, keys), span(r, keys)]);
     }
     expect(planned).toBeGreaterThan(40);
+  });
+
+  it('knows which row targets can reach a data slot S5 decodes (the slot itself or above it)', () => {
+    for (const t of ['ag', 'ag.data', 'ag.data.inputs', 'ag.data.parameters', 'ag.data.internals']) expect(mayWriteDataJsonSlot(t)).toBe(true);
+    for (const t of ['ag.data.inputs.prompt', 'ag.data.outputs', 'ag.dat', 'ag.meta.request.model', 'ag.type.span', 'a', '']) {
+      expect(mayWriteDataJsonSlot(t)).toBe(false);
+    }
+  });
+
+  it('a family that writes a data slot gets S5 on the plan path (a JSON string there is decoded, not sent to the full path)', () => {
+    // OpenInference's input.value lands on ag.data.inputs as a string; S5 parses it. The plan knows this
+    // family can reach a data slot (FamilyPlan.dataSlots): skipping S5 would refuse these spans to the full path.
+    const r = seededRandom(61);
+    const p = new NamespaceProcessor({ semconv: 'otlp' });
+    const keys = ['ag.type.span', 'openinference.span.kind', 'input.value', 'http.x'];
+    let planned = 0;
+    for (let round = 0; round < 30; round++) planned += compare(p, 'otlp', [span(r, keys, true), span(r, keys, true)]);
+    // Every span but the very first (a sequence is planned on its second sighting).
+    expect(planned).toBe(59);
+    const [out] = run(p, 'otlp', [span(r, keys, true)], true, true);
+    expect(out.attributes.get('ag.data.inputs.q')).toBe('hi');
   });
 
   it('several semantic-convention families on one span, with values that change what they map', () => {

@@ -119,7 +119,9 @@ export function mapPlanned(plans: readonly FamilyPlan[], attrs: Attributes, valu
   for (let p = 0; p < plans.length; p++) {
     let mapped = runPlannedFamily(plans[p], attrs, values, p > 0 ? laterClaims : undefined);
     if (mapped.size === 0) continue;
-    mapped = decodeDataSlots(decodeTyped(mapped), q);
+    mapped = decodeTyped(mapped);
+    // S5 only where a planned row can reach a data slot (decided with the plan; mapFamilies always runs it).
+    if (plans[p].dataSlots) mapped = decodeDataSlots(mapped, q);
     if (all === undefined) all = mapped;
     else for (const [k, v] of mapped) all.set(k, v);
     if (p + 1 < plans.length) for (const [k, v] of mapped) if (v !== null || nullIsContent(k)) laterClaims.add(k);

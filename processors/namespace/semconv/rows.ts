@@ -4,6 +4,7 @@ import { flattenInto } from '../../../pipeline/attributes/flatten.ts';
 import type { AttrValue, Attributes } from '../../../pipeline/span.ts';
 import { NOT_JSON, isFlatValue, tryJson } from '../keys.ts';
 import { isSpanType } from '../clean.ts';
+import { mayWriteDataJsonSlot } from '../decode.ts';
 
 export type Row =
   /** exact source key -> target key */
@@ -164,6 +165,8 @@ export interface FamilyPlan {
   family: Family;
   rows: number[];
   source: number[];
+  /** Some planned row may write a data slot that S5 decodes (mayWriteDataJsonSlot of its target). */
+  dataSlots: boolean;
 }
 
 export function planFamily(family: Family, keys: readonly string[], claims: Claims): FamilyPlan {
@@ -173,12 +176,13 @@ export function planFamily(family: Family, keys: readonly string[], claims: Clai
     const list = ix.bySource.get(keys[i]);
     if (list !== undefined) for (let j = 0; j < list.length; j++) at.set(list[j], i);
   }
-  const plan: FamilyPlan = { family, rows: [], source: [] };
+  const plan: FamilyPlan = { family, rows: [], source: [], dataSlots: false };
   for (let r = 0; r < family.rows.length; r++) {
     const pos = ix.exact[r] === 1 ? at.get(r) : -1;
     if (pos === undefined || claims.conflicts(ix.target[r])) continue;
     plan.rows.push(r);
     plan.source.push(pos);
+    if (mayWriteDataJsonSlot(ix.target[r])) plan.dataSlots = true;
   }
   return plan;
 }
