@@ -15,6 +15,7 @@ import { ClaimList, NOT_JSON, isAgKey, tryJson } from './keys.ts';
 import { Quarantine } from './quarantine.ts';
 import { REFERENCE_KEYS, SLUG } from './references.ts';
 import { claimExplicit, keyFamilies, mapFamilies } from './semconv/index.ts';
+import { PlannedOutput } from './semconv/planned-output.ts';
 
 /** Tree slots in output order (§3.6); scalar slots go straight into Cleaned. */
 const PARAMETERS = 0;
@@ -494,10 +495,12 @@ export function beginSlots(): FastSlots {
  * The end of the fast path, shared with the plan path (plan.ts): S4's output (decoded into
  * mappingQuarantine) placed like the explicit keys, then the canonical-order check over every slotted key.
  */
-export function finishFast(mapped: Attributes | undefined, c: Cleaned, f: FastSlots): boolean {
+export function finishFast(mapped: Attributes | PlannedOutput | undefined, c: Cleaned, f: FastSlots): boolean {
   if (mappingQuarantine.size > 0) { mappingQuarantine.clear(); return false; }
+  if (mapped instanceof PlannedOutput) {
+    for (let i = 0; i < mapped.size; i++) if (!place(mapped.keys[i], mapped.values[i], c, f)) return false;
   // keys() and get: destructuring the entries allocated a pair per mapped key (~65 B/span measured).
-  if (mapped !== undefined) for (const k of mapped.keys()) if (!place(k, mapped.get(k) as AttrValue, c, f)) return false;
+  } else if (mapped !== undefined) for (const k of mapped.keys()) if (!place(k, mapped.get(k) as AttrValue, c, f)) return false;
   let known = knownCanonical(f.keys, f.count);
   if (known === undefined) {
     for (let s = 0; s < SLOT_COUNT; s++) {

@@ -9,6 +9,7 @@ import { genai } from './genai.ts';
 import { openinference } from './openinference.ts';
 import { openllmetry } from './openllmetry.ts';
 import { planFamily, runFamily, runPlannedFamily, type Family, type FamilyPlan } from './rows.ts';
+import { PlannedOutput } from './planned-output.ts';
 import { vercel } from './vercel.ts';
 
 /** Highest precedence first. */
@@ -106,6 +107,9 @@ export function planFamilies(keys: readonly string[], claimed: ClaimList, mask: 
   return plans;
 }
 
+/** The output of a lone planned family; reused, read by finishFast before the next span. */
+const plannedOutput = new PlannedOutput();
+
 /** What higher families mapped on the current span, for the planned lower ones; reused. */
 const laterClaims = new ClaimList();
 
@@ -113,11 +117,21 @@ const laterClaims = new ClaimList();
  * mapFamilies for a span with the keys the plans were made for (`values[i]` the value of key i): the
  * explicit claims were applied when planning, so only what a higher family maps here is checked.
  */
-export function mapPlanned(plans: readonly FamilyPlan[], attrs: Attributes, values: readonly AttrValue[], q: Quarantine): Attributes | undefined {
+export function mapPlanned(plans: readonly FamilyPlan[], attrs: Attributes, values: readonly AttrValue[], q: Quarantine): Attributes | PlannedOutput | undefined {
+  // The usual case, one family that cannot reach a data slot: its output goes to finishFast as it is,
+  // without a Map, unless S2 has something to decode in it.
+  if (plans.length === 1 && !plans[0].dataSlots) {
+    const out = plannedOutput;
+    out.clear();
+    runPlannedFamily(plans[0], attrs, values, undefined, out);
+    if (out.size === 0) return undefined;
+    return out.anyTyped() ? decodeTyped(out.toMap()) : out;
+  }
   let all: Attributes | undefined;
   laterClaims.clear();
   for (let p = 0; p < plans.length; p++) {
-    let mapped = runPlannedFamily(plans[p], attrs, values, p > 0 ? laterClaims : undefined);
+    let mapped: Attributes = new Map();
+    runPlannedFamily(plans[p], attrs, values, p > 0 ? laterClaims : undefined, mapped);
     if (mapped.size === 0) continue;
     mapped = decodeTyped(mapped);
     // S5 only where a planned row can reach a data slot (decided with the plan; mapFamilies always runs it).

@@ -2,6 +2,7 @@
 import type { Attributes } from '../../../pipeline/span.ts';
 import { isPlainObject } from '../keys.ts';
 import { decodeJson, hasPrefix, put, putValue, type Family, type Row } from './rows.ts';
+import type { RowOutput } from './planned-output.ts';
 
 const KINDS: Record<string, string> = {
   CHAIN: 'chain', RETRIEVER: 'query', RERANKER: 'rerank', LLM: 'chat', EMBEDDING: 'embedding', AGENT: 'agent',
@@ -14,23 +15,23 @@ function kindType(value: string): string | undefined {
 }
 
 /** Rows 2/3: the raw value, unless this is a chat span whose messages carry the same content. */
-function ioValue(attrs: Attributes, out: Attributes, src: string, messages: string, dst: string): void {
+function ioValue(attrs: Attributes, out: RowOutput, src: string, messages: string, dst: string): void {
   const v = attrs.get(src);
   if (v === undefined) return;
   if (out.get('ag.type.span') === 'chat' && hasPrefix(attrs, messages)) return;
   put(out, dst, v);
 }
 
-function inputValue(attrs: Attributes, out: Attributes): void {
+function inputValue(attrs: Attributes, out: RowOutput): void {
   ioValue(attrs, out, 'input.value', 'llm.input_messages.', 'ag.data.inputs');
 }
 
-function outputValue(attrs: Attributes, out: Attributes): void {
+function outputValue(attrs: Attributes, out: RowOutput): void {
   ioValue(attrs, out, 'output.value', 'llm.output_messages.', 'ag.data.outputs');
 }
 
 /** Row 6: invocation parameters are members of ag.meta.request, only when they decode to an object. */
-function invocationParameters(attrs: Attributes, out: Attributes): void {
+function invocationParameters(attrs: Attributes, out: RowOutput): void {
   const v = attrs.get('llm.invocation_parameters');
   if (v === undefined) return;
   const decoded = decodeJson(v);
@@ -52,22 +53,22 @@ export function messagePath(rest: string): string {
   return rest.slice(0, dot + 1) + tail;
 }
 
-function messages(attrs: Attributes, out: Attributes, src: string, dst: string): void {
+function messages(attrs: Attributes, out: RowOutput, src: string, dst: string): void {
   for (const [k, v] of attrs) {
     if (k.length > src.length && k.startsWith(src)) put(out, dst + messagePath(k.slice(src.length)), v);
   }
 }
 
-function inputMessages(attrs: Attributes, out: Attributes): void {
+function inputMessages(attrs: Attributes, out: RowOutput): void {
   messages(attrs, out, 'llm.input_messages.', 'ag.data.inputs.prompt.');
 }
 
-function outputMessages(attrs: Attributes, out: Attributes): void {
+function outputMessages(attrs: Attributes, out: RowOutput): void {
   messages(attrs, out, 'llm.output_messages.', 'ag.data.outputs.completion.');
 }
 
 /** Row 11: `llm.tools.<i>.tool.json_schema` decoded to the tool itself, else kept raw under its path. */
-function tools(attrs: Attributes, out: Attributes): void {
+function tools(attrs: Attributes, out: RowOutput): void {
   const prefix = 'llm.tools.';
   const suffix = '.tool.json_schema';
   for (const [k, v] of attrs) {

@@ -5,6 +5,7 @@ import type { AttrValue, Attributes } from '../../../pipeline/span.ts';
 import { NOT_JSON, isFlatValue, tryJson } from '../keys.ts';
 import { isSpanType } from '../clean.ts';
 import { mayWriteDataJsonSlot } from '../decode.ts';
+import type { RowOutput } from './planned-output.ts';
 
 export type Row =
   /** exact source key -> target key */
@@ -16,7 +17,7 @@ export type Row =
   /** the value mapped to a span type, landing at ag.type.span only when valid */
   | { kind: 'type'; src: string; map: (value: string) => string | undefined }
   /** anything the kinds above cannot say; `dst` is the target it writes at or below */
-  | { kind: 'custom'; dst: string; run: (attrs: Attributes, out: Attributes) => void };
+  | { kind: 'custom'; dst: string; run: (attrs: Attributes, out: RowOutput) => void };
 
 export interface Family {
   name: string;
@@ -26,12 +27,12 @@ export interface Family {
 }
 
 /** Within a family the earlier row wins a key. */
-export function put(out: Attributes, key: string, value: AttrValue): void {
+export function put(out: RowOutput, key: string, value: AttrValue): void {
   if (!out.has(key)) out.set(key, value);
 }
 
 /** Puts a (possibly structured) value at `dst`: flattened under it, each key put with `put`. */
-export function putValue(out: Attributes, dst: string, value: unknown): void {
+export function putValue(out: RowOutput, dst: string, value: unknown): void {
   if (isFlatValue(value)) { put(out, dst, value as AttrValue); return; }
   const tmp: Attributes = new Map();
   flattenInto(value, dst, tmp);
@@ -136,7 +137,7 @@ export function runFamily(family: Family, attrs: Attributes, claims: Claims): At
  * One row into `out`, its target already known to be free. `v` is the value of an exact row's source key
  * (copy, json, type); prefix and custom rows read `attrs`.
  */
-function applyRow(row: Row, prefixDot: string, v: AttrValue | undefined, attrs: Attributes, out: Attributes): void {
+function applyRow(row: Row, prefixDot: string, v: AttrValue | undefined, attrs: Attributes, out: RowOutput): void {
   switch (row.kind) {
     case 'copy': put(out, row.dst, v as AttrValue); break;
     case 'prefix':
@@ -189,10 +190,9 @@ export function planFamily(family: Family, keys: readonly string[], claims: Clai
 
 /**
  * runFamily for a span whose keys are the ones `plan` was made for: `values[i]` is the value of key i.
- * `later` holds what higher families of this span mapped (undefined when none ran before).
+ * `later` holds what higher families of this span mapped (undefined when none ran before). Writes into `out`.
  */
-export function runPlannedFamily(plan: FamilyPlan, attrs: Attributes, values: readonly AttrValue[], later: Claims | undefined): Attributes {
-  const out: Attributes = new Map();
+export function runPlannedFamily(plan: FamilyPlan, attrs: Attributes, values: readonly AttrValue[], later: Claims | undefined, out: RowOutput): void {
   const ix = indexOf(plan.family);
   const rows = plan.family.rows;
   for (let j = 0; j < plan.rows.length; j++) {
@@ -201,7 +201,6 @@ export function runPlannedFamily(plan: FamilyPlan, attrs: Attributes, values: re
     const src = plan.source[j];
     applyRow(rows[r], ix.prefixDot[r], src >= 0 ? values[src] : undefined, attrs, out);
   }
-  return out;
 }
 
 /** True when some key starts with `prefix`. */
