@@ -65,6 +65,23 @@ describe('validate on decoded OTLP spans (otlp.md receiver rules)', () => {
     ]);
   });
 
+  it('accepted spans and indexes are the valid ones in order, wherever the rejections fall (none, first, last, all)', () => {
+    // The accepted list is the input array itself until the first rejection, then a copy: both must
+    // give exactly the spans a filter gives, with their positions.
+    const random = seededRandom(4305);
+    for (let i = 0; i < 400; i++) {
+      const n = Math.floor(random() * 12);
+      const p = [0, 0.05, 0.5, 1][i % 4];
+      const spans = Array.from({ length: n }, (_, j) => span(random() < p ? { kind: 9, name: `bad${j}` } : { name: `ok${j}` }));
+      const want = spans.map((s, j) => [s, j] as const).filter(([s]) => s.kind !== 9);
+      const input = [...spans];
+      const b = run(input);
+      expect(b.spans.map((s) => s.name)).toEqual(want.map(([s]) => s.name));
+      expect(b.indexes).toEqual(want.map(([, j]) => j));
+      expect(b.rejections.map((r) => r.index)).toEqual(spans.flatMap((s, j) => (s.kind === 9 ? [j] : [])));
+    }
+  });
+
   it('kind 0..5, status 0..2, [] links and events are fine', () => {
     for (let kind = 0; kind <= 5; kind++) expect(reasonFor(span({ kind }))).toBe('accepted');
     for (let code = 0; code <= 2; code++) expect(reasonFor(span({ status: { code } }))).toBe('accepted');
