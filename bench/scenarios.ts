@@ -1,8 +1,7 @@
 // The benchmark scenarios (issue 6). Each returns rows for the report; peers run with the same load in the
 // same run so that ratios, not absolute numbers, carry the claim.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkingBatch } from '../pipeline/batch.ts';
 import { parseJsonBytes } from '../pipeline/json/parse.ts';
@@ -16,6 +15,7 @@ import { silentLogger } from '../pipeline/log.ts';
 import { flatBody, nestedBody, otlpProtoBody } from './bodies.ts';
 import type { LoadSpec } from './loadgen.ts';
 import { REPO } from './paths.ts';
+import { removeScratch, scratchDir } from './scratch.ts';
 import { measure, startCollector, startTracehop, type Measurement, type Pin, type Target } from './target.ts';
 
 export interface Row {
@@ -43,7 +43,7 @@ const CONCURRENCY = 8;
 const BODIES = 4;
 
 function writeBodies(make: (i: number) => Buffer): string[] {
-  const dir = mkdtempSync(join(tmpdir(), 'tracehop-bodies-'));
+  const dir = scratchDir('bodies-');
   return Array.from({ length: BODIES }, (_, i) => {
     const file = join(dir, `body-${i}.bin`);
     writeFileSync(file, make(i));
@@ -110,6 +110,7 @@ async function withTarget<T>(start: Promise<Target>, use: (t: Target) => Promise
     return await use(target);
   } finally {
     await target.stop();
+    removeScratch(target.dir);
   }
 }
 
@@ -187,12 +188,14 @@ const kafkaTopic = 'bench_spans';
 
 async function withBroker<T>(use: (bootstrap: string) => Promise<T>): Promise<T> {
   const script = join(REPO, 'test/kafka/broker.sh');
-  const env = { ...process.env, TRACEHOP_KAFKA_DIR: mkdtempSync(join(tmpdir(), 'tracehop-bench-kafka-')) };
+  const dir = scratchDir('kafka-');
+  const env = { ...process.env, TRACEHOP_KAFKA_DIR: dir };
   const bootstrap = execFileSync('sh', [script, 'start'], { env, stdio: ['ignore', 'pipe', 'inherit'] }).toString().trim();
   try {
     return await use(bootstrap);
   } finally {
     execFileSync('sh', [script, 'stop'], { env, stdio: 'ignore' });
+    removeScratch(dir);
   }
 }
 

@@ -1,13 +1,13 @@
 // The process under measurement (tracehop or the Collector), started pinned to its own CPU, and one load
 // run against it with its CPU seconds and memory read from /proc.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadResult, LoadSpec } from './loadgen.ts';
 import { CLI, LOADGEN } from './paths.ts';
 import { cpuSeconds, memoryMiB } from './proc.ts';
+import { scratchDir } from './scratch.ts';
 
 export interface Pin {
   available: boolean;
@@ -63,7 +63,7 @@ function stopper(child: ChildProcess): () => Promise<void> {
 
 /** `nodeOptions`: the daemon's NODE_OPTIONS, for a row that measures an operator's setting. */
 export async function startTracehop(name: string, configYaml: string, pin: Pin, nodeOptions?: string): Promise<Target> {
-  const dir = mkdtempSync(join(tmpdir(), 'tracehop-bench-'));
+  const dir = scratchDir('tracehop-');
   const config = join(dir, 'tracehop.yaml');
   writeFileSync(config, configYaml.replaceAll('DIR', dir));
   const env = nodeOptions ? { ...process.env, NODE_OPTIONS: nodeOptions } : process.env;
@@ -82,7 +82,7 @@ export async function startTracehop(name: string, configYaml: string, pin: Pin, 
 }
 
 export async function startCollector(name: string, binary: string, configYaml: string, port: number, pin: Pin): Promise<Target> {
-  const dir = mkdtempSync(join(tmpdir(), 'otelcol-bench-'));
+  const dir = scratchDir('otelcol-');
   const config = join(dir, 'otelcol.yaml');
   writeFileSync(config, configYaml.replaceAll('DIR', dir).replaceAll('PORT', String(port)));
   const child = spawnPinned(pin, DAEMON_CPU, binary, ['--config', config], dir);

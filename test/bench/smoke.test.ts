@@ -11,14 +11,17 @@ import { collectorUnavailable } from '../interop/collector.ts';
 import { REPO } from '../helpers/daemon.ts';
 
 describe('npm run bench (smoke)', () => {
-  it('two rounds of agenta-flat, otlp-proto and limit: every target measured, all accepted, medians and ratios reported', () => {
+  it('two rounds of agenta-flat, otlp-proto and limit: every target measured, all accepted, medians and ratios reported, no scratch left', () => {
     const results = mkdtempSync(join(tmpdir(), 'tracehop-bench-smoke-'));
+    // The run's own temporary directory, to see that bodies and daemon outputs are removed afterwards.
+    const scratch = mkdtempSync(join(tmpdir(), 'tracehop-bench-smoke-tmp-'));
     const run = spawnSync(
       process.execPath,
       [join(REPO, 'dist/bench/run.js'), '--scenario', 'agenta-flat,otlp-proto,limit', '--duration', '1s', '--rounds', '2', '--results', results],
-      { encoding: 'utf8', timeout: 120_000 },
+      { encoding: 'utf8', timeout: 120_000, env: { ...process.env, TMPDIR: scratch } },
     );
     expect(run.status, run.stderr).toBe(0);
+    expect(readdirSync(scratch)).toEqual([]);
     const [file] = readdirSync(results);
     const written = JSON.parse(readFileSync(join(results, file), 'utf8')) as { rounds: Row[][] };
     expect(written.rounds).toHaveLength(2);
