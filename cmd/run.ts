@@ -38,6 +38,9 @@ export async function runDaemon(configPath: string | undefined): Promise<number>
     await graph.shutdown(1000).catch(() => {});
     return 1;
   }
+  // Signal handlers first: a supervisor may send SIGTERM the moment it reads this line, and a signal
+  // that arrives before they exist kills the process without draining.
+  const stopped = waitForSignal(graph, config, logger);
   logger.info('tracehop started', {
     version: version(),
     config: config.source,
@@ -45,7 +48,7 @@ export async function runDaemon(configPath: string | undefined): Promise<number>
     pipelines: config.pipelines.map((p) => ({ id: p.id, receivers: p.receivers, processors: p.processors, exporters: p.exporters })),
     storage: config.storage.type,
   });
-  return waitForSignal(graph, config, logger);
+  return stopped;
 }
 
 function createStream(
