@@ -31,6 +31,11 @@ export async function runDaemon(configPath: string | undefined): Promise<number>
     admission: () => limiter.check(),
     retryAfterMs: RETRY_AFTER_MS,
   });
+  // Signal handlers before anything starts: a receiver may acknowledge spans as soon as it listens, and a
+  // SIGTERM that found Node's default action (a supervisor may send one the moment it reads the start-up
+  // line) would kill the process without draining them. A signal during start-up is acted on once the
+  // start is over.
+  const signal = firstSignal();
   try {
     await graph.start();
   } catch (err) {
@@ -38,9 +43,6 @@ export async function runDaemon(configPath: string | undefined): Promise<number>
     await graph.shutdown(1000).catch(() => {});
     return 1;
   }
-  // Signal handlers first: a supervisor may send SIGTERM the moment it reads this line, and a signal
-  // that arrives before they exist kills the process without draining.
-  const stopped = waitForSignal(graph, config, logger);
   logger.info('tracehop started', {
     version: version(),
     config: config.source,
@@ -48,7 +50,7 @@ export async function runDaemon(configPath: string | undefined): Promise<number>
     pipelines: config.pipelines.map((p) => ({ id: p.id, receivers: p.receivers, processors: p.processors, exporters: p.exporters })),
     storage: config.storage.type,
   });
-  return stopped;
+  return stop(graph, config, logger, await signal);
 }
 
 function createStream(
@@ -76,26 +78,32 @@ function createStream(
   });
 }
 
-function waitForSignal(graph: Graph, config: LoadedConfig, logger: Logger): Promise<number> {
+/**
+ * The first SIGTERM or SIGINT. Its handlers are removed then, so a second signal during the drain ends
+ * the process at once, as an operator pressing Ctrl-C twice expects.
+ */
+function firstSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
-    let stopping = false;
-    const stop = async (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      logger.info('shutting down', { signal, timeout_ms: config.service.shutdown_timeout });
-      const undelivered = await graph.shutdown(config.service.shutdown_timeout);
-      if (undelivered > 0) {
-        logger.error('shutdown timed out with acknowledged spans not delivered', {
-          undelivered,
-          kept_on_disk: config.storage.type === 'disk',
-        });
-        resolve(1);
-        return;
-      }
-      logger.info('stopped');
-      resolve(0);
+    const on = (signal: NodeJS.Signals) => {
+      process.off('SIGTERM', on);
+      process.off('SIGINT', on);
+      resolve(signal);
     };
-    process.once('SIGTERM', () => void stop('SIGTERM'));
-    process.once('SIGINT', () => void stop('SIGINT'));
+    process.on('SIGTERM', on);
+    process.on('SIGINT', on);
   });
+}
+
+async function stop(graph: Graph, config: LoadedConfig, logger: Logger, signal: NodeJS.Signals): Promise<number> {
+  logger.info('shutting down', { signal, timeout_ms: config.service.shutdown_timeout });
+  const undelivered = await graph.shutdown(config.service.shutdown_timeout);
+  if (undelivered > 0) {
+    logger.error('shutdown timed out with acknowledged spans not delivered', {
+      undelivered,
+      kept_on_disk: config.storage.type === 'disk',
+    });
+    return 1;
+  }
+  logger.info('stopped');
+  return 0;
 }
