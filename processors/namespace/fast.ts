@@ -499,8 +499,10 @@ export function finishFast(mapped: Attributes | PlannedOutput | undefined, c: Cl
   if (mappingQuarantine.size > 0) { mappingQuarantine.clear(); return false; }
   if (mapped instanceof PlannedOutput) {
     for (let i = 0; i < mapped.size; i++) if (!place(mapped.keys[i], mapped.values[i], c, f)) return false;
-  // keys() and get: destructuring the entries allocated a pair per mapped key (~65 B/span measured).
-  } else if (mapped !== undefined) for (const k of mapped.keys()) if (!place(k, mapped.get(k) as AttrValue, c, f)) return false;
+  } else if (mapped !== undefined) {
+    // keys() and get: destructuring the entries allocated a pair per mapped key (~65 B/span measured).
+    for (const k of mapped.keys()) if (!place(k, mapped.get(k) as AttrValue, c, f)) return false;
+  }
   let known = knownCanonical(f.keys, f.count);
   if (known === undefined) {
     for (let s = 0; s < SLOT_COUNT; s++) {
