@@ -11,12 +11,8 @@ function runDir(): string {
   if (root === undefined) {
     const dir = mkdtempSync(join(tmpdir(), 'tracehop-bench-'));
     root = dir;
+    // Also on Ctrl-C: run.ts turns SIGINT into process.exit.
     process.once('exit', () => removeScratch(dir));
-    // Ctrl-C: clean up, then end as the signal would have.
-    process.once('SIGINT', () => {
-      removeScratch(dir);
-      process.kill(process.pid, 'SIGINT');
-    });
   }
   return root;
 }
