@@ -16,86 +16,58 @@ const SPAN_TYPE_SET = new Set<string>(SPAN_TYPES);
 const TRACE_TYPE_SET = new Set<string>(TRACE_TYPES);
 
 /**
+ * The answer of a pure function for the last string it was asked about. Spans of one request nearly
+ * always share the trace id and most share the parent, kind and status, so a repeat costs one string
+ * comparison instead of a hex scan or a Map lookup that hashes a fresh string (as the OTLP rules do,
+ * decision 0390), and every span of the trace gets the same id string instance (decision 0440).
+ */
+class LastAnswer<T> {
+  private asked: string | undefined = undefined;
+  private answer: T | undefined = undefined;
+  private readonly compute: (text: string) => T | undefined;
+
+  constructor(compute: (text: string) => T | undefined) {
+    this.compute = compute;
+  }
+
+  /** compute(raw) for a string; undefined (what every rule answers for a non-string) otherwise. */
+  of(raw: unknown): T | undefined {
+    if (typeof raw !== 'string') return undefined;
+    if (raw !== this.asked) {
+      this.asked = raw;
+      this.answer = this.compute(raw);
+    }
+    return this.answer;
+  }
+}
+
+const kindOf = (name: string) => KIND_BY_NAME.get(name);
+const codeOf = (name: string) => STATUS_BY_NAME.get(name);
+
+/**
  * What children inherit (§3.3): each draft's effective, normalised trace_id and its own span_id, by
  * draft index, undefined when missing or invalid. Recorded for every object node, rejected or not,
- * since a rejected parent still passes on what of it is valid.
+ * since a rejected parent still passes on what of it is valid. With it, per request, the last answers
+ * of the id normalisations and the enum lookups.
  */
 export interface Lineage {
   traceIds: Array<string | undefined>;
   spanIds: Array<string | undefined>;
-  /**
-   * The last explicit trace_id and parent_id strings seen in this request, as sent, and what they
-   * normalised to (undefined: invalid). Spans of one request nearly always share the trace id and most
-   * share the parent, so a repeat costs one string comparison instead of a hex scan (as the OTLP rules
-   * do, decision 0390), and every span of the trace gets the same string instance. The normalisation
-   * is a pure function of the string, so a hit gives exactly what the scan would (decision 0440).
-   */
-  sentTraceId: string | undefined;
-  traceId: string | undefined;
-  sentParentId: string | undefined;
-  parentHex: string | undefined;
-  /**
-   * Likewise the last span_kind and status_code names and their numbers (undefined: not a name of the
-   * enum). A Map lookup hashes the name, which is a fresh string of each span; comparing it with the
-   * previous span's is cheaper, and nearly every span of a request repeats both.
-   */
-  kindName: string | undefined;
-  kind: number | undefined;
-  codeName: string | undefined;
-  code: number | undefined;
+  traceId: LastAnswer<string>;
+  parentHex: LastAnswer<string>;
+  kind: LastAnswer<number>;
+  code: LastAnswer<number>;
 }
 
 export function newLineage(size: number): Lineage {
   return {
     traceIds: new Array(size),
     spanIds: new Array(size),
-    sentTraceId: undefined,
-    traceId: undefined,
-    sentParentId: undefined,
-    parentHex: undefined,
-    kindName: undefined,
-    kind: undefined,
-    codeName: undefined,
-    code: undefined,
+    traceId: new LastAnswer(normaliseTraceId),
+    parentHex: new LastAnswer(spanIdHex),
+    kind: new LastAnswer(kindOf),
+    code: new LastAnswer(codeOf),
   };
-}
-
-/** The span kind number of a span_kind name, remembered for the last name (see Lineage). */
-function kindOf(raw: string, lineage: Lineage): number | undefined {
-  if (raw === lineage.kindName) return lineage.kind;
-  const kind = KIND_BY_NAME.get(raw);
-  lineage.kindName = raw;
-  lineage.kind = kind;
-  return kind;
-}
-
-/** The status code number of a status_code name, remembered for the last name (see Lineage). */
-function codeOf(raw: string, lineage: Lineage): number | undefined {
-  if (raw === lineage.codeName) return lineage.code;
-  const code = STATUS_BY_NAME.get(raw);
-  lineage.codeName = raw;
-  lineage.code = code;
-  return code;
-}
-
-/** normaliseTraceId, remembered for the last string (see Lineage). */
-function traceIdOf(raw: unknown, lineage: Lineage): string | undefined {
-  if (typeof raw !== 'string') return undefined; // what normaliseTraceId answers for a non-string
-  if (raw === lineage.sentTraceId) return lineage.traceId;
-  const traceId = normaliseTraceId(raw);
-  lineage.sentTraceId = raw;
-  lineage.traceId = traceId;
-  return traceId;
-}
-
-/** spanIdHex (zero included), remembered for the last string (see Lineage). */
-function parentHexOf(raw: unknown, lineage: Lineage): string | undefined {
-  if (typeof raw !== 'string') return undefined; // what spanIdHex answers for a non-string
-  if (raw === lineage.sentParentId) return lineage.parentHex;
-  const hex = spanIdHex(raw);
-  lineage.sentParentId = raw;
-  lineage.parentHex = hex;
-  return hex;
 }
 
 /** The draft as a span, or the rejection reason. Records the draft's ids in `lineage` first. */
@@ -109,7 +81,7 @@ export function checkDraft(draft: SpanDraft, lineage: Lineage): Span | string {
   let traceId: string | undefined;
   const rawTrace = o.trace_id;
   if (!isAbsent(rawTrace)) {
-    traceId = traceIdOf(rawTrace, lineage);
+    traceId = lineage.traceId.of(rawTrace);
     if (traceId === undefined) reason = 'invalid trace_id: expected 32 hex digits (optionally dashed)';
   } else if (draft.parent !== undefined) {
     traceId = lineage.traceIds[draft.parent];
@@ -130,7 +102,7 @@ export function checkDraft(draft: SpanDraft, lineage: Lineage): Span | string {
   let parentId: string | undefined;
   const rawParent = o.parent_id;
   if (!isAbsent(rawParent)) {
-    const hex = parentHexOf(rawParent, lineage);
+    const hex = lineage.parentHex.of(rawParent);
     if (hex === undefined) return 'invalid parent_id: expected 16 or 32 hex digits';
     if (!isZeroSpanId(hex)) parentId = hex;
   } else if (draft.parent !== undefined) {
@@ -156,7 +128,7 @@ export function checkDraft(draft: SpanDraft, lineage: Lineage): Span | string {
   let kind = 0;
   const rawKind = o.span_kind;
   if (!isAbsent(rawKind)) {
-    const k = typeof rawKind === 'string' ? kindOf(rawKind, lineage) : undefined;
+    const k = lineage.kind.of(rawKind);
     if (k === undefined) return 'invalid span_kind';
     kind = k;
   }
@@ -171,7 +143,7 @@ export function checkDraft(draft: SpanDraft, lineage: Lineage): Span | string {
   let code = 0;
   const rawCode = o.status_code;
   if (!isAbsent(rawCode)) {
-    const c = typeof rawCode === 'string' ? codeOf(rawCode, lineage) : undefined;
+    const c = lineage.code.of(rawCode);
     if (c === undefined) return 'invalid status_code';
     code = c;
   }
