@@ -8,7 +8,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 180_000,
     pool: 'forks',
-    setupFiles: ['test/setup/temp-dir.ts'],
+    setupFiles: ['test/setup/temp-dir.ts', 'test/setup/attribute-equality.ts'],
     // The Kafka tests are a project of their own so that their global setup (a real broker: a JVM,
     // ~10 s and up to 1 GiB) runs only when a Kafka test file is selected, not for every unit test run.
     // (`include`/`exclude` live in the projects: `extends` would concatenate them with the root's.)

@@ -8,9 +8,11 @@ export type AttrScalar = string | number | bigint | boolean | null;
 export type AttrValue = AttrScalar | AttrScalar[];
 
 /**
- * An ordered flat map of dotted keys to values (ag-namespace.md §1.1).
- * A Map keeps insertion order for every key (plain objects move integer-like keys first)
- * and `set` on an existing key keeps its position, which is the duplicate rule of §1.2.
+ * An ordered flat map of dotted keys to values (ag-namespace.md §1.1), read through the Map interface:
+ * insertion order for every key (plain objects move integer-like keys first), and `set` on an existing
+ * key keeps its position, which is the duplicate rule of §1.2. What tracehop builds (receivers, the
+ * disk stream, namespace) is an AttributeList (attributes/list.ts), a Map's meaning over two arrays
+ * that the hot stages walk directly; a Map is accepted wherever attributes are read.
  */
 export type Attributes = Map<string, AttrValue>;
 

@@ -4,7 +4,8 @@
 // The walk is iterative (an explicit stack) rather than recursive: values decoded from JSON strings
 // inside attributes are not bounded by the request's nesting limit, and a deep one must not overflow
 // the call stack.
-import type { AttrScalar, AttrValue, Attributes } from '../span.ts';
+import type { AttrScalar, Attributes } from '../span.ts';
+import { AttributeList } from './list.ts';
 
 /** A string, number, bigint, boolean or null: emitted as one value. */
 function isScalar(v: unknown): boolean {
@@ -116,8 +117,8 @@ export function flattenInto(value: unknown, prefix: string, out: Attributes): vo
 }
 
 /** Flattens a whole attribute object: each member `k` at path `k` (§1.2). */
-export function flattenObject(obj: Record<string, unknown>): Attributes {
-  const out: Attributes = new Map<string, AttrValue>();
+export function flattenObject(obj: Record<string, unknown>): AttributeList {
+  const out = new AttributeList();
   for (const k of Object.keys(obj)) flattenInto(obj[k], k, out);
   return out;
 }

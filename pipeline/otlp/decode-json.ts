@@ -8,6 +8,7 @@
 // undecodable (400), naming the path.
 import { newSpan, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../span.ts';
 import { flattenInto } from '../attributes/flatten.ts';
+import { AttributeList } from '../attributes/list.ts';
 import { parseJsonBytes } from '../json/parse.ts';
 import { MAX_VALUE_DEPTH, OtlpDecodeError } from './errors.ts';
 import type { DecodedRequest } from './decode-proto.ts';
@@ -227,8 +228,8 @@ function readSpan(
 
 // ---- attributes ---------------------------------------------------------------------------------
 
-function readAttributes(v: unknown, path: string): Attributes {
-  const out: Attributes = new Map();
+function readAttributes(v: unknown, path: string): AttributeList {
+  const out = new AttributeList();
   const kvs = list(v, path);
   for (let i = 0; i < kvs.length; i++) {
     const kv = kvs[i];

@@ -7,6 +7,7 @@
 // bytes came, enums as the numbers that came, and absent times as 0n.
 import { newSpan, type AttrScalar, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../span.ts';
 import { flattenInto } from '../attributes/flatten.ts';
+import { AttributeList } from '../attributes/list.ts';
 import { attributeCached, attributeHash, cachedKey, cachedValue, rememberAttribute } from './decode-attribute-cache.ts';
 import { idHex, parentIdHex } from './decode-id.ts';
 import { MAX_VALUE_DEPTH } from './errors.ts';
@@ -152,11 +153,11 @@ function readResourceSpans(r: ProtoReader, out: Span[]): void {
 }
 
 function readResource(r: ProtoReader): Attributes | undefined {
-  let attrs: Attributes | undefined;
+  let attrs: AttributeList | undefined;
   while (r.pos < r.end) {
     const tag = r.tag();
     if (tag === T_RESOURCE_ATTRIBUTES) {
-      attrs ??= new Map();
+      attrs ??= new AttributeList();
       readKeyValue(r, attrs);
     } else r.skip(tag & 7, tag >>> 3);
   }
@@ -266,13 +267,13 @@ function readScopeSpansInTwoPasses(r: ProtoReader, out: Span[], resource: Attrib
 function readScope(r: ProtoReader): SpanScope | undefined {
   let name = '';
   let version = '';
-  let attrs: Attributes | undefined;
+  let attrs: AttributeList | undefined;
   while (r.pos < r.end) {
     const tag = r.tag();
     if (tag === T_SCOPE_NAME) name = r.string();
     else if (tag === T_SCOPE_VERSION) version = r.string();
     else if (tag === T_SCOPE_ATTRIBUTES) {
-      attrs ??= new Map();
+      attrs ??= new AttributeList();
       readKeyValue(r, attrs);
     } else r.skip(tag & 7, tag >>> 3);
   }
@@ -321,7 +322,7 @@ function readSpan(
   let droppedLinks = 0;
   let statusCode = 0;
   let statusMessage = '';
-  const attributes: Attributes = new Map();
+  const attributes = new AttributeList();
   let events: SpanEvent[] | undefined;
   let links: SpanLink[] | undefined;
   while (r.pos < r.end) {
@@ -397,7 +398,7 @@ function readEvent(r: ProtoReader): SpanEvent {
   let timeNs = 0n;
   let name = '';
   let dropped = 0;
-  const attributes: Attributes = new Map();
+  const attributes = new AttributeList();
   while (r.pos < r.end) {
     const tag = r.tag();
     if (tag === T_EVENT_TIME) timeNs = r.fixed64();
@@ -417,7 +418,7 @@ function readLink(r: ProtoReader): SpanLink {
   let traceState = '';
   let flags = 0;
   let dropped = 0;
-  const attributes: Attributes = new Map();
+  const attributes = new AttributeList();
   while (r.pos < r.end) {
     const tag = r.tag();
     if (tag === T_LINK_TRACE_ID) traceId = readId(r);
@@ -444,7 +445,7 @@ function readLink(r: ProtoReader): SpanLink {
 type Decoded = AttrValue | Map<string, unknown> | unknown[];
 
 /** A KeyValue message at the reader's position (its tag was read) into `out`, flattened. */
-function readKeyValue(r: ProtoReader, out: Attributes): void {
+function readKeyValue(r: ProtoReader, out: AttributeList): void {
   const saved = enter(r);
   const start = r.pos;
   const buf = r.buf;
@@ -506,7 +507,7 @@ function readKeyValue(r: ProtoReader, out: Attributes): void {
 }
 
 /** Sets a decoded value: scalars and arrays of scalars as they are, anything nested flattened. */
-function setValue(out: Attributes, key: string, value: Decoded): void {
+function setValue(out: AttributeList, key: string, value: Decoded): void {
   if (isComplex(value)) flattenInto(value, key, out);
   else out.set(key, value as AttrValue);
 }

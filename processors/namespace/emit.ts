@@ -1,6 +1,7 @@
 // S9: the attributes written back (ag-namespace.md §3.6): the cleaned `ag` tree flattened in slot order,
 // then every other key in input order, untouched.
 import { flattenInto } from '../../pipeline/attributes/flatten.ts';
+import { AttributeList } from '../../pipeline/attributes/list.ts';
 import type { Tree } from '../../pipeline/attributes/trie.ts';
 import type { AttrValue, Attributes } from '../../pipeline/span.ts';
 import type { Cleaned } from './clean.ts';
@@ -12,10 +13,14 @@ function put(out: Attributes, key: string, v: Tree | undefined): void {
   if (v !== undefined) flattenInto(v, key, out);
 }
 
+/**
+ * The output list. The scalar slots' keys are appended: no slot root is above any of them, so nothing
+ * else written here can equal one. Trees go through `set` (flattenInto) on the general path.
+ */
 export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine): Attributes {
-  const out: Attributes = new Map();
-  out.set('ag.type.span', c.typeSpan as string);
-  out.set('ag.type.trace', c.typeTrace as string);
+  const out = new AttributeList();
+  out.append('ag.type.span', c.typeSpan as string);
+  out.append('ag.type.trace', c.typeTrace as string);
   const f = c.fast;
   if (f !== undefined) emitFastGroup(f, 0, out);
   else {
@@ -24,10 +29,10 @@ export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine): At
     if (c.hasOutputs) put(out, 'ag.data.outputs', c.outputs);
     put(out, 'ag.data.internals', c.internals);
   }
-  if (c.durationIncremental !== undefined) out.set('ag.metrics.duration.incremental', c.durationIncremental);
-  if (c.durationCumulative !== undefined) out.set('ag.metrics.duration.cumulative', c.durationCumulative);
-  if (c.errorsIncremental !== undefined) out.set('ag.metrics.errors.incremental', c.errorsIncremental);
-  if (c.errorsCumulative !== undefined) out.set('ag.metrics.errors.cumulative', c.errorsCumulative);
+  if (c.durationIncremental !== undefined) out.append('ag.metrics.duration.incremental', c.durationIncremental);
+  if (c.durationCumulative !== undefined) out.append('ag.metrics.duration.cumulative', c.durationCumulative);
+  if (c.errorsIncremental !== undefined) out.append('ag.metrics.errors.incremental', c.errorsIncremental);
+  if (c.errorsCumulative !== undefined) out.append('ag.metrics.errors.cumulative', c.errorsCumulative);
   if (f !== undefined) emitFastGroup(f, 1, out);
   else {
     put(out, 'ag.metrics.tokens.incremental', c.tokensIncremental);
@@ -36,8 +41,8 @@ export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine): At
     put(out, 'ag.metrics.costs.cumulative', c.costsCumulative);
     put(out, 'ag.references', c.references);
   }
-  if (c.sessionId !== undefined) out.set('ag.session.id', c.sessionId);
-  if (c.userId !== undefined) out.set('ag.user.id', c.userId);
+  if (c.sessionId !== undefined) out.append('ag.session.id', c.sessionId);
+  if (c.userId !== undefined) out.append('ag.user.id', c.userId);
   if (f !== undefined) emitFastGroup(f, 2, out);
   else {
     put(out, 'ag.flags', c.flags);
@@ -50,7 +55,8 @@ export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine): At
   const at = f?.otherAt;
   if (at !== undefined) {
     const { otherKeys, otherValues } = f as FastSlots;
-    for (let j = 0; j < at.length; j++) out.set(otherKeys[at[j]], otherValues[at[j]]);
+    // Keys outside `ag`, unique in the input: none can be present already.
+    for (let j = 0; j < at.length; j++) out.append(otherKeys[at[j]], otherValues[at[j]]);
   } else for (const k of input.keys()) if (!isAgKey(k)) out.set(k, input.get(k) as AttrValue);
   return out;
 }

@@ -6,6 +6,7 @@
 // (fast.test.ts) holds the two equal. Decision 0250. Spans whose key sequence repeats take a plan of these
 // decisions instead (plan.ts, decision 0310), which ends in the same finishFast.
 import { flattenInto } from '../../pipeline/attributes/flatten.ts';
+import type { AttributeList } from '../../pipeline/attributes/list.ts';
 import { normaliseUuid } from '../../pipeline/ids.ts';
 import type { AttrValue, Attributes, SpanReference } from '../../pipeline/span.ts';
 import { aliasTarget } from './aliases.ts';
@@ -13,7 +14,7 @@ import { isSpanType, type Cleaned } from './clean.ts';
 import { TYPED, TYPED_JSON, TYPED_NONE, isTyped } from './decode.ts';
 import { ClaimList, NOT_JSON, isAgKey, tryJson } from './keys.ts';
 import { Quarantine } from './quarantine.ts';
-import { REFERENCE_KEYS, SLUG } from './references.ts';
+import { REFERENCE_KEYS, SLUG, referenceAttributes } from './references.ts';
 import { claimExplicit, keyFamilies, mapFamilies } from './semconv/index.ts';
 import { PlannedOutput } from './semconv/planned-output.ts';
 
@@ -449,7 +450,7 @@ export function fastReferenceList(f: FastSlots): SpanReference[] | undefined {
       else if (field === 'slug') slug = values[i] as string;
       else version = values[i] as string;
     }
-    const item: SpanReference = { attributes: new Map<string, AttrValue>([['key', name]]) };
+    const item: SpanReference = { attributes: referenceAttributes(name) };
     if (id !== undefined) item.id = id;
     if (slug !== undefined) item.slug = slug;
     if (version !== undefined) item.version = version;
@@ -524,7 +525,7 @@ export function finishFast(mapped: Attributes | PlannedOutput | undefined, c: Cl
  * scratch FastSlots valid until the next call, for the tree slots) and returns true; false (with `c`
  * possibly half-filled: the caller starts a fresh one) when the full path is needed.
  */
-export function normaliseFast(attrs: Attributes, semconv: boolean, c: Cleaned): boolean {
+export function normaliseFast(attrs: AttributeList, semconv: boolean, c: Cleaned): boolean {
   const f = beginSlots();
   // The family mask is found in the same pass; claims are gathered whenever mapping may apply.
   let claims: ClaimList | undefined;
@@ -532,11 +533,13 @@ export function normaliseFast(attrs: Attributes, semconv: boolean, c: Cleaned): 
   let mask = 0;
   typeSpanSeen = false;
   typeNodeSeen = false;
-  // keys() and get: destructuring the entries allocates a pair per key here (escape analysis gives up).
-  for (const k of attrs.keys()) {
+  const keys = attrs.keyArray;
+  const values = attrs.valueArray;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
     if (semconv) mask = keyFamilies(k, mask);
     if (!isAgKey(k)) continue;
-    const v = attrs.get(k) as AttrValue;
+    const v = values[i];
     if (typeof v === 'string' && v.charCodeAt(0) === 64 /* @ */ && v.startsWith(TYPED)) {
       if (!placeTyped(k, v, c, f, claims)) return false;
     } else if (!placeExplicit(k, v, c, f, claims)) return false;
@@ -588,11 +591,15 @@ function placeTyped(k: string, v: string, c: Cleaned, f: FastSlots, claims: Clai
   return true;
 }
 
-/** Writes slot group `g` (finishFast's order: 0 data, 1 metric trees and references, 2 the rest). */
-export function emitFastGroup(f: FastSlots, g: number, out: Attributes): void {
+/**
+ * Writes slot group `g` (finishFast's order: 0 data, 1 metric trees and references, 2 the rest). The
+ * keys are unique: canonicalBucket refuses a key equal to, above or below another, and no slot key
+ * equals a scalar slot's.
+ */
+export function emitFastGroup(f: FastSlots, g: number, out: AttributeList): void {
   const { order, keys, values, ends } = f;
   for (let j = g === 0 ? 0 : ends[g - 1]; j < ends[g]; j++) {
     const i = order[j];
-    out.set(keys[i], values[i]);
+    out.append(keys[i], values[i]);
   }
 }

@@ -1,6 +1,7 @@
 // S1-S7 for one span (ag-namespace.md §2): split off the `ag` keys, decode, rewrite aliases, map semantic
 // conventions, parse data slots, unflatten and clean. A span with no `ag` key and no semantic-convention
 // work skips all of it.
+import { asList } from '../../pipeline/attributes/list.ts';
 import type { TreeMap } from '../../pipeline/attributes/trie.ts';
 import { unflattenOrdered } from '../../pipeline/attributes/unflatten.ts';
 import type { AttrValue, Attributes } from '../../pipeline/span.ts';
@@ -40,10 +41,12 @@ export function normalise(attrs: Attributes, semconv: boolean, fast = false): No
   if (fast && fastPath.enabled) {
     // Already canonical and nothing to rewrite or quarantine (the common case): no trie, no tree.
     const c = resetCleaned(fastResult.c);
-    const plan = fastPath.plans ? planFor(attrs, semconv) : undefined;
+    // Receivers and the disk stream build lists; a Map (a test, a custom receiver) is copied into one.
+    const list = asList(attrs);
+    const plan = fastPath.plans ? planFor(list, semconv) : undefined;
     let general = true;
     if (plan !== undefined && !plan.refused) {
-      const r = normalisePlanned(plan, attrs, c);
+      const r = normalisePlanned(plan, list, c);
       if (r === PLAN_TAKEN) {
         fastPath.hits++;
         fastPath.planned++;
@@ -52,7 +55,7 @@ export function normalise(attrs: Attributes, semconv: boolean, fast = false): No
       general = r !== PLAN_FULL;
       if (general) resetCleaned(c);
     }
-    if (general && normaliseFast(attrs, semconv, c)) {
+    if (general && normaliseFast(list, semconv, c)) {
       fastPath.hits++;
       return fastResult;
     }

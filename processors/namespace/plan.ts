@@ -8,7 +8,7 @@
 // A plan never widens the fast path: it takes a span only when normaliseFast would (same checks, same
 // order, the same mapping rows), and any doubt (an `@ag.type=` value, a refused key) goes back to
 // normaliseFast or the full path. plan.test.ts holds the three paths equal.
-import type { AttrValue, Attributes } from '../../pipeline/span.ts';
+import type { AttributeList } from '../../pipeline/attributes/list.ts';
 import type { Cleaned } from './clean.ts';
 import { TYPED } from './decode.ts';
 import { KEY_REFUSED, SPAN, TYPE_NODE, beginSlots, finishFast, keyCode, mappingQuarantine, placeCoded } from './fast.ts';
@@ -42,14 +42,11 @@ const plans: Plan[] = [];
 let nextReplaced = 0;
 let lastUsed: Plan | undefined;
 
-function matches(plan: { semconv: boolean; keys: readonly string[] }, attrs: Attributes, semconv: boolean): boolean {
-  if (plan.semconv !== semconv || plan.keys.length !== attrs.size) return false;
+function matches(plan: { semconv: boolean; keys: readonly string[] }, attrs: AttributeList, semconv: boolean): boolean {
   const keys = plan.keys;
-  let i = 0;
-  for (const k of attrs.keys()) {
-    if (k !== keys[i]) return false;
-    i++;
-  }
+  const spanKeys = attrs.keyArray;
+  if (plan.semconv !== semconv || keys.length !== spanKeys.length) return false;
+  for (let i = 0; i < keys.length; i++) if (spanKeys[i] !== keys[i]) return false;
   return true;
 }
 
@@ -66,7 +63,7 @@ let nextSeen = 0;
  * The plan for this key sequence, made and cached the second time the sequence is seen; undefined when
  * there is none (yet), or for spans too large to plan.
  */
-export function planFor(attrs: Attributes, semconv: boolean): Plan | undefined {
+export function planFor(attrs: AttributeList, semconv: boolean): Plan | undefined {
   if (lastUsed !== undefined && matches(lastUsed, attrs, semconv)) return lastUsed;
   if (attrs.size > PLAN_MAX_KEYS) return undefined;
   for (let i = 0; i < plans.length; i++) {
@@ -80,7 +77,7 @@ export function planFor(attrs: Attributes, semconv: boolean): Plan | undefined {
     }
   }
   if (!again) {
-    seen[nextSeen] = { semconv, keys: [...attrs.keys()], planned: false };
+    seen[nextSeen] = { semconv, keys: attrs.keyArray.slice(), planned: false };
     nextSeen = (nextSeen + 1) % SEEN_SIZE;
     return undefined;
   }
@@ -99,9 +96,9 @@ export function clearPlans(): void {
   nextSeen = 0;
 }
 
-function makePlan(attrs: Attributes, semconv: boolean): Plan {
+function makePlan(attrs: AttributeList, semconv: boolean): Plan {
   const n = attrs.size;
-  const keys: string[] = new Array(n);
+  const keys = attrs.keyArray.slice();
   const codes = new Int8Array(n);
   // On the fast path every explicit key claims whatever its value: a null is refused outside free-form
   // slots and is content inside them (claimExplicit), so the claims depend on the keys only.
@@ -110,11 +107,10 @@ function makePlan(attrs: Attributes, semconv: boolean): Plan {
   let refused = false;
   let node = false;
   let span = false;
-  let i = 0;
-  for (const k of attrs.keys()) {
-    keys[i] = k;
+  for (let i = 0; i < n; i++) {
+    const k = keys[i];
     if (semconv) mask = keyFamilies(k, mask);
-    if (!isAgKey(k)) { codes[i++] = KEY_OTHER; continue; }
+    if (!isAgKey(k)) { codes[i] = KEY_OTHER; continue; }
     let placed = k;
     if (k === TYPE_NODE) { codes[i] = KEY_TYPE_NODE; node = true; placed = SPAN; }
     else {
@@ -122,7 +118,6 @@ function makePlan(attrs: Attributes, semconv: boolean): Plan {
       if (codes[i] === KEY_REFUSED) refused = true;
       if (k === SPAN) span = true;
     }
-    i++;
     if (semconv) claimExplicit(claims, placed, placed);
   }
   // Both: the explicit key wins and the alias is quarantined (full path), unless an `@ag.type=` value
@@ -142,29 +137,25 @@ export const PLAN_TAKEN = 0;
 export const PLAN_FULL = 1;
 export const PLAN_GENERAL = 2;
 
-/** Values of the current span by key position, for the mapping rows; reused. */
-const values: AttrValue[] = [];
-
 /**
  * normaliseFast for a span whose keys are `plan.keys` (planFor matched them; the plan not refused):
  * PLAN_TAKEN with `c` filled as normaliseFast fills it; PLAN_FULL when normaliseFast would refuse the
  * span too (a value check failed, the mapping quarantined something, the order is not canonical);
  * PLAN_GENERAL for an `@ag.type=` value (S2 may change the keys: normaliseFast decides, on a fresh `c`).
  */
-export function normalisePlanned(plan: Plan, attrs: Attributes, c: Cleaned): number {
+export function normalisePlanned(plan: Plan, attrs: AttributeList, c: Cleaned): number {
   const f = beginSlots();
   const { codes, keys } = plan;
-  let i = 0;
-  for (const v of attrs.values()) {
+  const values = attrs.valueArray;
+  for (let i = 0; i < values.length; i++) {
     const code = codes[i];
-    values[i] = v;
+    const v = values[i];
     if (code !== KEY_OTHER) {
       if (typeof v === 'string' && v.charCodeAt(0) === 64 /* @ */ && v.startsWith(TYPED)) return PLAN_GENERAL;
       if (code === KEY_TYPE_NODE) {
         if (!placeCoded(keyCode(SPAN), SPAN, typeof v === 'string' ? v.toLowerCase() : v, c, f)) return PLAN_FULL;
       } else if (!placeCoded(code, keys[i], v, c, f)) return PLAN_FULL;
     }
-    i++;
   }
   const mapped = plan.families.length > 0 ? mapPlanned(plan.families, attrs, values, mappingQuarantine) : undefined;
   if (!finishFast(mapped, c, f)) return PLAN_FULL;

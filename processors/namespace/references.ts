@@ -1,8 +1,9 @@
 // `ag.references` (ag-namespace.md §3.5): known keys only, each `{id?, slug?, version?}`; every bad field
 // is quarantined alone and an entry left without fields is omitted.
+import { AttributeList } from '../../pipeline/attributes/list.ts';
 import type { Tree, TreeMap } from '../../pipeline/attributes/trie.ts';
 import { normaliseUuid } from '../../pipeline/ids.ts';
-import type { AttrValue, SpanReference } from '../../pipeline/span.ts';
+import type { SpanReference } from '../../pipeline/span.ts';
 import type { Quarantine } from './quarantine.ts';
 
 /** The reference keys (shared with ingest-api.md §8.1). */
@@ -56,12 +57,19 @@ export function cleanReferences(refs: TreeMap, q: Quarantine): TreeMap | undefin
   return refs.size === 0 ? undefined : refs;
 }
 
+/** A reference item's attributes: the `ag.references` key it came from. */
+export function referenceAttributes(key: string): AttributeList {
+  const attributes = new AttributeList();
+  attributes.append('key', key);
+  return attributes;
+}
+
 /** The span's `references` list from the cleaned `ag.references` (one item per entry, in order). */
 export function referenceList(refs: TreeMap): SpanReference[] {
   const list: SpanReference[] = [];
   for (const [key, entry] of refs) {
     const m = entry as TreeMap;
-    const item: SpanReference = { attributes: new Map<string, AttrValue>([['key', key]]) };
+    const item: SpanReference = { attributes: referenceAttributes(key) };
     const id = m.get('id');
     if (typeof id === 'string') item.id = id;
     const slug = m.get('slug');

@@ -2,6 +2,7 @@
 // references, scope and the `otlp` extension. Each parser returns the canonical value or, on the first
 // problem, the rejection reason as a string (errors are values; nothing here throws on input).
 import { flattenObject } from '../../pipeline/attributes/flatten.ts';
+import { AttributeList } from '../../pipeline/attributes/list.ts';
 import { normaliseSpanId, normaliseTraceId, normaliseUuid } from '../../pipeline/ids.ts';
 import { parseTimestamp } from '../../pipeline/time.ts';
 import { isJsonObject } from '../../pipeline/tracing/tree.ts';
@@ -16,7 +17,7 @@ export function isAbsent(v: unknown): v is undefined | null {
 
 /** An attribute object (absent: empty) flattened, or undefined when it is not an object. */
 export function attributesOf(v: unknown): Attributes | undefined {
-  if (isAbsent(v)) return new Map();
+  if (isAbsent(v)) return new AttributeList();
   return isJsonObject(v) ? flattenObject(v) : undefined;
 }
 

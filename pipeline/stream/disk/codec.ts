@@ -1,9 +1,13 @@
 // The record payload: spans in a small tagged binary form (docs/decisions/0231-disk-record-codec.md).
 // It is generic (any tree of plain objects, arrays, Maps, strings, numbers, bigints, booleans, null and
 // undefined), so a field added to Span later is carried without touching this file, and lossless for
-// what a Span holds: bigint stays bigint, Map stays Map in order, an absent key stays absent and [] stays [].
+// what a Span holds: bigint stays bigint, an attribute map keeps its order, an absent key stays absent
+// and [] stays []. Every Map a Span holds is an attribute map (a Map or an AttributeList, written alike),
+// so a map is read back as an AttributeList, the form the encoders walk fastest.
 // Measured against node:v8 serialize on 100-span requests: about 2x faster to encode, 5x to decode and
 // 45% smaller, because object keys are written once per record and later referenced by number.
+import { AttributeList } from '../../attributes/list.ts';
+import type { AttrValue } from '../../span.ts';
 
 const T_UNDEFINED = 0;
 const T_NULL = 1;
@@ -178,6 +182,13 @@ class Encoder {
           buf[this.pos++] = T_ARRAY;
           this.varint(v.length);
           for (let i = 0; i < v.length; i++) this.value(v[i]);
+        } else if (v instanceof AttributeList) {
+          buf[this.pos++] = T_MAP;
+          this.varint(v.size);
+          for (let i = 0; i < v.keyArray.length; i++) {
+            this.key(v.keyArray[i]);
+            this.value(v.valueArray[i]);
+          }
         } else if (v instanceof Map) {
           buf[this.pos++] = T_MAP;
           this.varint(v.size);
@@ -316,10 +327,11 @@ class Decoder {
       }
       case T_MAP: {
         const n = this.varint();
-        const m = new Map<string, unknown>();
+        const m = new AttributeList();
         for (let i = 0; i < n; i++) {
           const k = this.key();
-          m.set(k, this.value());
+          // Keys were unique in the map written. Attribute values are flat, never maps themselves.
+          m.append(k, this.value() as AttrValue);
         }
         return m;
       }

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import type { AttrValue } from '../span.ts';
+import { AttributeList } from './list.ts';
+
+/** The members as [key, value] pairs, in order, read through the Map API. */
+const pairs = (m: Map<string, AttrValue>) => [...m];
+
+/** A deterministic pseudo-random sequence (xorshift), so a failure replays. */
+function random(seed: number): () => number {
+  let x = seed;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 0x100000000;
+  };
+}
+
+describe('AttributeList', () => {
+  it('answers every Map method as a Map does, over random operations on small and large lists', () => {
+    // Key pools below and above the size where lookups switch from a scan to an index.
+    for (const keyCount of [5, 40]) {
+      const next = random(keyCount);
+      const list = new AttributeList();
+      const map = new Map<string, AttrValue>();
+      for (let step = 0; step < 3000; step++) {
+        const key = `k${Math.floor(next() * keyCount)}`;
+        const op = next();
+        if (op < 0.6) {
+          list.set(key, step);
+          map.set(key, step);
+        } else if (op < 0.75) expect(list.delete(key)).toBe(map.delete(key));
+        else if (op < 0.9) expect(list.get(key)).toBe(map.get(key));
+        else if (op < 0.999) expect(list.has(key)).toBe(map.has(key));
+        else {
+          list.clear();
+          map.clear();
+        }
+        expect(list.size).toBe(map.size);
+      }
+      expect(pairs(list)).toEqual(pairs(map));
+      expect([...list.keys()]).toEqual([...map.keys()]);
+      expect([...list.values()]).toEqual([...map.values()]);
+      expect([...list.entries()]).toEqual([...map.entries()]);
+    }
+  });
+
+  it('keeps a key set again at its first position with the new value (ag-namespace.md §1.2)', () => {
+    const list = new AttributeList().set('a', 1).set('b', 2).set('a', 3);
+    expect(pairs(list)).toEqual([['a', 3], ['b', 2]]);
+  });
+
+  it('appends without a lookup, and an index built for a large list follows later appends', () => {
+    const list = new AttributeList();
+    for (let i = 0; i < 20; i++) list.append(`k${i}`, i);
+    expect(list.get('k19')).toBe(19); // builds the index
+    list.append('late', 'x');
+    expect(list.get('late')).toBe('x');
+    list.set('late', 'y');
+    expect(list.size).toBe(21);
+    expect(list.keyArray.at(-1)).toBe('late');
+    expect(list.valueArray.at(-1)).toBe('y');
+  });
+
+  it('calls forEach with value, key, the list and thisArg, in order', () => {
+    const list = new AttributeList().set('a', 1).set('b', null);
+    const seen: unknown[] = [];
+    const self = { tag: 'this' };
+    list.forEach(function (this: unknown, value, key, map) {
+      seen.push([value, key, map === list, this]);
+    }, self);
+    expect(seen).toEqual([[1, 'a', true, self], [null, 'b', true, self]]);
+  });
+
+  it('is copied from a Map in order, and equals a Map with the same members in the same order only', () => {
+    const map = new Map<string, AttrValue>([['x', 'y'], ['n', 1n], ['arr', [1, 'two', null]]]);
+    const list = AttributeList.from(map);
+    expect(list).toEqual(map);
+    expect(new Map(list)).toEqual(map);
+    expect(list).not.toEqual(new Map<string, AttrValue>([['n', 1n], ['x', 'y'], ['arr', [1, 'two', null]]]));
+    expect(list).not.toEqual(new Map<string, AttrValue>([['x', 'y'], ['n', 2n], ['arr', [1, 'two', null]]]));
+    expect(Object.prototype.toString.call(list)).toBe('[object AttributeList]');
+  });
+});

@@ -1,0 +1,125 @@
+// An attribute map held as two arrays, keys and values in insertion order, with a Map's meaning: the
+// `Attributes` a processor builds for every span (namespace writes one per span) and the encoders read.
+//
+// Why not a Map: the hot stages only ever append members and then walk them in order. A Map hashes
+// every key on `set`, keeps a hash table beside its entries, and its `forEach` reaches the encoder
+// through a callback; two arrays are a store per member and a plain indexed loop (decision 0450 has
+// the measurements). Lookups by key are rare (the general paths, tests) and stay correct: a linear
+// scan for small lists, an index built on first use for large ones.
+//
+// It implements the whole Map interface, so every reader that uses the Map API (get, has, size,
+// forEach, keys, values, entries, for-of) works on it unchanged; code that must tell it from other
+// objects (a generic value codec) asks `instanceof AttributeList`, never `instanceof Map` alone.
+import type { AttrValue, Attributes } from '../span.ts';
+
+/** Above this many members, `get`/`has`/`set` build and keep a key -> position index. */
+const LINEAR_LOOKUP_MAX = 16;
+
+export class AttributeList implements Map<string, AttrValue> {
+  /** Keys in order, unique. Read directly by hot loops; change only through the methods. */
+  readonly keyArray: string[] = [];
+  /** `valueArray[i]` is the value of `keyArray[i]`. */
+  readonly valueArray: AttrValue[] = [];
+  private index: Map<string, number> | undefined;
+
+  get size(): number {
+    return this.keyArray.length;
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'AttributeList';
+  }
+
+  /**
+   * Adds a member whose key the caller knows is not present yet (a builder whose keys are unique by
+   * construction); `set` when in doubt. A duplicate added here would be written twice by encoders.
+   */
+  append(key: string, value: AttrValue): void {
+    if (this.index !== undefined) this.index.set(key, this.keyArray.length);
+    this.keyArray.push(key);
+    this.valueArray.push(value);
+  }
+
+  /** Position of `key`, or -1. */
+  private find(key: string): number {
+    const keys = this.keyArray;
+    if (keys.length <= LINEAR_LOOKUP_MAX) {
+      for (let i = 0; i < keys.length; i++) if (keys[i] === key) return i;
+      return -1;
+    }
+    if (this.index === undefined) {
+      this.index = new Map();
+      for (let i = 0; i < keys.length; i++) this.index.set(keys[i], i);
+    }
+    return this.index.get(key) ?? -1;
+  }
+
+  get(key: string): AttrValue | undefined {
+    const i = this.find(key);
+    return i < 0 ? undefined : this.valueArray[i];
+  }
+
+  has(key: string): boolean {
+    return this.find(key) >= 0;
+  }
+
+  /** As Map.set: a present key keeps its position and takes the new value (ag-namespace.md §1.2). */
+  set(key: string, value: AttrValue): this {
+    const i = this.find(key);
+    if (i >= 0) this.valueArray[i] = value;
+    else this.append(key, value);
+    return this;
+  }
+
+  /** As Map.delete. Unlike a Map, deleting while an iterator is open shifts what that iterator sees. */
+  delete(key: string): boolean {
+    const i = this.find(key);
+    if (i < 0) return false;
+    this.keyArray.splice(i, 1);
+    this.valueArray.splice(i, 1);
+    this.index = undefined;
+    return true;
+  }
+
+  clear(): void {
+    this.keyArray.length = 0;
+    this.valueArray.length = 0;
+    this.index = undefined;
+  }
+
+  forEach(callback: (value: AttrValue, key: string, map: Map<string, AttrValue>) => void, thisArg?: unknown): void {
+    const keys = this.keyArray;
+    const values = this.valueArray;
+    for (let i = 0; i < keys.length; i++) callback.call(thisArg, values[i], keys[i], this);
+  }
+
+  keys(): MapIterator<string> {
+    return this.keyArray.values();
+  }
+
+  values(): MapIterator<AttrValue> {
+    return this.valueArray.values();
+  }
+
+  entries(): MapIterator<[string, AttrValue]> {
+    const values = this.valueArray;
+    return this.keyArray.map((k, i): [string, AttrValue] => [k, values[i]]).values();
+  }
+
+  [Symbol.iterator](): MapIterator<[string, AttrValue]> {
+    return this.entries();
+  }
+
+  /** A list holding the members of `attrs` in their order. */
+  static from(attrs: Attributes): AttributeList {
+    const list = new AttributeList();
+    // The keys of a map are unique.
+    attrs.forEach((v, k) => list.append(k, v));
+    return list;
+  }
+}
+
+/** `attrs` itself when it is a list, else a list copied from it: for loops written over the arrays. */
+export function asList(attrs: Attributes): AttributeList {
+  return attrs instanceof AttributeList ? attrs : AttributeList.from(attrs);
+}
