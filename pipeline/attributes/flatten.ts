@@ -48,13 +48,15 @@ interface Frame {
   i: number;
 }
 
-/** Member names of an object; a Map (the ordered trees `namespace` builds) counts as an object. */
+/** Member names of an object; a Map (the ordered trees `namespace` builds) or an AttributeList counts
+ *  as an object. */
 function keysOf(v: object): string[] {
+  if (v instanceof AttributeList) return v.keyArray.slice();
   return v instanceof Map ? Array.from((v as Map<string, unknown>).keys()) : Object.keys(v);
 }
 
 function member(obj: Record<string, unknown> | Map<string, unknown>, k: string): unknown {
-  return obj instanceof Map ? obj.get(k) : obj[k];
+  return obj instanceof Map || obj instanceof AttributeList ? obj.get(k) : obj[k];
 }
 
 /**

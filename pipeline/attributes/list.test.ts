@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { JsonWriter } from '../record/json-writer.ts';
 import type { AttrValue } from '../span.ts';
+import { flattenInto } from './flatten.ts';
 import { AttributeList } from './list.ts';
 
 /** The members as [key, value] pairs, in order, read through the Map API. */
@@ -80,5 +82,15 @@ describe('AttributeList', () => {
     expect(list).not.toEqual(new Map<string, AttrValue>([['n', 1n], ['x', 'y'], ['arr', [1, 'two', null]]]));
     expect(list).not.toEqual(new Map<string, AttrValue>([['x', 'y'], ['n', 2n], ['arr', [1, 'two', null]]]));
     expect(Object.prototype.toString.call(list)).toBe('[object AttributeList]');
+  });
+
+  it('is read as a map, not as an object with fields, where a value may be a Map (flatten, record writer)', () => {
+    const list = new AttributeList().set('b', 1).set('a', 'x');
+    const out = new AttributeList();
+    flattenInto(list, 'p', out);
+    expect(pairs(out)).toEqual([['p.b', 1], ['p.a', 'x']]);
+    const w = new JsonWriter(64);
+    w.plainValue({ m: list });
+    expect(w.bytes().toString()).toBe('{"m":{"b":1,"a":"x"}}');
   });
 });

@@ -383,7 +383,7 @@ export class JsonWriter {
       this.byte(CLOSE_BRACKET);
       return;
     }
-    if (value instanceof Map) {
+    if (value instanceof Map || value instanceof AttributeList) {
       this.attributes(value as Attributes);
       return;
     }
