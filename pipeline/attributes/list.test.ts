@@ -20,12 +20,16 @@ function random(seed: number): () => number {
 
 describe('AttributeList', () => {
   it('answers every Map method as a Map does, over random operations on small and large lists', () => {
-    // Key pools below and above the size where lookups switch from a scan to an index.
+    // Key pools below and above the size where lookups switch from a scan to the shared index; three
+    // lists at once, so that the index keeps moving from one list to another.
     for (const keyCount of [5, 40]) {
       const next = random(keyCount);
-      const list = new AttributeList();
-      const map = new Map<string, AttrValue>();
-      for (let step = 0; step < 3000; step++) {
+      const lists = [new AttributeList(), new AttributeList(), new AttributeList()];
+      const maps = [new Map<string, AttrValue>(), new Map<string, AttrValue>(), new Map<string, AttrValue>()];
+      for (let step = 0; step < 6000; step++) {
+        const which = Math.floor(next() * 3);
+        const list = lists[which];
+        const map = maps[which];
         const key = `k${Math.floor(next() * keyCount)}`;
         const op = next();
         if (op < 0.6) {
@@ -40,11 +44,23 @@ describe('AttributeList', () => {
         }
         expect(list.size).toBe(map.size);
       }
-      expect(pairs(list)).toEqual(pairs(map));
-      expect([...list.keys()]).toEqual([...map.keys()]);
-      expect([...list.values()]).toEqual([...map.values()]);
-      expect([...list.entries()]).toEqual([...map.entries()]);
+      for (let i = 0; i < 3; i++) {
+        expect(pairs(lists[i])).toEqual(pairs(maps[i]));
+        expect([...lists[i].keys()]).toEqual([...maps[i].keys()]);
+        expect([...lists[i].values()]).toEqual([...maps[i].values()]);
+        expect([...lists[i].entries()]).toEqual([...maps[i].entries()]);
+      }
     }
+  });
+
+  it('walks members added during a for-of, as a Map does', () => {
+    const list = new AttributeList().set('a', 1);
+    const seen: string[] = [];
+    for (const [k] of list) {
+      seen.push(k);
+      if (k === 'a') list.set('b', 2);
+    }
+    expect(seen).toEqual(['a', 'b']);
   });
 
   it('keeps a key set again at its first position with the new value (ag-namespace.md §1.2)', () => {
@@ -52,7 +68,7 @@ describe('AttributeList', () => {
     expect(pairs(list)).toEqual([['a', 3], ['b', 2]]);
   });
 
-  it('appends without a lookup, and an index built for a large list follows later appends', () => {
+  it('appends without a lookup, and the index of a large list follows later appends', () => {
     const list = new AttributeList();
     for (let i = 0; i < 20; i++) list.append(`k${i}`, i);
     expect(list.get('k19')).toBe(19); // builds the index

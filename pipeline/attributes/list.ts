@@ -4,23 +4,29 @@
 // Why not a Map: the hot stages only ever append members and then walk them in order. A Map hashes
 // every key on `set`, keeps a hash table beside its entries, and its `forEach` reaches the encoder
 // through a callback; two arrays are a store per member and a plain indexed loop (decision 0450 has
-// the measurements). Lookups by key are rare (the general paths, tests) and stay correct: a linear
-// scan for small lists, an index built on first use for large ones.
+// the measurements). Lookups by key are rare (the general paths, a few per span in some exporters)
+// and stay correct: a scan for small lists, and for large ones one key -> position index shared by
+// all lists, rebuilt for whichever list was looked up last, so a list never carries a table of its own.
 //
 // It implements the whole Map interface, so every reader that uses the Map API (get, has, size,
 // forEach, keys, values, entries, for-of) works on it unchanged; code that must tell it from other
 // objects (a generic value codec) asks `instanceof AttributeList`, never `instanceof Map` alone.
+// One difference: deleting a member while an iterator or forEach walks the list makes the walk skip
+// the member after it (a Map's would not). Nothing here deletes while walking.
 import type { AttrValue, Attributes } from '../span.ts';
 
-/** Above this many members, `get`/`has`/`set` build and keep a key -> position index. */
-const LINEAR_LOOKUP_MAX = 16;
+/** Above this many members, lookups go through the shared index. */
+const SCAN_AT_MOST = 16;
+
+/** The list the shared index describes (undefined: none), and the index: key -> position in it. */
+let indexed: AttributeList | undefined;
+const index = new Map<string, number>();
 
 export class AttributeList implements Map<string, AttrValue> {
   /** Keys in order, unique. Read directly by hot loops; change only through the methods. */
   readonly keyArray: string[] = [];
   /** `valueArray[i]` is the value of `keyArray[i]`. */
   readonly valueArray: AttrValue[] = [];
-  private index: Map<string, number> | undefined;
 
   get size(): number {
     return this.keyArray.length;
@@ -35,7 +41,7 @@ export class AttributeList implements Map<string, AttrValue> {
    * construction); `set` when in doubt. A duplicate added here would be written twice by encoders.
    */
   append(key: string, value: AttrValue): void {
-    if (this.index !== undefined) this.index.set(key, this.keyArray.length);
+    if (indexed === this) index.set(key, this.keyArray.length);
     this.keyArray.push(key);
     this.valueArray.push(value);
   }
@@ -43,15 +49,16 @@ export class AttributeList implements Map<string, AttrValue> {
   /** Position of `key`, or -1. */
   private find(key: string): number {
     const keys = this.keyArray;
-    if (keys.length <= LINEAR_LOOKUP_MAX) {
+    if (keys.length <= SCAN_AT_MOST) {
       for (let i = 0; i < keys.length; i++) if (keys[i] === key) return i;
       return -1;
     }
-    if (this.index === undefined) {
-      this.index = new Map();
-      for (let i = 0; i < keys.length; i++) this.index.set(keys[i], i);
+    if (indexed !== this) {
+      index.clear();
+      for (let i = 0; i < keys.length; i++) index.set(keys[i], i);
+      indexed = this;
     }
-    return this.index.get(key) ?? -1;
+    return index.get(key) ?? -1;
   }
 
   get(key: string): AttrValue | undefined {
@@ -71,20 +78,20 @@ export class AttributeList implements Map<string, AttrValue> {
     return this;
   }
 
-  /** As Map.delete. Unlike a Map, deleting while an iterator is open shifts what that iterator sees. */
+  /** As Map.delete (see the note at the top on deleting during a walk). */
   delete(key: string): boolean {
     const i = this.find(key);
     if (i < 0) return false;
     this.keyArray.splice(i, 1);
     this.valueArray.splice(i, 1);
-    this.index = undefined;
+    if (indexed === this) indexed = undefined;
     return true;
   }
 
   clear(): void {
     this.keyArray.length = 0;
     this.valueArray.length = 0;
-    this.index = undefined;
+    if (indexed === this) indexed = undefined;
   }
 
   forEach(callback: (value: AttrValue, key: string, map: Map<string, AttrValue>) => void, thisArg?: unknown): void {
@@ -101,9 +108,11 @@ export class AttributeList implements Map<string, AttrValue> {
     return this.valueArray.values();
   }
 
-  entries(): MapIterator<[string, AttrValue]> {
+  /** Live, as a Map's: members added during the walk are visited. */
+  *entries(): MapIterator<[string, AttrValue]> {
+    const keys = this.keyArray;
     const values = this.valueArray;
-    return this.keyArray.map((k, i): [string, AttrValue] => [k, values[i]]).values();
+    for (let i = 0; i < keys.length; i++) yield [keys[i], values[i]];
   }
 
   [Symbol.iterator](): MapIterator<[string, AttrValue]> {

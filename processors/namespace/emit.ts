@@ -1,9 +1,9 @@
 // S9: the attributes written back (ag-namespace.md §3.6): the cleaned `ag` tree flattened in slot order,
 // then every other key in input order, untouched.
 import { flattenInto } from '../../pipeline/attributes/flatten.ts';
-import { AttributeList } from '../../pipeline/attributes/list.ts';
+import { AttributeList, asList } from '../../pipeline/attributes/list.ts';
 import type { Tree } from '../../pipeline/attributes/trie.ts';
-import type { AttrValue, Attributes } from '../../pipeline/span.ts';
+import type { Attributes } from '../../pipeline/span.ts';
 import type { Cleaned } from './clean.ts';
 import { emitFastGroup, type FastSlots } from './fast.ts';
 import { isAgKey } from './keys.ts';
@@ -52,11 +52,14 @@ export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine): At
     put(out, 'ag.selector', c.selector);
     emitUnsupported(c.unsupported, q, out);
   }
+  // Keys outside `ag`, unique in the input: none can be present already.
   const at = f?.otherAt;
   if (at !== undefined) {
     const { otherKeys, otherValues } = f as FastSlots;
-    // Keys outside `ag`, unique in the input: none can be present already.
     for (let j = 0; j < at.length; j++) out.append(otherKeys[at[j]], otherValues[at[j]]);
-  } else for (const k of input.keys()) if (!isAgKey(k)) out.set(k, input.get(k) as AttrValue);
+  } else {
+    const { keyArray, valueArray } = asList(input);
+    for (let i = 0; i < keyArray.length; i++) if (!isAgKey(keyArray[i])) out.append(keyArray[i], valueArray[i]);
+  }
   return out;
 }

@@ -38,11 +38,11 @@ const fastResult: Normalised = { c: emptyCleaned(), q: NO_QUARANTINE };
  * (the processor does; this saves the Cleaned, FastSlots and result objects of every span).
  */
 export function normalise(attrs: Attributes, semconv: boolean, fast = false): Normalised {
+  // Receivers and the disk stream build lists; a Map (a test, a custom receiver) is copied into one.
+  const list = asList(attrs);
   if (fast && fastPath.enabled) {
     // Already canonical and nothing to rewrite or quarantine (the common case): no trie, no tree.
     const c = resetCleaned(fastResult.c);
-    // Receivers and the disk stream build lists; a Map (a test, a custom receiver) is copied into one.
-    const list = asList(attrs);
     const plan = fastPath.plans ? planFor(list, semconv) : undefined;
     let general = true;
     if (plan !== undefined && !plan.refused) {
@@ -60,10 +60,11 @@ export function normalise(attrs: Attributes, semconv: boolean, fast = false): No
       return fastResult;
     }
   }
-  const mask = semconv ? familyMask(attrs) : 0;
+  const mask = semconv ? familyMask(list) : 0;
   let ag: Attributes | undefined;
-  for (const [k, v] of attrs) {
-    if (isAgKey(k)) (ag ??= new Map()).set(k, v);
+  const { keyArray, valueArray } = list;
+  for (let i = 0; i < keyArray.length; i++) {
+    if (isAgKey(keyArray[i])) (ag ??= new Map()).set(keyArray[i], valueArray[i]);
   }
   const c = emptyCleaned();
   if (ag === undefined && mask === 0) return { c, q: NO_QUARANTINE };
@@ -74,7 +75,7 @@ export function normalise(attrs: Attributes, semconv: boolean, fast = false): No
   // S5 before S4 for the explicit keys (and inside S4 for each family's output): the quarantine order is
   // the same as one S5 pass over the whole map, and claims see the keys as the output spells them.
   ag = decodeDataSlots(ag, q);
-  if (mask !== 0) ag = applySemconv(attrs, ag, mask, q);
+  if (mask !== 0) ag = applySemconv(list, ag, mask, q);
   // `ag` itself cannot hold a value in the layout; taken out first so it does not shadow every ag.* key.
   let invalid: AttrValue | undefined;
   if (ag.has('ag')) {

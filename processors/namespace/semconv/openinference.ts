@@ -54,9 +54,9 @@ export function messagePath(rest: string): string {
 }
 
 function messages(attrs: Attributes, out: RowOutput, src: string, dst: string): void {
-  for (const [k, v] of attrs) {
+  attrs.forEach((v, k) => {
     if (k.length > src.length && k.startsWith(src)) put(out, dst + messagePath(k.slice(src.length)), v);
-  }
+  });
 }
 
 function inputMessages(attrs: Attributes, out: RowOutput): void {

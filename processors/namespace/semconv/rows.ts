@@ -116,13 +116,14 @@ export function runFamily(family: Family, attrs: Attributes, claims: Claims): At
   if (ix.gen >= 0x3fffffff) { ix.mark.fill(0); ix.gen = 0; }
   const gen = ++ix.gen;
   const { mark, vals, exact, firstChar } = ix;
-  for (const [k, v] of attrs) {
+  // forEach: no entry pair per member, for a Map or an AttributeList alike.
+  attrs.forEach((v, k) => {
     const c = k.charCodeAt(0);
-    if (c < 128 && firstChar[c] === 0) continue;
+    if (c < 128 && firstChar[c] === 0) return;
     const list = ix.bySource.get(k);
-    if (list === undefined) continue;
+    if (list === undefined) return;
     for (let i = 0; i < list.length; i++) { mark[list[i]] = gen; vals[list[i]] = v; }
-  }
+  });
   for (let r = 0; r < rows.length; r++) {
     // Most rows find no source on a given span: skipped before even reading the row.
     if (exact[r] === 1 && mark[r] !== gen) continue;
@@ -141,9 +142,9 @@ function applyRow(row: Row, prefixDot: string, v: AttrValue | undefined, attrs: 
   switch (row.kind) {
     case 'copy': put(out, row.dst, v as AttrValue); break;
     case 'prefix':
-      for (const [k, pv] of attrs) {
+      attrs.forEach((pv, k) => {
         if (k.length > prefixDot.length && k.startsWith(prefixDot)) put(out, row.dst + k.slice(row.src.length), pv);
-      }
+      });
       break;
     case 'json': putValue(out, row.dst, decodeJson(v as AttrValue)); break;
     case 'type': {
