@@ -53,6 +53,25 @@ describe('AttributeList', () => {
     }
   });
 
+  it('dropRepeats after appends leaves what set() would have, on small and large lists', () => {
+    const next = random(7);
+    for (const keyCount of [4, 12, 30, 60]) {
+      for (let round = 0; round < 50; round++) {
+        const list = new AttributeList();
+        const map = new Map<string, AttrValue>();
+        const n = Math.floor(next() * keyCount * 1.5);
+        for (let i = 0; i < n; i++) {
+          const key = `k${Math.floor(next() * keyCount)}`;
+          list.append(key, i);
+          map.set(key, i);
+        }
+        list.dropRepeats();
+        expect(pairs(list)).toEqual(pairs(map));
+        expect(list.keyArray.every((k) => list.get(k) === map.get(k))).toBe(true);
+      }
+    }
+  });
+
   it('walks members added during a for-of, as a Map does', () => {
     const list = new AttributeList().set('a', 1);
     const seen: string[] = [];

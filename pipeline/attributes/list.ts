@@ -78,6 +78,46 @@ export class AttributeList implements Map<string, AttrValue> {
     return this;
   }
 
+  /**
+   * After `append`s that may have repeated a key (a decoder taking members as they come): each key
+   * keeps its first position and takes its last value, as if every member had been `set`.
+   */
+  dropRepeats(): void {
+    const keys = this.keyArray;
+    const values = this.valueArray;
+    const n = keys.length;
+    let kept = 0;
+    if (n <= SCAN_AT_MOST) {
+      for (let i = 0; i < n; i++) {
+        const k = keys[i];
+        let j = 0;
+        while (j < kept && keys[j] !== k) j++;
+        if (j < kept) values[j] = values[i];
+        else {
+          keys[kept] = k;
+          values[kept++] = values[i];
+        }
+      }
+    } else {
+      index.clear();
+      for (let i = 0; i < n; i++) {
+        const k = keys[i];
+        const at = index.get(k);
+        if (at !== undefined) values[at] = values[i];
+        else {
+          index.set(k, kept);
+          keys[kept] = k;
+          values[kept++] = values[i];
+        }
+      }
+      indexed = this;
+    }
+    if (kept < n) {
+      keys.length = kept;
+      values.length = kept;
+    }
+  }
+
   /** As Map.delete (see the note at the top on deleting during a walk). */
   delete(key: string): boolean {
     const i = this.find(key);

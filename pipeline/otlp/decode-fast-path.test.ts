@@ -225,3 +225,42 @@ describe('attribute cache', () => {
     }
   });
 });
+
+describe('repeated attribute keys', () => {
+  /** A request of one span whose attributes are the given KeyValue bodies. */
+  function spanWith(kvs: Bytes[]): Uint8Array {
+    const attrs = kvs.flatMap((kv) => len(9, kv));
+    const span = len(2, [...len(1, Array(16).fill(1)), ...len(2, Array(8).fill(2)), ...attrs]);
+    return Uint8Array.from(len(1, len(2, span)));
+  }
+
+  const attributesOf = (bytes: Uint8Array) => decodeExportRequest(bytes).spans[0].attributes;
+
+  it('keep the first position and the last value, as Map.set would, whatever the values', () => {
+    // Few keys, so most spans repeat one; `k` with a kvlist value flattens to `k.<key>`, which can meet
+    // a plain `k.0` too. The expected map folds each KeyValue decoded alone into a Map with `set`.
+    const random = seededRandom(3004);
+    const keys = ['a', 'b', 'k', 'k.0'];
+    let repeated = 0;
+    for (let i = 0; i < 600; i++) {
+      const kvs = Array.from({ length: 2 + Math.floor(random() * 8) }, () => {
+        const value = random() < 0.5 ? len(1, utf8(pickWith(random, TEXTS))) : anyValue(random, 0);
+        return [...len(1, utf8(pickWith(random, keys))), ...len(2, value)];
+      });
+      const expected = new Map<string, unknown>();
+      let added = 0;
+      for (const kv of kvs) {
+        for (const [k, v] of attributesOf(spanWith([kv]))) {
+          expected.set(k, v);
+          added++;
+        }
+      }
+      if (added > expected.size) repeated++;
+      // The same span twice in a row: the second takes the decoder's "same keys as last time" check.
+      for (let twice = 0; twice < 2; twice++) {
+        expect([...attributesOf(spanWith(kvs))], `request ${i}`).toEqual([...expected]);
+      }
+    }
+    expect(repeated).toBeGreaterThan(300);
+  });
+});

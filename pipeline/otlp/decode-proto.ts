@@ -10,6 +10,7 @@ import { flattenInto } from '../attributes/flatten.ts';
 import { AttributeList } from '../attributes/list.ts';
 import { attributeCached, attributeHash, cachedKey, cachedValue, rememberAttribute } from './decode-attribute-cache.ts';
 import { idHex, parentIdHex } from './decode-id.ts';
+import { UniqueKeys } from './decode-unique-keys.ts';
 import { MAX_VALUE_DEPTH } from './errors.ts';
 import { ProtoReader, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-reader.ts';
 
@@ -161,6 +162,7 @@ function readResource(r: ProtoReader): Attributes | undefined {
       readKeyValue(r, attrs);
     } else r.skip(tag & 7, tag >>> 3);
   }
+  attrs?.dropRepeats();
   return attrs !== undefined && attrs.size > 0 ? attrs : undefined;
 }
 
@@ -277,6 +279,7 @@ function readScope(r: ProtoReader): SpanScope | undefined {
       readKeyValue(r, attrs);
     } else r.skip(tag & 7, tag >>> 3);
   }
+  attrs?.dropRepeats();
   const hasAttrs = attrs !== undefined && attrs.size > 0;
   if (name === '' && version === '' && !hasAttrs) return undefined;
   const scope: SpanScope = { name };
@@ -300,6 +303,10 @@ function readId(r: ProtoReader): string {
   r.pos += len;
   return idHex(r.buf, start, len);
 }
+
+/** The repeat checks of span and event attributes (decode-unique-keys.ts). */
+const spanKeys = new UniqueKeys();
+const eventKeys = new UniqueKeys();
 
 function readSpan(
   r: ProtoReader,
@@ -370,6 +377,7 @@ function readSpan(
       default: r.skip(tag & 7, tag >>> 3);
     }
   }
+  spanKeys.settle(attributes);
   // newSpan: every field, so one hidden class for all spans (pipeline/span.ts SPAN_FIELDS).
   const status = statusMessage === '' ? { code: statusCode } : { code: statusCode, message: statusMessage };
   const span = newSpan(traceId, spanId, name, kind, startNs, endNs, status, attributes);
@@ -407,6 +415,7 @@ function readEvent(r: ProtoReader): SpanEvent {
     else if (tag === T_EVENT_DROPPED_ATTRIBUTES) dropped = r.uint32();
     else r.skip(tag & 7, tag >>> 3);
   }
+  eventKeys.settle(attributes);
   const event: SpanEvent = { name, timeNs, attributes };
   if (dropped !== 0) event.droppedAttributesCount = dropped;
   return event;
@@ -429,6 +438,7 @@ function readLink(r: ProtoReader): SpanLink {
     else if (tag === T_LINK_FLAGS) flags = r.fixed32();
     else r.skip(tag & 7, tag >>> 3);
   }
+  attributes.dropRepeats();
   const link: SpanLink = { traceId, spanId, attributes };
   if (traceState !== '') link.traceState = traceState;
   if (flags !== 0) link.flags = flags;
@@ -457,7 +467,7 @@ function readKeyValue(r: ProtoReader, out: AttributeList): void {
     const size = r.end - start;
     const hash = attributeHash(buf, start, size);
     if (hash !== 0 && attributeCached(hash, buf, r.view, start, size)) {
-      out.set(cachedKey(hash), cachedValue(hash));
+      out.append(cachedKey(hash), cachedValue(hash));
       leave(r, saved);
       return;
     }
@@ -473,7 +483,7 @@ function readKeyValue(r: ProtoReader, out: AttributeList): void {
           r.pos = valueStart + 1;
           const value = r.string();
           if (r.pos === r.end) {
-            out.set(key, value);
+            out.append(key, value);
             if (hash !== 0) rememberAttribute(hash, buf, r.view, start, size, key, value);
             leave(r, saved);
             return;
@@ -482,7 +492,7 @@ function readKeyValue(r: ProtoReader, out: AttributeList): void {
         }
         const value = readAnyValue(r, 0);
         if (value === null || typeof value !== 'object') {
-          out.set(key, value);
+          out.append(key, value);
           if (hash !== 0) rememberAttribute(hash, buf, r.view, start, size, key, value);
         } else setValue(out, key, value);
         leave(r, saved);
@@ -506,10 +516,16 @@ function readKeyValue(r: ProtoReader, out: AttributeList): void {
   setValue(out, key, value);
 }
 
-/** Sets a decoded value: scalars and arrays of scalars as they are, anything nested flattened. */
+/**
+ * Adds a decoded value: scalars and arrays of scalars as they are, anything nested flattened. Members
+ * are appended and the finished list is settled (UniqueKeys); flattenInto sets, so repeats appended
+ * before are settled first, for `set` to find the one member of a key.
+ */
 function setValue(out: AttributeList, key: string, value: Decoded): void {
-  if (isComplex(value)) flattenInto(value, key, out);
-  else out.set(key, value as AttrValue);
+  if (isComplex(value)) {
+    out.dropRepeats();
+    flattenInto(value, key, out);
+  } else out.append(key, value as AttrValue);
 }
 
 /** True for a kvlist (Map), or an array that holds a kvlist or an array. */
