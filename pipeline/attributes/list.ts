@@ -5,8 +5,9 @@
 // every key on `set`, keeps a hash table beside its entries, and its `forEach` reaches the encoder
 // through a callback; two arrays are a store per member and a plain indexed loop (decision 0450 has
 // the measurements). Lookups by key are rare (the general paths, a few per span in some exporters)
-// and stay correct: a scan for small lists, and for large ones one key -> position index shared by
-// all lists, rebuilt for whichever list was looked up last, so a list never carries a table of its own.
+// and stay correct: a scan, unless one large list is looked up again and again (a builder that `set`s
+// every member); that list gets the one key -> position index shared by all lists, so a list never
+// carries a table of its own.
 //
 // It implements the whole Map interface, so every reader that uses the Map API (get, has, size,
 // forEach, keys, values, entries, for-of) works on it unchanged; code that must tell it from other
@@ -15,12 +16,20 @@
 // the member after it (a Map's would not). Nothing here deletes while walking.
 import type { AttrValue, Attributes } from '../span.ts';
 
-/** Above this many members, lookups go through the shared index. */
+/** Lists up to this many members are always scanned. */
 const SCAN_AT_MOST = 16;
+/**
+ * Scans of one larger list in a row before it gets the shared index: an exporter's few lookups per
+ * span stay scans (building the index costs more than a handful of them), a builder's many go indexed.
+ */
+const SCANS_BEFORE_INDEX = 8;
 
 /** The list the shared index describes (undefined: none), and the index: key -> position in it. */
 let indexed: AttributeList | undefined;
 const index = new Map<string, number>();
+/** The larger list scanned last, and how many times in a row. */
+let scanned: AttributeList | undefined;
+let scans = 0;
 
 export class AttributeList implements Map<string, AttrValue> {
   /** Keys in order, unique. Read directly by hot loops; change only through the methods. */
@@ -49,16 +58,21 @@ export class AttributeList implements Map<string, AttrValue> {
   /** Position of `key`, or -1. */
   private find(key: string): number {
     const keys = this.keyArray;
-    if (keys.length <= SCAN_AT_MOST) {
-      for (let i = 0; i < keys.length; i++) if (keys[i] === key) return i;
-      return -1;
+    if (indexed === this && keys.length > SCAN_AT_MOST) return index.get(key) ?? -1;
+    if (keys.length > SCAN_AT_MOST) {
+      if (scanned !== this) {
+        scanned = this;
+        scans = 0;
+      }
+      if (++scans > SCANS_BEFORE_INDEX) {
+        index.clear();
+        for (let i = 0; i < keys.length; i++) index.set(keys[i], i);
+        indexed = this;
+        return index.get(key) ?? -1;
+      }
     }
-    if (indexed !== this) {
-      index.clear();
-      for (let i = 0; i < keys.length; i++) index.set(keys[i], i);
-      indexed = this;
-    }
-    return index.get(key) ?? -1;
+    for (let i = 0; i < keys.length; i++) if (keys[i] === key) return i;
+    return -1;
   }
 
   get(key: string): AttrValue | undefined {
