@@ -3,6 +3,7 @@ import type { Attributes } from '../../../pipeline/span.ts';
 import { isPlainObject } from '../keys.ts';
 import { decodeJson, hasPrefix, put, putValue, type Family, type Row } from './rows.ts';
 import type { RowOutput } from './planned-output.ts';
+import { RewriteMemo } from './rewrite-memo.ts';
 
 const KINDS: Record<string, string> = {
   CHAIN: 'chain', RETRIEVER: 'query', RERANKER: 'rerank', LLM: 'chat', EMBEDDING: 'embedding', AGENT: 'agent',
@@ -53,18 +54,26 @@ export function messagePath(rest: string): string {
   return rest.slice(0, dot + 1) + tail;
 }
 
-function messages(attrs: Attributes, out: RowOutput, src: string, dst: string): void {
+function messages(attrs: Attributes, out: RowOutput, src: string, targets: RewriteMemo): void {
   attrs.forEach((v, k) => {
-    if (k.length > src.length && k.startsWith(src)) put(out, dst + messagePath(k.slice(src.length)), v);
+    if (k.length > src.length && k.startsWith(src)) put(out, targets.of(k), v);
   });
 }
 
+/** Target keys of the message rows (rewrite-memo.ts). */
+function messageTargets(src: string, dst: string): RewriteMemo {
+  return new RewriteMemo((k) => dst + messagePath(k.slice(src.length)));
+}
+
+const INPUT_MESSAGES = messageTargets('llm.input_messages.', 'ag.data.inputs.prompt.');
+const OUTPUT_MESSAGES = messageTargets('llm.output_messages.', 'ag.data.outputs.completion.');
+
 function inputMessages(attrs: Attributes, out: RowOutput): void {
-  messages(attrs, out, 'llm.input_messages.', 'ag.data.inputs.prompt.');
+  messages(attrs, out, 'llm.input_messages.', INPUT_MESSAGES);
 }
 
 function outputMessages(attrs: Attributes, out: RowOutput): void {
-  messages(attrs, out, 'llm.output_messages.', 'ag.data.outputs.completion.');
+  messages(attrs, out, 'llm.output_messages.', OUTPUT_MESSAGES);
 }
 
 /** Row 11: `llm.tools.<i>.tool.json_schema` decoded to the tool itself, else kept raw under its path. */

@@ -6,6 +6,7 @@ import { NOT_JSON, isFlatValue, tryJson } from '../keys.ts';
 import { isSpanType } from '../clean.ts';
 import { mayWriteDataJsonSlot } from '../decode.ts';
 import type { RowOutput } from './planned-output.ts';
+import { RewriteMemo } from './rewrite-memo.ts';
 
 export type Row =
   /** exact source key -> target key */
@@ -71,6 +72,8 @@ interface FamilyIndex {
   /** 1 at the (ASCII) first character of some source key: other keys skip the lookup. */
   firstChar: Uint8Array;
   prefixDot: string[];
+  /** Prefix rows' target keys by source key (undefined for other rows). */
+  prefixTargets: (RewriteMemo | undefined)[];
   /** 1 for rows fed by one exact source key (copy, json, type): skipped without a look when it is absent. */
   exact: Uint8Array;
   /** rowTarget of each row. */
@@ -87,7 +90,8 @@ function indexOf(family: Family): FamilyIndex {
   let ix = INDEXES.get(family);
   if (ix !== undefined) return ix;
   const rows = family.rows;
-  ix = { bySource: new Map(), firstChar: new Uint8Array(128), prefixDot: new Array(rows.length).fill(''), exact: new Uint8Array(rows.length),
+  ix = { bySource: new Map(), firstChar: new Uint8Array(128), prefixDot: new Array(rows.length).fill(''),
+    prefixTargets: new Array(rows.length).fill(undefined), exact: new Uint8Array(rows.length),
     target: rows.map(rowTarget), mark: new Int32Array(rows.length),
     vals: new Array(rows.length).fill(undefined), gen: 0 };
   for (let r = 0; r < rows.length; r++) {
@@ -99,7 +103,11 @@ function indexOf(family: Family): FamilyIndex {
       const list = ix.bySource.get(row.src);
       if (list === undefined) ix.bySource.set(row.src, [r]);
       else list.push(r);
-    } else if (row.kind === 'prefix') ix.prefixDot[r] = row.src + '.';
+    } else if (row.kind === 'prefix') {
+      ix.prefixDot[r] = row.src + '.';
+      const { src, dst } = row;
+      ix.prefixTargets[r] = new RewriteMemo((k) => dst + k.slice(src.length));
+    }
   }
   INDEXES.set(family, ix);
   return ix;
@@ -129,7 +137,7 @@ export function runFamily(family: Family, attrs: Attributes, claims: Claims): At
     if (exact[r] === 1 && mark[r] !== gen) continue;
     const v = vals[r];
     vals[r] = undefined;
-    if (!claims.conflicts(ix.target[r])) applyRow(rows[r], ix.prefixDot[r], v, attrs, out);
+    if (!claims.conflicts(ix.target[r])) applyRow(rows[r], ix, r, v, attrs, out);
   }
   return out;
 }
@@ -138,14 +146,17 @@ export function runFamily(family: Family, attrs: Attributes, claims: Claims): At
  * One row into `out`, its target already known to be free. `v` is the value of an exact row's source key
  * (copy, json, type); prefix and custom rows read `attrs`.
  */
-function applyRow(row: Row, prefixDot: string, v: AttrValue | undefined, attrs: Attributes, out: RowOutput): void {
+function applyRow(row: Row, ix: FamilyIndex, r: number, v: AttrValue | undefined, attrs: Attributes, out: RowOutput): void {
   switch (row.kind) {
     case 'copy': put(out, row.dst, v as AttrValue); break;
-    case 'prefix':
+    case 'prefix': {
+      const prefixDot = ix.prefixDot[r];
+      const targets = ix.prefixTargets[r] as RewriteMemo;
       attrs.forEach((pv, k) => {
-        if (k.length > prefixDot.length && k.startsWith(prefixDot)) put(out, row.dst + k.slice(row.src.length), pv);
+        if (k.length > prefixDot.length && k.startsWith(prefixDot)) put(out, targets.of(k), pv);
       });
       break;
+    }
     case 'json': putValue(out, row.dst, decodeJson(v as AttrValue)); break;
     case 'type': {
       if (typeof v !== 'string') break;
@@ -200,7 +211,7 @@ export function runPlannedFamily(plan: FamilyPlan, attrs: Attributes, values: re
     const r = plan.rows[j];
     if (later !== undefined && later.conflicts(ix.target[r])) continue;
     const src = plan.source[j];
-    applyRow(rows[r], ix.prefixDot[r], src >= 0 ? values[src] : undefined, attrs, out);
+    applyRow(rows[r], ix, r, src >= 0 ? values[src] : undefined, attrs, out);
   }
 }
 
