@@ -45,6 +45,21 @@ describe('JsonWriter', () => {
     }
   });
 
+  it('writes long strings (the byte-scan path) as JSON.stringify does: one odd character anywhere, or none', () => {
+    const random = seededRandom(3203);
+    const odd = [...CLASSES, () => '\uff01', () => 'ü', () => '日'];
+    for (let i = 0; i < 3000; i++) {
+      const length = 65 + Math.floor(random() * 400);
+      let text = '';
+      for (let j = 0; j < length; j++) text += String.fromCharCode(0x20 + Math.floor(random() * 0x5f)).replace(/["\\]/, 'x');
+      if (i % 4 !== 0) {
+        const at = Math.floor(random() * length);
+        text = text.slice(0, at) + odd[Math.floor(random() * odd.length)]() + text.slice(at + 1);
+      }
+      expect(written((w) => w.string(text)), JSON.stringify(text)).toBe(JSON.stringify(text));
+    }
+  });
+
   it('writes strings after other text, into a buffer that has to grow, as JSON.stringify does', () => {
     const random = seededRandom(3202);
     const texts = Array.from({ length: 400 }, (_, i) => randomText(random, i % 70));

@@ -246,15 +246,33 @@ export class JsonWriter {
   private longString(text: string): void {
     this.reserve(text.length * 3 + 2);
     const buf = this.buf;
+    const view = this.view;
     const start = this.pos;
     buf[start] = QUOTE;
     const end = start + 1 + buf.utf8Write(text, start + 1);
-    for (let i = start + 1; i < end; i++) {
+    let i = start + 1;
+    while (i < end) {
+      // Four bytes per step, tested at once for a byte below 0x20, `"`, `\` or 0xef (the bit tricks of
+      // string(): exact yes/no answers for any bytes). A word that may hold one is checked byte by
+      // byte. Measured ~2.5x cheaper than testing every byte on ~300-byte texts (decision 0450).
+      if (i + 4 <= end) {
+        const w = view.getInt32(i, true);
+        const quote = w ^ 0x22222222;
+        const backslash = w ^ 0x5c5c5c5c;
+        const ef = w ^ 0xefefefef;
+        const hits = ((w - 0x20202020) & ~w) | ((quote - 0x01010101) & ~quote)
+          | ((backslash - 0x01010101) & ~backslash) | ((ef - 0x01010101) & ~ef);
+        if ((hits & 0x80808080) === 0) {
+          i += 4;
+          continue;
+        }
+      }
       const c = buf[i];
       if (c < 0x20 || c === QUOTE || c === 0x5c || c === 0xef) {
         this.utf8(JSON.stringify(text));
         return;
       }
+      i++;
     }
     buf[end] = QUOTE;
     this.pos = end + 1;
