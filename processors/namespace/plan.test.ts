@@ -25,6 +25,11 @@ const SOURCE_KEYS = [
   'gen_ai.input.messages', 'gen_ai.conversation.id', 'gen_ai.prompt.0.content', 'llm.model_name', 'llm.token_count.prompt',
   'input.value', 'output.value', 'openinference.span.kind', 'ai.operationId', 'ai.model.id', 'ai.usage.promptTokens',
   'ai.response.text', 'traceloop.entity.input', 'session.id',
+  // Prefix rows and the rows that read keys of their own (custom rows), present or not on a plan's keys.
+  'gen_ai.completion.0.content', 'gen_ai.usage.total_tokens', 'llm.input_messages.0.message.content',
+  'llm.output_messages.0.message.role', 'llm.tools.0.tool.json_schema', 'llm.invocation_parameters',
+  'traceloop.entity.output', 'ai.response.toolCalls', 'ai.response.finishReason', 'retrieval.documents.0.document.id',
+  'llm.request.functions.0.name',
 ];
 const OTHER_KEYS = ['http.method', 'service.name', 'a', 'a.b', 'z.0'];
 /** Keys that must not confuse any lookup: prototype names, empty segments, near-misses, very long keys. */
@@ -45,6 +50,9 @@ const GOOD: Record<string, AttrValue[]> = {
   'ai.usage.promptTokens': [4], 'gen_ai.operation.name': ['chat', 'embeddings', 'other'],
   'openinference.span.kind': ['LLM', 'TOOL'], 'ai.operationId': ['ai.toolCall', 'ai.generateText'],
   'gen_ai.input.messages': ['[{"role":"user","content":"hi"}]', '[]'], 'input.value': ['{"q":"hi"}', 'plain'],
+  'llm.tools.0.tool.json_schema': ['{"name":"f"}', 'raw'], 'llm.invocation_parameters': ['{"temperature":0.2}', 'x'],
+  'traceloop.entity.output': ['{"outputs":{"a":1}}', '{"outputs":"text"}'], 'gen_ai.usage.total_tokens': [15],
+  'ai.response.finishReason': ['stop'], 'ai.response.toolCalls': ['[{"id":"c1"}]'],
 };
 /** Values that send a span elsewhere: wrong types, nulls, `@ag.type=` strings, JSON that does not parse. */
 const ODD: AttrValue[] = [

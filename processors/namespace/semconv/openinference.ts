@@ -95,20 +95,20 @@ const copies = (pairs: [string, string][]): Row[] =>
 
 const rows: Row[] = [
   { kind: 'type', src: 'openinference.span.kind', map: kindType },
-  { kind: 'custom', dst: 'ag.data.inputs', run: inputValue },
-  { kind: 'custom', dst: 'ag.data.outputs', run: outputValue },
+  { kind: 'custom', dst: 'ag.data.inputs', sources: ['input.value'], run: inputValue },
+  { kind: 'custom', dst: 'ag.data.outputs', sources: ['output.value'], run: outputValue },
   ...copies([
     ['input.mime_type', 'ag.meta.input.mime_type'],
     ['output.mime_type', 'ag.meta.output.mime_type'],
     ['llm.model_name', 'ag.meta.request.model'],
     ['llm.model_name', 'ag.meta.response.model'],
   ]),
-  { kind: 'custom', dst: 'ag.meta.request', run: invocationParameters },
+  { kind: 'custom', dst: 'ag.meta.request', sources: ['llm.invocation_parameters'], run: invocationParameters },
   ...copies([['llm.provider', 'ag.meta.provider'], ['llm.system', 'ag.meta.system']]),
   { kind: 'prefix', src: 'llm.token_count', dst: 'ag.metrics.tokens.incremental' },
-  { kind: 'custom', dst: 'ag.data.inputs.prompt', run: inputMessages },
-  { kind: 'custom', dst: 'ag.data.outputs.completion', run: outputMessages },
-  { kind: 'custom', dst: 'ag.data.inputs.tools', run: tools },
+  { kind: 'custom', dst: 'ag.data.inputs.prompt', sources: ['llm.input_messages.'], run: inputMessages },
+  { kind: 'custom', dst: 'ag.data.outputs.completion', sources: ['llm.output_messages.'], run: outputMessages },
+  { kind: 'custom', dst: 'ag.data.inputs.tools', sources: ['llm.tools.'], run: tools },
   ...copies([
     ['llm.function_call', 'ag.data.outputs.function_call'],
     ['llm.prompt_template.template', 'ag.meta.prompt_template.template'],

@@ -17,8 +17,12 @@ export type Row =
   | { kind: 'json'; src: string; dst: string }
   /** the value mapped to a span type, landing at ag.type.span only when valid */
   | { kind: 'type'; src: string; map: (value: string) => string | undefined }
-  /** anything the kinds above cannot say; `dst` is the target it writes at or below */
-  | { kind: 'custom'; dst: string; run: (attrs: Attributes, out: RowOutput) => void };
+  /**
+   * anything the kinds above cannot say; `dst` is the target it writes at or below. `sources`: the key
+   * prefixes it reads its input from; a span with no key starting with one of them gets nothing from
+   * the row, so plans leave it out (plan.test.ts holds planned and general paths equal).
+   */
+  | { kind: 'custom'; dst: string; sources: readonly string[]; run: (attrs: Attributes, out: RowOutput) => void };
 
 export interface Family {
   name: string;
@@ -178,6 +182,9 @@ export interface FamilyPlan {
   family: Family;
   rows: number[];
   source: number[];
+  /** For a prefix row: the positions of the keys below its prefix, and their target keys. */
+  prefixAt: (Int32Array | undefined)[];
+  prefixTargets: (string[] | undefined)[];
   /** Some planned row may write a data slot that S5 decodes (mayWriteDataJsonSlot of its target). */
   dataSlots: boolean;
 }
@@ -189,12 +196,26 @@ export function planFamily(family: Family, keys: readonly string[], claims: Clai
     const list = ix.bySource.get(keys[i]);
     if (list !== undefined) for (let j = 0; j < list.length; j++) at.set(list[j], i);
   }
-  const plan: FamilyPlan = { family, rows: [], source: [], dataSlots: false };
+  const plan: FamilyPlan = { family, rows: [], source: [], prefixAt: [], prefixTargets: [], dataSlots: false };
   for (let r = 0; r < family.rows.length; r++) {
+    const row = family.rows[r];
     const pos = ix.exact[r] === 1 ? at.get(r) : -1;
     if (pos === undefined || claims.conflicts(ix.target[r])) continue;
+    // A prefix row maps the keys below its prefix: which ones is a property of the key sequence.
+    let prefixAt: Int32Array | undefined;
+    let prefixTargets: string[] | undefined;
+    if (row.kind === 'prefix') {
+      const prefixDot = ix.prefixDot[r];
+      const below: number[] = [];
+      for (let i = 0; i < keys.length; i++) if (keys[i].length > prefixDot.length && keys[i].startsWith(prefixDot)) below.push(i);
+      if (below.length === 0) continue;
+      prefixAt = Int32Array.from(below);
+      prefixTargets = below.map((i) => (ix.prefixTargets[r] as RewriteMemo).of(keys[i]));
+    } else if (row.kind === 'custom' && !keys.some((k) => row.sources.some((src) => k.startsWith(src)))) continue;
     plan.rows.push(r);
     plan.source.push(pos);
+    plan.prefixAt.push(prefixAt);
+    plan.prefixTargets.push(prefixTargets);
     if (mayWriteDataJsonSlot(ix.target[r])) plan.dataSlots = true;
   }
   return plan;
@@ -210,6 +231,13 @@ export function runPlannedFamily(plan: FamilyPlan, attrs: Attributes, values: re
   for (let j = 0; j < plan.rows.length; j++) {
     const r = plan.rows[j];
     if (later !== undefined && later.conflicts(ix.target[r])) continue;
+    const prefixAt = plan.prefixAt[j];
+    if (prefixAt !== undefined) {
+      // applyRow's prefix case, over the keys the plan found below the prefix.
+      const targets = plan.prefixTargets[j] as string[];
+      for (let m = 0; m < prefixAt.length; m++) put(out, targets[m], values[prefixAt[m]]);
+      continue;
+    }
     const src = plan.source[j];
     applyRow(rows[r], ix, r, src >= 0 ? values[src] : undefined, attrs, out);
   }
