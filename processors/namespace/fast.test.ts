@@ -225,6 +225,30 @@ describe('namespace fast path equals the full path', () => {
     expect(compare(spans, 'otlp', p)).toBe(spans.length);
   });
 
+  it('takes a slot whose keys come in interrupted groups, in the order the full path writes them', () => {
+    // What an OpenAI instrumentation sends: gen_ai maps response.model, then the request parameters, then
+    // response.id, so ag.meta's `response` group is interrupted by `request`. Explicit ag keys too, and a
+    // reference whose fields are apart. Each span fast and equal to the full path, regrouped.
+    const r = seededRandom(31);
+    const p = new NamespaceProcessor({ semconv: 'otlp' });
+    const spans = Array.from({ length: 10 }, (_, i) => span(r, new Map<string, AttrValue>([
+      ['gen_ai.operation.name', 'chat'], ['gen_ai.response.model', 'gpt-4o-2024-08-06'], ['gen_ai.request.temperature', 0.2],
+      ['gen_ai.request.max_tokens', 1024], ['gen_ai.response.id', `chatcmpl-${i}`],
+      ['ag.data.inputs.a.x', 1], ['ag.data.inputs.b', 2], ['ag.data.inputs.a.y', 3],
+      ['ag.references.application.id', '4bf92f35-77b3-4da6-a3ce-929d0e0e4736'], ['ag.references.evaluator.slug', 'judge'],
+      ['ag.references.application.slug', 'my-app'],
+    ])));
+    expect(compare(spans, 'otlp', p)).toBe(spans.length);
+    const out = spans.map(cloneForNamespace);
+    p.process({ origin: 'otlp', spans: out, rejections: [] });
+    const keys = [...out[0].attributes.keys()].filter((k) => k.startsWith('ag.meta') || k.startsWith('ag.data'));
+    expect(keys).toEqual([
+      'ag.data.inputs.a.x', 'ag.data.inputs.a.y', 'ag.data.inputs.b', 'ag.meta.response.model', 'ag.meta.response.id',
+      'ag.meta.request.max_tokens', 'ag.meta.request.temperature', // in gen_ai's row order
+    ]);
+    expect(out[0].references?.map((ref) => [ref.attributes.get('key'), ref.slug])).toEqual([['application', 'my-app'], ['evaluator', 'judge']]);
+  });
+
   it('gives the same slots after its key memo filled and was cleared, long keys included', () => {
     // More distinct keys than the memo holds (4096), some longer than it keeps (128 characters), then
     // spans whose keys were memoised before the clear: every span fast, every one equal to the full path.

@@ -15,6 +15,7 @@ import { TYPED, TYPED_JSON, TYPED_NONE, isTyped } from './decode.ts';
 import { ClaimList, NOT_JSON, isAgKey, tryJson } from './keys.ts';
 import { Quarantine } from './quarantine.ts';
 import { REFERENCE_KEYS, SLUG, referenceAttributes } from './references.ts';
+import { regroup } from './regroup.ts';
 import { claimExplicit, keyFamilies, mapFamilies } from './semconv/index.ts';
 import { PlannedOutput } from './semconv/planned-output.ts';
 
@@ -240,20 +241,20 @@ function sameRange(x: string, y: string, a: number, b: number): boolean {
 }
 
 /**
- * True when unflatten then flatten of this slot's keys gives back exactly these keys in this order:
- * no key at or below another, the keys under every node contiguous (first appearance order is input
- * order), index children appearing as 0, 1, 2, ... and never as the last segment (a dense run of scalars
+ * True when unflatten then flatten of this slot's keys (`bucket`: entry indexes, in input order or as
+ * regroup.ts put them) gives back exactly these keys in this order: no key at or below another, the keys
+ * under every node contiguous (first appearance order is this order), index children appearing as 0, 1, 2, ... and never as the last segment (a dense run of scalars
  * would become one array value) nor right below the slot root (the slot would become an array). In
  * typed slots any index segment is refused: an array there is a bad leaf.
  */
-function canonicalBucket(keys: string[], slots: number[], count: number, slot: number): boolean {
+function canonicalBucket(keys: string[], bucket: readonly number[], n: number, slot: number): boolean {
   const rootLen = ROOT_LEN[slot];
   const typed = KIND[slot] !== FREE;
   let prev = -1;
   let depth = 0;
   let seenLen = 0;
-  for (let j = 0; j < count; j++) {
-    if (slots[j] !== slot) continue;
+  for (let m = 0; m < n; m++) {
+    const j = bucket[m];
     const k = keys[j];
     let from: number;
     if (k.length === rootLen) {
@@ -341,18 +342,33 @@ function knownCanonical(keys: string[], count: number): Canonical | undefined {
   return undefined;
 }
 
-function rememberCanonical(f: FastSlots): Canonical {
-  const { slots, count } = f;
+/** One slot's entry indexes, reused. */
+const bucket: number[] = [];
+
+/**
+ * The output order of the slotted keys (each slot's keys as unflatten-then-flatten would write them), made
+ * and remembered for this key sequence; undefined when some slot is not canonical even regrouped.
+ */
+function canonicalOrder(f: FastSlots): Canonical | undefined {
+  const { keys, slots, count } = f;
   const order = new Int32Array(count);
   const ends = new Int32Array(3);
   let j = 0;
   for (let s = 0; s < SLOT_COUNT; s++) {
-    if ((f.present & (1 << s)) !== 0) for (let i = 0; i < count; i++) if (slots[i] === s) order[j++] = i;
+    if ((f.present & (1 << s)) !== 0) {
+      let n = 0;
+      for (let i = 0; i < count; i++) if (slots[i] === s) bucket[n++] = i;
+      // In input order, else regrouped (regroup.ts); either way the check decides.
+      if (!canonicalBucket(keys, bucket, n, s) && !(regroup(keys, bucket, n, ROOT_LEN[s]) && canonicalBucket(keys, bucket, n, s))) {
+        return undefined;
+      }
+      for (let m = 0; m < n; m++) order[j++] = bucket[m];
+    }
     if (s === INTERNALS) ends[0] = j;
     else if (s === REFERENCES) ends[1] = j;
   }
   ends[2] = j;
-  const e: Canonical = { keys: f.keys.slice(0, count), order, ends };
+  const e: Canonical = { keys: keys.slice(0, count), order, ends };
   recent[recentNext] = e;
   recentNext = (recentNext + 1) % RECENT;
   return e;
@@ -430,19 +446,20 @@ function referenceCode(k: string): number {
 export function fastReferenceList(f: FastSlots): SpanReference[] | undefined {
   if ((f.present & (1 << REFERENCES)) === 0) return undefined;
   const list: SpanReference[] = [];
-  const { keys, values, slots, count } = f;
-  let i = 0;
-  while (i < count) {
-    if (slots[i] !== REFERENCES) { i++; continue; }
-    // The keys of one entry are contiguous (canonical order), so an entry is a run of keys.
-    const k = keys[i];
+  const { keys, values, slots, order, ends } = f;
+  // The references slot's keys in output order (within group 1, after the metric trees): the keys of
+  // one entry are contiguous there (canonical order), so an entry is a run of keys.
+  let j = ends[0];
+  while (j < ends[1] && slots[order[j]] !== REFERENCES) j++;
+  while (j < ends[1]) {
+    const k = keys[order[j]];
     const dot = k.indexOf('.', REFERENCES_DOT);
     const name = k.slice(REFERENCES_DOT, dot);
     let id: string | undefined;
     let slug: string | undefined;
     let version: string | undefined;
-    for (; i < count; i++) {
-      if (slots[i] !== REFERENCES) continue;
+    for (; j < ends[1]; j++) {
+      const i = order[j];
       const kk = keys[i];
       if (kk.length <= dot || kk.charCodeAt(dot) !== 46 || !kk.startsWith(name, REFERENCES_DOT)) break;
       const field = kk.slice(dot + 1);
@@ -504,13 +521,8 @@ export function finishFast(mapped: Attributes | PlannedOutput | undefined, c: Cl
     // keys() and get: destructuring the entries allocated a pair per mapped key (~65 B/span measured).
     for (const k of mapped.keys()) if (!place(k, mapped.get(k) as AttrValue, c, f)) return false;
   }
-  let known = knownCanonical(f.keys, f.count);
-  if (known === undefined) {
-    for (let s = 0; s < SLOT_COUNT; s++) {
-      if ((f.present & (1 << s)) !== 0 && !canonicalBucket(f.keys, f.slots, f.count, s)) return false;
-    }
-    known = rememberCanonical(f);
-  }
+  const known = knownCanonical(f.keys, f.count) ?? canonicalOrder(f);
+  if (known === undefined) return false;
   f.order = known.order;
   f.ends = known.ends;
   c.fast = f;
