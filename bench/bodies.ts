@@ -89,3 +89,49 @@ function canonicalSpan(request: number, i: number): Span {
 export function otlpProtoBody(request: number, spans = 100): Buffer {
   return Buffer.from(encodeExportRequest(Array.from({ length: spans }, (_, i) => canonicalSpan(request, i))));
 }
+
+// ---- LLM calls as instrumentations send them ------------------------------------------------------
+// The spans above are small (~570 bytes each in OTLP). An LLM call traced by OpenLLMetry-style
+// instrumentation carries its conversation: here ~45 attributes, 8 prompt and 2 completion messages of
+// a few hundred characters, token counts and request parameters, ~4.4 KB per span.
+
+const LOREM = 'The quick brown fox jumps over the lazy dog while the model considers the question. ';
+
+function llmSpan(request: number, i: number): Span {
+  const attributes: Attributes = new Map<string, string | number>([
+    ['gen_ai.system', 'openai'], ['gen_ai.operation.name', 'chat'], ['gen_ai.request.model', 'gpt-4o'],
+    ['gen_ai.response.model', 'gpt-4o-2024-08-06'], ['gen_ai.request.temperature', 0.2], ['gen_ai.request.max_tokens', 1024],
+    ['gen_ai.usage.input_tokens', 900 + (i % 50)], ['gen_ai.usage.output_tokens', 120 + (i % 30)],
+    ['gen_ai.response.id', `chatcmpl-${hex(request * 1000 + i, 12)}`], ['session.id', `session-${i % 10}`], ['user.id', `user-${i % 4}`],
+  ]);
+  for (let m = 0; m < 8; m++) {
+    attributes.set(`gen_ai.prompt.${m}.role`, m === 0 ? 'system' : m % 2 ? 'user' : 'assistant');
+    attributes.set(`gen_ai.prompt.${m}.content`, `Turn ${m} of conversation ${i}: ${LOREM.repeat(3 + (m % 3))}`);
+  }
+  for (let m = 0; m < 2; m++) {
+    attributes.set(`gen_ai.completion.${m}.role`, 'assistant');
+    attributes.set(`gen_ai.completion.${m}.finish_reason`, 'stop');
+    attributes.set(`gen_ai.completion.${m}.content`, `Answer ${i}.${m}: ${LOREM.repeat(4)}`);
+  }
+  for (let k = 0; k < 10; k++) attributes.set(`app.request.field_${k}`, k % 2 ? `value-${k}-${i % 5}` : k * 10);
+  const start = BASE_NS + BigInt(i) * 1_000_000n;
+  return {
+    traceId: hex(request + 1, 16) + hex(0xabcdef, 16),
+    spanId: hex(request * 1000 + i + 1, 16),
+    parentId: i > 0 ? hex(request * 1000 + 1, 16) : undefined,
+    name: 'chat gpt-4o',
+    kind: 3,
+    startNs: start,
+    endNs: start + 900_000_000n,
+    status: { code: 1 },
+    attributes,
+    events: [{ name: 'gen_ai.choice', timeNs: start + 850_000_000n, attributes: new Map([['index', 0]]) }],
+    resource: new Map<string, string>([['service.name', 'bench-llm-app'], ['service.version', '1.0.0']]),
+    scope: { name: 'opentelemetry.instrumentation.openai', version: '0.40.0' },
+  };
+}
+
+/** An OTLP ExportTraceServiceRequest in protobuf of LLM-call spans (~4.4 KB each). */
+export function otlpLlmProtoBody(request: number, spans = 100): Buffer {
+  return Buffer.from(encodeExportRequest(Array.from({ length: spans }, (_, i) => llmSpan(request, i))));
+}

@@ -86,7 +86,7 @@ export function ratioValues(rows: Row[]): Array<{ label: string; value: number }
   const out: Array<{ label: string; value: number }> = [];
   const push = (label: string, value: number) => out.push({ label, value });
   const find = (scenario: string, target: string) => rows.find((r) => r.scenario === scenario && r.target.startsWith(target))?.measurement;
-  for (const scenario of ['otlp-proto', 'otlp-proto-kafka', 'steady-10k']) {
+  for (const scenario of ['otlp-proto', 'otlp-proto-llm', 'otlp-proto-kafka', 'steady-10k']) {
     const ours = find(scenario, 'tracehop');
     const theirs = find(scenario, 'otelcol');
     if (!ours || !theirs) continue;
@@ -95,11 +95,12 @@ export function ratioValues(rows: Row[]): Array<{ label: string; value: number }
     push(`${scenario}: tracehop / otelcol p99 latency`, ours.load.latencyMs.p99 / theirs.load.latencyMs.p99);
   }
   const limit = rows.find((r) => r.scenario === 'limit' && r.target.startsWith('tracing'))?.spansPerSecond;
-  const limitOtlp = rows.find((r) => r.scenario === 'limit' && r.target.startsWith('OTLP'))?.spansPerSecond;
+  const limitOtlp = rows.find((r) => r.scenario === 'limit' && r.target === 'OTLP protobuf')?.spansPerSecond;
+  const limitLlm = rows.find((r) => r.scenario === 'limit' && r.target === 'OTLP protobuf, LLM spans')?.spansPerSecond;
   for (const r of rows) {
     // An open-loop scenario runs at a set rate: its share of the ceiling says nothing.
     if (!r.measurement || r.target === 'otelcol' || r.scenario.startsWith('steady')) continue;
-    const ceiling = r.scenario.startsWith('otlp') ? limitOtlp : limit;
+    const ceiling = r.scenario === 'otlp-proto-llm' ? limitLlm : r.scenario.startsWith('otlp') ? limitOtlp : limit;
     if (ceiling) push(`${r.scenario} (${r.target}) as a fraction of its limit`, r.measurement.load.spansPerSecond / ceiling);
   }
   const durable = rows.find((r) => r.scenario === 'durable-vs-memory' && r.target.includes('disk'))?.measurement;

@@ -12,7 +12,7 @@ import { factory as flatten } from '../processors/flatten/factory.ts';
 import { factory as namespace } from '../processors/namespace/factory.ts';
 import { factory as validate } from '../processors/validate/factory.ts';
 import { silentLogger } from '../pipeline/log.ts';
-import { flatBody, nestedBody, otlpProtoBody } from './bodies.ts';
+import { flatBody, nestedBody, otlpLlmProtoBody, otlpProtoBody } from './bodies.ts';
 import type { LoadSpec } from './loadgen.ts';
 import { REPO } from './paths.ts';
 import { removeScratch, scratchDir } from './scratch.ts';
@@ -129,9 +129,9 @@ async function tracehopHttp(ctx: BenchContext, name: string, body: (i: number) =
 
 async function otlpPair(
   ctx: BenchContext, name: string, tracehopExporter: string, collectorExporter: string, rate?: number, exporterIds = ['file', 'file'],
-  tracehopNodeOptions: string[] = [],
+  tracehopNodeOptions: string[] = [], body: (i: number) => Buffer = otlpProtoBody,
 ): Promise<Row[]> {
-  const bodies = writeBodies((i) => otlpProtoBody(i));
+  const bodies = writeBodies(body);
   const rows: Row[] = [];
   for (const nodeOptions of ['', ...tracehopNodeOptions]) {
     const ours = await withTarget(startTracehop(name, tracehopConfig('otlp', tracehopExporter, 'memory', exporterIds[0]), ctx.pin, nodeOptions), (t) =>
@@ -207,6 +207,13 @@ export const scenarios: Scenario[] = [
     run: (ctx) => otlpPair(ctx, 'otlp-proto', fileExporter, '  file:\n    path: DIR/spans.json\n    rotation: {max_megabytes: 100, max_backups: 2}'),
   },
   {
+    // The otlp-proto pair with LLM-call spans (~45 attributes, conversations of a few KB): the shape an
+    // LLM tracing backend mostly receives.
+    name: 'otlp-proto-llm',
+    run: (ctx) => otlpPair(ctx, 'otlp-proto-llm', fileExporter, '  file:\n    path: DIR/spans.json\n    rotation: {max_megabytes: 100, max_backups: 2}',
+      undefined, undefined, [], otlpLlmProtoBody),
+  },
+  {
     name: 'otlp-proto-kafka',
     run: (ctx) => withBroker((bootstrap) => otlpPair(ctx, 'otlp-proto-kafka',
       `  kafka:\n    brokers: [${bootstrap}]\n    topic: ${kafkaTopic}\n    encoding: otlp_proto\n    create_topic: {partitions: 1, replication_factor: 1}`,
@@ -225,7 +232,11 @@ export const scenarios: Scenario[] = [
     run: async (ctx) => {
       const flat = Array.from({ length: BODIES }, (_, i) => flatBody(i));
       const otlp = Array.from({ length: BODIES }, (_, i) => otlpProtoBody(i));
-      return [limitLoop(ctx, 'tracing flat JSON', decodeTracing, flat), limitLoop(ctx, 'OTLP protobuf', decodeOtlp, otlp)];
+      const llm = Array.from({ length: BODIES }, (_, i) => otlpLlmProtoBody(i));
+      return [
+        limitLoop(ctx, 'tracing flat JSON', decodeTracing, flat), limitLoop(ctx, 'OTLP protobuf', decodeOtlp, otlp),
+        limitLoop(ctx, 'OTLP protobuf, LLM spans', decodeOtlp, llm),
+      ];
     },
   },
   {

@@ -11,13 +11,13 @@ import { collectorUnavailable } from '../interop/collector.ts';
 import { REPO } from '../helpers/daemon.ts';
 
 describe('npm run bench (smoke)', () => {
-  it('two rounds of agenta-flat, otlp-proto and limit: every target measured, all accepted, medians and ratios reported, no scratch left', () => {
+  it('two rounds of agenta-flat, otlp-proto, otlp-proto-llm and limit: every target measured, all accepted, medians and ratios reported, no scratch left', () => {
     const results = mkdtempSync(join(tmpdir(), 'tracehop-bench-smoke-'));
     // The run's own temporary directory, to see that bodies and daemon outputs are removed afterwards.
     const scratch = mkdtempSync(join(tmpdir(), 'tracehop-bench-smoke-tmp-'));
     const run = spawnSync(
       process.execPath,
-      [join(REPO, 'dist/bench/run.js'), '--scenario', 'agenta-flat,otlp-proto,limit', '--duration', '1s', '--rounds', '2', '--results', results],
+      [join(REPO, 'dist/bench/run.js'), '--scenario', 'agenta-flat,otlp-proto,otlp-proto-llm,limit', '--duration', '1s', '--rounds', '2', '--results', results],
       { encoding: 'utf8', timeout: 120_000, env: { ...process.env, TMPDIR: scratch } },
     );
     expect(run.status, run.stderr).toBe(0);
@@ -32,8 +32,11 @@ describe('npm run bench (smoke)', () => {
         'agenta-flat / tracehop (storage memory)',
         'otlp-proto / tracehop',
         'otlp-proto / otelcol',
+        'otlp-proto-llm / tracehop',
+        'otlp-proto-llm / otelcol',
         'limit / tracing flat JSON',
         'limit / OTLP protobuf',
+        'limit / OTLP protobuf, LLM spans',
       ]);
       for (const r of rows) {
         if (r.scenario === 'limit') expect(r.spansPerSecond).toBeGreaterThan(0);
@@ -48,6 +51,11 @@ describe('npm run bench (smoke)', () => {
     }
     expect(run.stdout).toContain('2 rounds (medians');
     expect(run.stdout).toMatch(/\| agenta-flat \(tracehop \(storage memory\)\) as a fraction of its limit \| \d+\.\d\d \| \d+\.\d\d-\d+\.\d\d \|/);
-    if (withCollector) expect(run.stdout).toMatch(/\| otlp-proto: otelcol \/ tracehop CPU-seconds per M spans/);
+    // Each OTLP scenario against the limit of its own bodies.
+    expect(run.stdout).toMatch(/\| otlp-proto-llm \(tracehop\) as a fraction of its limit \| \d+\.\d\d \|/);
+    if (withCollector) {
+      expect(run.stdout).toMatch(/\| otlp-proto: otelcol \/ tracehop CPU-seconds per M spans/);
+      expect(run.stdout).toMatch(/\| otlp-proto-llm: otelcol \/ tracehop CPU-seconds per M spans/);
+    }
   });
 });
