@@ -60,6 +60,27 @@ describe('JsonWriter', () => {
     }
   });
 
+  it('copies a long string written lately from its first copy: repeats, equal lengths, escapes, growth, reset', () => {
+    const random = seededRandom(3204);
+    // Texts of a few equal lengths (so equal-length different texts meet), some needing escapes.
+    const pool = Array.from({ length: 40 }, (_, i) => {
+      const base = `text ${String(i).padStart(2, '0')} ` + 'x'.repeat(80 + (i % 4) * 10);
+      return i % 7 === 0 ? base.slice(0, -1) + '"' : base;
+    });
+    const w = new JsonWriter(16);
+    for (let round = 0; round < 2; round++) {
+      // The second round first overwrites what the first wrote: a stale copy would show.
+      const picked = [...(round === 1 ? ['z'.repeat(50_000)] : []),
+        ...Array.from({ length: 300 }, () => pool[Math.floor(random() * (round === 0 ? 40 : 20))])];
+      w.reset();
+      for (const t of picked) {
+        w.string(t);
+        w.byte(0x2c);
+      }
+      expect(w.bytes().toString('utf8')).toBe(picked.map((t) => JSON.stringify(t) + ',').join(''));
+    }
+  });
+
   it('writes strings after other text, into a buffer that has to grow, as JSON.stringify does', () => {
     const random = seededRandom(3202);
     const texts = Array.from({ length: 400 }, (_, i) => randomText(random, i % 70));

@@ -28,6 +28,8 @@ const MAX_CACHED_KEY = 128;
 
 /** Strings longer than this skip the char loop: one native UTF-8 write and a byte scan win there. */
 const LONG_STRING = 64;
+/** Long strings remembered per writer (see JsonWriter.longTexts). */
+const LONG_TEXTS = 16;
 
 /** Node's Buffer has this native writer (what `write(text, offset, 'utf8')` dispatches to, minus the
  *  argument parsing); it returns the bytes written and never cuts a character in half. */
@@ -89,6 +91,15 @@ export class JsonWriter {
   private repeatB: object | undefined;
   private repeatStart = -1;
   private repeatEnd = -1;
+  /**
+   * The last long strings written and where their text is in this buffer (a ring). A span whose
+   * semantic conventions were mapped holds each message text twice (`gen_ai.prompt.0.content` and
+   * `ag.data.inputs.prompt.0.content`, one string): the second is copied from the first.
+   */
+  private readonly longTexts: string[] = new Array<string>(LONG_TEXTS).fill('');
+  private readonly longStarts = new Int32Array(LONG_TEXTS);
+  private readonly longEnds = new Int32Array(LONG_TEXTS);
+  private longNext = 0;
 
   /** Writes into `into` when given (its old contents are overwritten), else into a new buffer. */
   constructor(capacity: number, into?: Buffer) {
@@ -100,6 +111,7 @@ export class JsonWriter {
   reset(): void {
     this.pos = 0;
     this.repeatStart = -1;
+    this.longTexts.fill('');
   }
 
   /**
@@ -237,13 +249,37 @@ export class JsonWriter {
     this.utf8(JSON.stringify(text));
   }
 
-  /**
-   * A long string (LLM inputs and outputs): UTF-8 encoded natively, then its bytes checked for anything
-   * JSON escapes; checking bytes costs less than reading characters one by one. 0xef leads U+FFFD,
-   * which is what a lone surrogate becomes: such text (and any control character, quote or backslash)
-   * is written again through JSON.stringify.
-   */
+  /** A long string (LLM inputs and outputs): copied when the same text was written lately, else written. */
   private longString(text: string): void {
+    const texts = this.longTexts;
+    for (let r = 0; r < LONG_TEXTS; r++) {
+      // Lengths first: most pairs differ there, and an equal length costs a comparison of the texts.
+      if (texts[r].length === text.length && texts[r] === text) {
+        const start = this.longStarts[r];
+        const n = this.longEnds[r] - start;
+        this.reserve(n);
+        // Native memmove: these texts are long.
+        this.buf.copyWithin(this.pos, start, start + n);
+        this.pos += n;
+        return;
+      }
+    }
+    const at = this.pos;
+    this.writeLongString(text);
+    const r = this.longNext;
+    texts[r] = text;
+    this.longStarts[r] = at;
+    this.longEnds[r] = this.pos;
+    this.longNext = (r + 1) % LONG_TEXTS;
+  }
+
+  /**
+   * A long string UTF-8 encoded natively, then its bytes checked for anything JSON escapes; checking
+   * bytes costs less than reading characters one by one. 0xef leads U+FFFD, which is what a lone
+   * surrogate becomes: such text (and any control character, quote or backslash) is written again
+   * through JSON.stringify.
+   */
+  private writeLongString(text: string): void {
     this.reserve(text.length * 3 + 2);
     const buf = this.buf;
     const view = this.view;
