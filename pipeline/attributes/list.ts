@@ -32,7 +32,8 @@ let scanned: AttributeList | undefined;
 let scans = 0;
 
 export class AttributeList implements Map<string, AttrValue> {
-  /** Keys in order, unique. Read directly by hot loops; change only through the methods. */
+  /** Keys in order, unique (once a decoder's appends are settled: dropRepeats). Read directly by hot
+   *  loops; change only through the methods. */
   readonly keyArray: string[] = [];
   /** `valueArray[i]` is the value of `keyArray[i]`. */
   readonly valueArray: AttrValue[] = [];
