@@ -242,10 +242,11 @@ function sameRange(x: string, y: string, a: number, b: number): boolean {
 
 /**
  * True when unflatten then flatten of this slot's keys (`bucket`: entry indexes, in input order or as
- * regroup.ts put them) gives back exactly these keys in this order: no key at or below another, the keys
- * under every node contiguous (first appearance order is this order), index children appearing as 0, 1, 2, ... and never as the last segment (a dense run of scalars
- * would become one array value) nor right below the slot root (the slot would become an array). In
- * typed slots any index segment is refused: an array there is a bad leaf.
+ * regroup.ts put them) gives back exactly these keys in this order: no key at or below another, the
+ * keys under every node contiguous (first appearance order is this order), index children appearing as
+ * 0, 1, 2, ... and never as the last segment (a dense run of scalars would become one array value) nor
+ * right below the slot root (the slot would become an array). In typed slots any index segment is
+ * refused: an array there is a bad leaf.
  */
 function canonicalBucket(keys: string[], bucket: readonly number[], n: number, slot: number): boolean {
   const rootLen = ROOT_LEN[slot];
