@@ -1,7 +1,7 @@
 // Request bodies for the benchmark: 100 spans per request, 10 attributes and one event per span, realistic
 // ag.* and gen_ai attributes. Built once, before anything is measured.
 import { encodeExportRequest } from '../pipeline/otlp/index.ts';
-import type { Attributes, Span } from '../pipeline/span.ts';
+import type { Attributes, Span, SpanScope } from '../pipeline/span.ts';
 
 const BASE_NS = 1776363498000000000n;
 
@@ -24,12 +24,26 @@ function apiAttributes(i: number): Record<string, unknown> {
   };
 }
 
-function apiSpan(request: number, i: number) {
-  const start = BASE_NS + BigInt(i) * 1_000_000n;
+/** Span `i` of request `request`: one trace per request, span 0 its root and every other span its child. */
+function spanIds(request: number, i: number): { traceId: string; spanId: string; parentId: string | undefined } {
   return {
-    trace_id: hex(request + 1, 16) + hex(0xabcdef, 16),
-    span_id: hex(request * 1000 + i + 1, 16),
-    ...(i > 0 ? { parent_id: hex(request * 1000 + 1, 16) } : {}),
+    traceId: hex(request + 1, 16) + hex(0xabcdef, 16),
+    spanId: hex(request * 1000 + i + 1, 16),
+    parentId: i > 0 ? hex(request * 1000 + 1, 16) : undefined,
+  };
+}
+
+function startOf(i: number): bigint {
+  return BASE_NS + BigInt(i) * 1_000_000n;
+}
+
+function apiSpan(request: number, i: number) {
+  const start = startOf(i);
+  const { traceId, spanId, parentId } = spanIds(request, i);
+  return {
+    trace_id: traceId,
+    span_id: spanId,
+    ...(parentId !== undefined ? { parent_id: parentId } : {}),
     span_name: i % 3 === 0 ? 'chat gpt-4o-mini' : `tool-${i}`,
     span_kind: 'SPAN_KIND_CLIENT',
     start_time: start.toString(),
@@ -65,29 +79,38 @@ export function nestedBody(request: number): Buffer {
   return Buffer.from(JSON.stringify({ traces: { [traceId]: { spans: { agent: root } } } }));
 }
 
-function canonicalSpan(request: number, i: number): Span {
-  const api = apiSpan(request, i);
-  const attributes: Attributes = new Map(Object.entries(api.attributes) as Array<[string, string | number]>);
-  const start = BigInt(api.start_time);
+/** A client span as OTLP carries it: what varies is the name, the attributes, the duration (the
+ *  choice event 50 ms before the end) and the service and instrumentation that sent it. */
+function otlpSpan(request: number, i: number, name: string, attributes: Attributes, durationNs: bigint, service: string, scope: SpanScope): Span {
+  const start = startOf(i);
   return {
-    traceId: api.trace_id,
-    spanId: api.span_id,
-    parentId: api.parent_id,
-    name: api.span_name,
+    ...spanIds(request, i),
+    name,
     kind: 3,
     startNs: start,
-    endNs: BigInt(api.end_time),
+    endNs: start + durationNs,
     status: { code: 1 },
     attributes,
-    events: [{ name: 'gen_ai.choice', timeNs: start + 200_000_000n, attributes: new Map([['index', 0]]) }],
-    resource: new Map<string, string>([['service.name', 'bench-app'], ['service.version', '1.0.0']]),
-    scope: { name: 'bench-instrumentation', version: '0.1.0' },
+    events: [{ name: 'gen_ai.choice', timeNs: start + durationNs - 50_000_000n, attributes: new Map([['index', 0]]) }],
+    resource: new Map<string, string>([['service.name', service], ['service.version', '1.0.0']]),
+    scope,
   };
 }
 
-/** An OTLP ExportTraceServiceRequest in protobuf. */
+/** An OTLP ExportTraceServiceRequest in protobuf of `spans` spans made by `span`. */
+function otlpBody(request: number, spans: number, span: (request: number, i: number) => Span): Buffer {
+  return Buffer.from(encodeExportRequest(Array.from({ length: spans }, (_, i) => span(request, i))));
+}
+
+function canonicalSpan(request: number, i: number): Span {
+  const api = apiSpan(request, i);
+  const attributes: Attributes = new Map(Object.entries(api.attributes) as Array<[string, string | number]>);
+  return otlpSpan(request, i, api.span_name, attributes, 250_000_000n, 'bench-app', { name: 'bench-instrumentation', version: '0.1.0' });
+}
+
+/** An OTLP ExportTraceServiceRequest in protobuf: the flat body's spans. */
 export function otlpProtoBody(request: number, spans = 100): Buffer {
-  return Buffer.from(encodeExportRequest(Array.from({ length: spans }, (_, i) => canonicalSpan(request, i))));
+  return otlpBody(request, spans, canonicalSpan);
 }
 
 // ---- LLM calls as instrumentations send them ------------------------------------------------------
@@ -114,24 +137,11 @@ function llmSpan(request: number, i: number): Span {
     attributes.set(`gen_ai.completion.${m}.content`, `Answer ${i}.${m}: ${LOREM.repeat(4)}`);
   }
   for (let k = 0; k < 10; k++) attributes.set(`app.request.field_${k}`, k % 2 ? `value-${k}-${i % 5}` : k * 10);
-  const start = BASE_NS + BigInt(i) * 1_000_000n;
-  return {
-    traceId: hex(request + 1, 16) + hex(0xabcdef, 16),
-    spanId: hex(request * 1000 + i + 1, 16),
-    parentId: i > 0 ? hex(request * 1000 + 1, 16) : undefined,
-    name: 'chat gpt-4o',
-    kind: 3,
-    startNs: start,
-    endNs: start + 900_000_000n,
-    status: { code: 1 },
-    attributes,
-    events: [{ name: 'gen_ai.choice', timeNs: start + 850_000_000n, attributes: new Map([['index', 0]]) }],
-    resource: new Map<string, string>([['service.name', 'bench-llm-app'], ['service.version', '1.0.0']]),
-    scope: { name: 'opentelemetry.instrumentation.openai', version: '0.40.0' },
-  };
+  return otlpSpan(request, i, 'chat gpt-4o', attributes, 900_000_000n, 'bench-llm-app',
+    { name: 'opentelemetry.instrumentation.openai', version: '0.40.0' });
 }
 
 /** An OTLP ExportTraceServiceRequest in protobuf of LLM-call spans (~4.4 KB each). */
 export function otlpLlmProtoBody(request: number, spans = 100): Buffer {
-  return Buffer.from(encodeExportRequest(Array.from({ length: spans }, (_, i) => llmSpan(request, i))));
+  return otlpBody(request, spans, llmSpan);
 }
