@@ -31,6 +31,11 @@ export interface Family {
   rows: readonly Row[];
 }
 
+/** A key strictly below `prefixDot` (a prefix row's `src.`): what a prefix row maps. */
+function isBelow(k: string, prefixDot: string): boolean {
+  return k.length > prefixDot.length && k.startsWith(prefixDot);
+}
+
 /** Within a family the earlier row wins a key. */
 export function put(out: RowOutput, key: string, value: AttrValue): void {
   if (!out.has(key)) out.set(key, value);
@@ -157,7 +162,7 @@ function applyRow(row: Row, ix: FamilyIndex, r: number, v: AttrValue | undefined
       const prefixDot = ix.prefixDot[r];
       const targets = ix.prefixTargets[r] as RewriteMemo;
       attrs.forEach((pv, k) => {
-        if (k.length > prefixDot.length && k.startsWith(prefixDot)) put(out, targets.of(k), pv);
+        if (isBelow(k, prefixDot)) put(out, targets.of(k), pv);
       });
       break;
     }
@@ -207,7 +212,7 @@ export function planFamily(family: Family, keys: readonly string[], claims: Clai
     if (row.kind === 'prefix') {
       const prefixDot = ix.prefixDot[r];
       const below: number[] = [];
-      for (let i = 0; i < keys.length; i++) if (keys[i].length > prefixDot.length && keys[i].startsWith(prefixDot)) below.push(i);
+      for (let i = 0; i < keys.length; i++) if (isBelow(keys[i], prefixDot)) below.push(i);
       if (below.length === 0) continue;
       prefixAt = Int32Array.from(below);
       prefixTargets = below.map((i) => (ix.prefixTargets[r] as RewriteMemo).of(keys[i]));
