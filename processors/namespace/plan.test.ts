@@ -253,6 +253,25 @@ describe('fast path plans equal normaliseFast and the full path', () => {
     expect(out.attributes.get('ag.data.inputs.q')).toBe('hi');
   });
 
+  it('a key a higher family mapped to null (claiming nothing) is mapped again by a lower family, in its place', () => {
+    // gen_ai copies a null conversation id to ag.session.id, where null means absent; OpenInference's
+    // session.id then lands on the same key. The planned merge must replace the value as Map.set does:
+    // a second member would send every such span to the full path.
+    const p = new NamespaceProcessor({ semconv: 'otlp' });
+    const keys = ['gen_ai.operation.name', 'gen_ai.conversation.id', 'session.id'];
+    const make = (): Span => {
+      const s = span(seededRandom(7), keys, true);
+      s.attributes.set('gen_ai.conversation.id', null);
+      s.attributes.set('session.id', 'sess-1');
+      return s;
+    };
+    let planned = 0;
+    for (let round = 0; round < 5; round++) planned += compare(p, 'otlp', [make(), make()]);
+    expect(planned).toBe(9);
+    const [out] = run(p, 'otlp', [make()], true, true);
+    expect(out.attributes.get('ag.session.id')).toBe('sess-1');
+  });
+
   it('several semantic-convention families on one span, with values that change what they map', () => {
     const r = seededRandom(53);
     const p = new NamespaceProcessor({ semconv: 'otlp' });

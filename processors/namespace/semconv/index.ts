@@ -107,26 +107,68 @@ export function planFamilies(keys: readonly string[], claimed: ClaimList, mask: 
   return plans;
 }
 
-/** The output of a lone planned family; reused, read by finishFast before the next span. */
+/** The output of the planned families of the current span, merged; reused, read by finishFast before the next span. */
 const plannedOutput = new PlannedOutput();
+
+/** One lower family's output before it is merged into plannedOutput; reused. */
+const familyOutput = new PlannedOutput();
 
 /** What higher families mapped on the current span, for the planned lower ones; reused. */
 const laterClaims = new ClaimList();
 
+/** The slots S5 decodes: a string there is parsed (decode.ts). */
+const DATA_JSON_SLOTS = ['ag.data.inputs', 'ag.data.parameters', 'ag.data.internals'];
+
+/**
+ * True when S2 or S5 would change this family's output: an `@ag.type=` value, or (for a family that can
+ * reach a data slot) a string at one.
+ */
+function needsDecoding(out: PlannedOutput, dataSlots: boolean): boolean {
+  if (out.anyTyped()) return true;
+  if (dataSlots) for (let i = 0; i < DATA_JSON_SLOTS.length; i++) if (typeof out.get(DATA_JSON_SLOTS[i]) === 'string') return true;
+  return false;
+}
+
 /**
  * mapFamilies for a span with the keys the plans were made for (`values[i]` the value of key i): the
  * explicit claims were applied when planning, so only what a higher family maps here is checked.
+ *
+ * The families write into reused lists rather than a Map each (on LLM-call spans, three families
+ * mapping ~35 keys, the Maps, their merge and their claims were ~7% of the daemon's CPU, measured in
+ * docs/decisions/0460). When S2 or S5 would rewrite some family's output, the span takes the Map path
+ * below instead, which decodes each family before the next one claims.
  */
 export function mapPlanned(plans: readonly FamilyPlan[], attrs: Attributes, values: readonly AttrValue[], q: Quarantine): Attributes | PlannedOutput | undefined {
-  // The usual case, one family that cannot reach a data slot: its output goes to finishFast as it is,
-  // without a Map, unless S2 has something to decode in it.
-  if (plans.length === 1 && !plans[0].dataSlots) {
-    const out = plannedOutput;
+  const all = plannedOutput;
+  all.clear();
+  laterClaims.clear();
+  // Whether `all` holds a key that claimed nothing (null outside a free-form slot): only such a key can
+  // be written again by a lower family, which then replaces its value in place, as Map.set would.
+  let unclaimed = false;
+  for (let p = 0; p < plans.length; p++) {
+    const out = p === 0 ? all : familyOutput;
     out.clear();
-    runPlannedFamily(plans[0], attrs, values, undefined, out);
-    if (out.size === 0) return undefined;
-    return out.anyTyped() ? decodeTyped(out.toMap()) : out;
+    runPlannedFamily(plans[p], attrs, values, p > 0 ? laterClaims : undefined, out);
+    if (out.size === 0) continue;
+    if (needsDecoding(out, plans[p].dataSlots)) return mapPlannedDecoding(plans, attrs, values, q);
+    const last = p + 1 === plans.length;
+    for (let i = 0; i < out.size; i++) {
+      const k = out.keys[i];
+      const v = out.values[i];
+      if (out !== all) {
+        if (unclaimed) all.set(k, v);
+        else all.append(k, v);
+      }
+      if (v !== null || nullIsContent(k)) {
+        if (!last) laterClaims.add(k);
+      } else unclaimed = true;
+    }
   }
+  return all.size === 0 ? undefined : all;
+}
+
+/** mapPlanned with S2 and S5 applied to each family's output before the next family claims. */
+function mapPlannedDecoding(plans: readonly FamilyPlan[], attrs: Attributes, values: readonly AttrValue[], q: Quarantine): Attributes | undefined {
   let all: Attributes | undefined;
   laterClaims.clear();
   for (let p = 0; p < plans.length; p++) {

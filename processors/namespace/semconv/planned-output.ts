@@ -44,12 +44,15 @@ export class PlannedOutput implements RowOutput {
   set(key: string, value: AttrValue): this {
     const i = this.indexOf(key);
     if (i >= 0) this.values[i] = value;
-    else {
-      this.keys[this.size] = key;
-      this.values[this.size] = value;
-      this.size++;
-    }
+    else this.append(key, value);
     return this;
+  }
+
+  /** Adds a key known to be absent (no lookup). */
+  append(key: string, value: AttrValue): void {
+    this.keys[this.size] = key;
+    this.values[this.size] = value;
+    this.size++;
   }
 
   /** Some value is an `@ag.type=` string (S2 would change the output). */
