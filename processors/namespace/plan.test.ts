@@ -272,6 +272,26 @@ describe('fast path plans equal normaliseFast and the full path', () => {
     expect(out.attributes.get('ag.session.id')).toBe('sess-1');
   });
 
+  it('a prefix row whose target an earlier row of its family already wrote keeps the earlier value', () => {
+    // OpenLLMetry's entity input lands a prompt message below ag.data.inputs; its gen_ai.prompt prefix row,
+    // later in the family, maps onto the same key. Within a family the earlier row wins, on every path.
+    const p = new NamespaceProcessor({ semconv: 'otlp' });
+    const keys = ['traceloop.entity.input', 'gen_ai.prompt.0.content', 'gen_ai.prompt.0.role'];
+    const make = (): Span => {
+      const s = span(seededRandom(11), keys, true);
+      s.attributes.set('traceloop.entity.input', '{"inputs":{"prompt":{"0":{"content":"from entity"}}}}');
+      s.attributes.set('gen_ai.prompt.0.content', 'from prefix');
+      s.attributes.set('gen_ai.prompt.0.role', 'user');
+      return s;
+    };
+    let planned = 0;
+    for (let round = 0; round < 5; round++) planned += compare(p, 'otlp', [make(), make()]);
+    expect(planned).toBe(9);
+    const [out] = run(p, 'otlp', [make()], true, true);
+    expect(out.attributes.get('ag.data.inputs.prompt.0.content')).toBe('from entity');
+    expect(out.attributes.get('ag.data.inputs.prompt.0.role')).toBe('user');
+  });
+
   it('several semantic-convention families on one span, with values that change what they map', () => {
     const r = seededRandom(53);
     const p = new NamespaceProcessor({ semconv: 'otlp' });

@@ -34,4 +34,18 @@ describe('PlannedOutput', () => {
       expect(out.anyTyped()).toBe([...map.values()].some((v) => typeof v === 'string' && v.startsWith('@ag.type=')));
     }
   });
+
+  it('anyBelow finds a key strictly below a prefix, and append adds members in order', () => {
+    const out = new PlannedOutput();
+    out.append('ag.data.inputs', 'x');
+    expect(out.anyBelow('ag.data.inputs.')).toBe(false);
+    out.append('ag.data.inputsx', 1);
+    expect(out.anyBelow('ag.data.inputs.')).toBe(false);
+    out.append('ag.data.inputs.prompt.0.content', 'hi');
+    expect(out.anyBelow('ag.data.inputs.')).toBe(true);
+    expect(out.anyBelow('ag.data.inputs.prompt.0.content.')).toBe(false);
+    expect(out.keys.slice(0, out.size)).toEqual(['ag.data.inputs', 'ag.data.inputsx', 'ag.data.inputs.prompt.0.content']);
+    out.clear();
+    expect(out.anyBelow('ag.data.inputs.')).toBe(false);
+  });
 });

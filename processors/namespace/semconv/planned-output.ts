@@ -55,6 +55,16 @@ export class PlannedOutput implements RowOutput {
     this.size++;
   }
 
+  /** Some key is strictly below `prefixDot` (a prefix ending in a dot). */
+  anyBelow(prefixDot: string): boolean {
+    const keys = this.keys;
+    for (let i = 0; i < this.size; i++) {
+      const k = keys[i];
+      if (k.length > prefixDot.length && k.startsWith(prefixDot)) return true;
+    }
+    return false;
+  }
+
   /** Some value is an `@ag.type=` string (S2 would change the output). */
   anyTyped(): boolean {
     for (let i = 0; i < this.size; i++) if (isTyped(this.values[i])) return true;

@@ -5,7 +5,7 @@ import type { AttrValue, Attributes } from '../../../pipeline/span.ts';
 import { NOT_JSON, isFlatValue, tryJson } from '../keys.ts';
 import { isSpanType } from '../clean.ts';
 import { mayWriteDataJsonSlot } from '../decode.ts';
-import type { RowOutput } from './planned-output.ts';
+import { PlannedOutput, type RowOutput } from './planned-output.ts';
 import { RewriteMemo } from './rewrite-memo.ts';
 
 export type Row =
@@ -81,6 +81,8 @@ interface FamilyIndex {
   /** 1 at the (ASCII) first character of some source key: other keys skip the lookup. */
   firstChar: Uint8Array;
   prefixDot: string[];
+  /** Prefix rows' `dst.`: every key such a row writes is strictly below it. */
+  dstDot: string[];
   /** Prefix rows' target keys by source key (undefined for other rows). */
   prefixTargets: (RewriteMemo | undefined)[];
   /** 1 for rows fed by one exact source key (copy, json, type): skipped without a look when it is absent. */
@@ -100,6 +102,7 @@ function indexOf(family: Family): FamilyIndex {
   if (ix !== undefined) return ix;
   const rows = family.rows;
   ix = { bySource: new Map(), firstChar: new Uint8Array(128), prefixDot: new Array(rows.length).fill(''),
+    dstDot: new Array(rows.length).fill(''),
     prefixTargets: new Array(rows.length).fill(undefined), exact: new Uint8Array(rows.length),
     target: rows.map(rowTarget), mark: new Int32Array(rows.length),
     vals: new Array(rows.length).fill(undefined), gen: 0 };
@@ -114,6 +117,7 @@ function indexOf(family: Family): FamilyIndex {
       else list.push(r);
     } else if (row.kind === 'prefix') {
       ix.prefixDot[r] = row.src + '.';
+      ix.dstDot[r] = row.dst + '.';
       const { src, dst } = row;
       ix.prefixTargets[r] = new RewriteMemo((k) => dst + k.slice(src.length));
     }
@@ -240,7 +244,14 @@ export function runPlannedFamily(plan: FamilyPlan, attrs: Attributes, values: re
     if (prefixAt !== undefined) {
       // applyRow's prefix case, over the keys the plan found below the prefix.
       const targets = plan.prefixTargets[j] as string[];
-      for (let m = 0; m < prefixAt.length; m++) put(out, targets[m], values[prefixAt[m]]);
+      // The targets are distinct keys below `dst.`: when the output holds none there yet, no put can
+      // find its key taken, and the members go in without a lookup each (a prefix row maps a whole
+      // conversation, ~20 keys on an LLM-call span).
+      if (out instanceof PlannedOutput && !out.anyBelow(ix.dstDot[r])) {
+        for (let m = 0; m < prefixAt.length; m++) out.append(targets[m], values[prefixAt[m]]);
+      } else {
+        for (let m = 0; m < prefixAt.length; m++) put(out, targets[m], values[prefixAt[m]]);
+      }
       continue;
     }
     const src = plan.source[j];
