@@ -134,7 +134,7 @@ function needsDecoding(out: PlannedOutput, dataSlots: boolean): boolean {
  * explicit claims were applied when planning, so only what a higher family maps here is checked.
  *
  * The families write into reused lists rather than a Map each (on LLM-call spans, three families
- * mapping ~35 keys, the Maps, their merge and their claims were ~7% of the daemon's CPU, measured in
+ * mapping ~35 keys, the Maps, their merge and their claims were ~6% of the daemon's CPU, measured in
  * docs/decisions/0460). When S2 or S5 would rewrite some family's output, the span takes the Map path
  * below instead, which decodes each family before the next one claims.
  */
