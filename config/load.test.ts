@@ -130,7 +130,7 @@ service:
 `;
     const c = loadConfigText(text, 'c.yaml', registry(), {});
     expect(c.pipelines.map((p) => p.id)).toEqual(['traces/a', 'traces/b']);
-    expect(c.processors.get('batch/fast')!.config).toEqual({ send_batch_size: 1024, timeout: 0, send_batch_max_size: 0, send_batch_size_mib: 2 });
+    expect(c.processors.get('batch/fast')!.config).toEqual({ send_batch_size: 1024, timeout: 0, send_batch_max_size: 0, send_batch_size_mib: 3 });
   });
 
   it('requires pipelines sharing a receiver to run the same synchronous processors', () => {
