@@ -132,6 +132,24 @@ function run(p: NamespaceProcessor, origin: BatchOrigin, spans: Span[], enabled:
   return copy;
 }
 
+/**
+ * Five requests of two spans with exactly these attributes, compared three ways: every span but the very
+ * first (a key sequence is planned on its second sighting) must be taken by a plan. Returns one more
+ * span through the plan path.
+ */
+function plannedAfterFirstSighting(attributes: Record<string, AttrValue>): Span {
+  const p = new NamespaceProcessor({ semconv: 'otlp' });
+  const make = (): Span => {
+    const s = span(seededRandom(7), [], true);
+    for (const [k, v] of Object.entries(attributes)) s.attributes.set(k, v);
+    return s;
+  };
+  let planned = 0;
+  for (let round = 0; round < 5; round++) planned += compare(p, 'otlp', [make(), make()]);
+  expect(planned).toBe(9);
+  return run(p, 'otlp', [make()], true, true)[0];
+}
+
 /** One batch three ways (full, normaliseFast alone, with plans); returns how many spans a plan took. */
 function compare(p: NamespaceProcessor, origin: BatchOrigin, spans: Span[]): number {
   const full = run(p, origin, spans, false, false);
@@ -257,37 +275,18 @@ describe('fast path plans equal normaliseFast and the full path', () => {
     // gen_ai copies a null conversation id to ag.session.id, where null means absent; OpenInference's
     // session.id then lands on the same key. The planned merge must replace the value as Map.set does:
     // a second member would send every such span to the full path.
-    const p = new NamespaceProcessor({ semconv: 'otlp' });
-    const keys = ['gen_ai.operation.name', 'gen_ai.conversation.id', 'session.id'];
-    const make = (): Span => {
-      const s = span(seededRandom(7), keys, true);
-      s.attributes.set('gen_ai.conversation.id', null);
-      s.attributes.set('session.id', 'sess-1');
-      return s;
-    };
-    let planned = 0;
-    for (let round = 0; round < 5; round++) planned += compare(p, 'otlp', [make(), make()]);
-    expect(planned).toBe(9);
-    const [out] = run(p, 'otlp', [make()], true, true);
+    const out = plannedAfterFirstSighting({ 'gen_ai.operation.name': 'chat', 'gen_ai.conversation.id': null, 'session.id': 'sess-1' });
     expect(out.attributes.get('ag.session.id')).toBe('sess-1');
   });
 
   it('a prefix row whose target an earlier row of its family already wrote keeps the earlier value', () => {
     // OpenLLMetry's entity input lands a prompt message below ag.data.inputs; its gen_ai.prompt prefix row,
     // later in the family, maps onto the same key. Within a family the earlier row wins, on every path.
-    const p = new NamespaceProcessor({ semconv: 'otlp' });
-    const keys = ['traceloop.entity.input', 'gen_ai.prompt.0.content', 'gen_ai.prompt.0.role'];
-    const make = (): Span => {
-      const s = span(seededRandom(11), keys, true);
-      s.attributes.set('traceloop.entity.input', '{"inputs":{"prompt":{"0":{"content":"from entity"}}}}');
-      s.attributes.set('gen_ai.prompt.0.content', 'from prefix');
-      s.attributes.set('gen_ai.prompt.0.role', 'user');
-      return s;
-    };
-    let planned = 0;
-    for (let round = 0; round < 5; round++) planned += compare(p, 'otlp', [make(), make()]);
-    expect(planned).toBe(9);
-    const [out] = run(p, 'otlp', [make()], true, true);
+    const out = plannedAfterFirstSighting({
+      'traceloop.entity.input': '{"inputs":{"prompt":{"0":{"content":"from entity"}}}}',
+      'gen_ai.prompt.0.content': 'from prefix',
+      'gen_ai.prompt.0.role': 'user',
+    });
     expect(out.attributes.get('ag.data.inputs.prompt.0.content')).toBe('from entity');
     expect(out.attributes.get('ag.data.inputs.prompt.0.role')).toBe('user');
   });
