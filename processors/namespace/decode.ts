@@ -47,6 +47,15 @@ function decodeTypedOnce(ag: Attributes): Attributes {
   return changed ? out : ag;
 }
 
+/** The slots S5 decodes. */
+const DATA_JSON_SLOTS = ['ag.data.inputs', 'ag.data.parameters', 'ag.data.internals'];
+
+/** True when S5 has work here: a string at one of its slots. */
+export function anyStringDataSlot(ag: { get(key: string): unknown }): boolean {
+  for (let i = 0; i < DATA_JSON_SLOTS.length; i++) if (typeof ag.get(DATA_JSON_SLOTS[i]) === 'string') return true;
+  return false;
+}
+
 function isDataJsonSlot(k: string): boolean {
   return k === 'ag.data.inputs' || k === 'ag.data.parameters' || k === 'ag.data.internals';
 }
@@ -68,11 +77,7 @@ export function mayWriteDataJsonSlot(target: string): boolean {
  * in place. Anything else quarantines the original string at `unsupported.data.<slot>`.
  */
 export function decodeDataSlots(ag: Attributes, q: Quarantine): Attributes {
-  let any = false;
-  for (const k of ['ag.data.inputs', 'ag.data.parameters', 'ag.data.internals']) {
-    if (typeof ag.get(k) === 'string') { any = true; break; }
-  }
-  if (!any) return ag;
+  if (!anyStringDataSlot(ag)) return ag;
   const out: Attributes = new Map();
   for (const [k, v] of ag) {
     if (typeof v === 'string' && isDataJsonSlot(k)) {

@@ -5,6 +5,11 @@ export function isAgKey(k: string): boolean {
   return k.length >= 2 && k.charCodeAt(0) === 97 && k.charCodeAt(1) === 103 && (k.length === 2 || k.charCodeAt(2) === 46);
 }
 
+/** A key strictly below `prefixDot` (a prefix ending in a dot, such as a prefix row's `src.`). */
+export function isBelow(k: string, prefixDot: string): boolean {
+  return k.length > prefixDot.length && k.startsWith(prefixDot);
+}
+
 /**
  * A set of flat keys that answers "is there a key at, above or below T" in O(depth of T): it keeps the
  * keys and every proper prefix of them. Used for alias conflicts (S3) and family precedence (S4).

@@ -2,7 +2,7 @@
 // could feed them (one first-character lookup per key), and a family's output is dropped key by key when
 // the explicit ag keys or a higher family already hold that key, or a key above or below it.
 import type { AttrValue, Attributes } from '../../../pipeline/span.ts';
-import { decodeDataSlots, decodeTyped } from '../decode.ts';
+import { anyStringDataSlot, decodeDataSlots, decodeTyped } from '../decode.ts';
 import { ClaimList } from '../keys.ts';
 import type { Quarantine } from '../quarantine.ts';
 import { genai } from './genai.ts';
@@ -116,17 +116,12 @@ const familyOutput = new PlannedOutput();
 /** What higher families mapped on the current span, for the planned lower ones; reused. */
 const laterClaims = new ClaimList();
 
-/** The slots S5 decodes: a string there is parsed (decode.ts). */
-const DATA_JSON_SLOTS = ['ag.data.inputs', 'ag.data.parameters', 'ag.data.internals'];
-
 /**
  * True when S2 or S5 would change this family's output: an `@ag.type=` value, or (for a family that can
  * reach a data slot) a string at one.
  */
 function needsDecoding(out: PlannedOutput, dataSlots: boolean): boolean {
-  if (out.anyTyped()) return true;
-  if (dataSlots) for (let i = 0; i < DATA_JSON_SLOTS.length; i++) if (typeof out.get(DATA_JSON_SLOTS[i]) === 'string') return true;
-  return false;
+  return out.anyTyped() || (dataSlots && anyStringDataSlot(out));
 }
 
 /**

@@ -3,6 +3,7 @@
 // of the namespace stage on the OTLP bench (profiled). One instance is reused for every span.
 import type { AttrValue, Attributes } from '../../../pipeline/span.ts';
 import { isTyped } from '../decode.ts';
+import { isBelow } from '../keys.ts';
 
 /** What rows write into: a Map on the general path, a PlannedOutput on the plan path. */
 export interface RowOutput {
@@ -57,11 +58,7 @@ export class PlannedOutput implements RowOutput {
 
   /** Some key is strictly below `prefixDot` (a prefix ending in a dot). */
   anyBelow(prefixDot: string): boolean {
-    const keys = this.keys;
-    for (let i = 0; i < this.size; i++) {
-      const k = keys[i];
-      if (k.length > prefixDot.length && k.startsWith(prefixDot)) return true;
-    }
+    for (let i = 0; i < this.size; i++) if (isBelow(this.keys[i], prefixDot)) return true;
     return false;
   }
 

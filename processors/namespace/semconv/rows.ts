@@ -2,7 +2,7 @@
 // table order into the family's own flat output, where the earlier row wins a key both produce.
 import { flattenInto } from '../../../pipeline/attributes/flatten.ts';
 import type { AttrValue, Attributes } from '../../../pipeline/span.ts';
-import { NOT_JSON, isFlatValue, tryJson } from '../keys.ts';
+import { NOT_JSON, isBelow, isFlatValue, tryJson } from '../keys.ts';
 import { isSpanType } from '../clean.ts';
 import { mayWriteDataJsonSlot } from '../decode.ts';
 import { PlannedOutput, type RowOutput } from './planned-output.ts';
@@ -29,11 +29,6 @@ export interface Family {
   /** Key prefixes (or exact keys) that may feed a row: a span with none of them skips the family. */
   triggers: readonly string[];
   rows: readonly Row[];
-}
-
-/** A key strictly below `prefixDot` (a prefix row's `src.`): what a prefix row maps. */
-function isBelow(k: string, prefixDot: string): boolean {
-  return k.length > prefixDot.length && k.startsWith(prefixDot);
 }
 
 /** Within a family the earlier row wins a key. */
