@@ -6,7 +6,8 @@
 import { SPAN_KIND_NAMES, STATUS_CODE_NAMES } from '../span.ts';
 import type { Attributes, OtlpExtras, Span, SpanEvent, SpanLink, SpanReference, SpanScope } from '../span.ts';
 import { nestedShape } from '../attributes/unflatten.ts';
-import { ascii, JsonWriter } from './json-writer.ts';
+import { ascii } from '../piece.ts';
+import { JsonWriter } from './json-writer.ts';
 import { writeTimeNs } from './time-format.ts';
 
 export type AttributesShape = 'flat' | 'nested';

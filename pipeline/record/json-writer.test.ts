@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/helpers/random.ts';
-import { ascii, JsonWriter } from './json-writer.ts';
+import { ascii } from '../piece.ts';
+import { JsonWriter } from './json-writer.ts';
 
 // Differential tests of the writer's fast paths against JSON.stringify, the reference they must match
 // byte for byte: strings tested and stored four characters at a time, pre-encoded pieces stored as words,

@@ -4,7 +4,8 @@
 //
 // Three of these per span on the record's hot path, so the digits go straight into the writer's bytes;
 // formatTimeNs is the same code writing into a scratch buffer.
-import { JsonWriter, Piece } from './json-writer.ts';
+import { Piece } from '../piece.ts';
+import { JsonWriter } from './json-writer.ts';
 
 const NS_PER_DAY = 86_400_000_000_000n;
 const SECONDS_PER_DAY = 86_400;
