@@ -2,7 +2,8 @@
 // fields carried in `span.otlp` and on events and links are written back (otlp.md "faithful forward").
 import type { AttrValue, Attributes, Span, SpanScope } from '../span.ts';
 import { agExtras, groupSpans, type ResourceGroup, type ScopeGroup } from './group.ts';
-import { ProtoWriter } from './proto-writer.ts';
+import { Piece } from '../piece.ts';
+import { ProtoWriter, varintBytes } from './proto-writer.ts';
 import { WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-reader.ts';
 
 const INT64_MIN = -(2 ** 63);
@@ -138,30 +139,29 @@ function schemaUrlBytes(url: string): number {
   return 1 + varintBytes(n) + n;
 }
 
-function varintBytes(n: number): number {
-  let size = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 0x80);
-    size++;
-  }
-  return size;
-}
+/**
+ * Width of the length placeholders of ResourceSpans and ScopeSpans: they hold a batch's spans, up to
+ * 2 MiB in 3 bytes (a Kafka message is 1 MB by default), so closing them moves nothing.
+ */
+const GROUP_WIDTH = 3;
+/** Width of a span's length placeholder: spans are 128 bytes to 16 KiB, but for LLM calls. */
+const SPAN_WIDTH = 2;
 
 /**
  * Size of the request in progress once its open ScopeSpans and ResourceSpans are closed: their schema
- * urls appended, and their one-byte length placeholders grown to the varints their lengths need.
+ * urls appended, and their length placeholders resized to the varints their lengths need.
  */
 function closedSize(pos: number, requestStart: number, rsMark: number, rsTail: number, ssMark: number, ssTail: number): number {
   let end = pos + ssTail;
-  end += varintBytes(end - ssMark - 1) - 1;
+  end += varintBytes(end - ssMark - GROUP_WIDTH) - GROUP_WIDTH;
   end += rsTail;
-  end += varintBytes(end - rsMark - 1) - 1;
+  end += varintBytes(end - rsMark - GROUP_WIDTH) - GROUP_WIDTH;
   return end - requestStart;
 }
 
 function openResourceSpans(w: ProtoWriter, group: ResourceGroup): number {
   w.tag(1, WIRE_LEN); // resource_spans
-  const mark = w.begin();
+  const mark = w.begin(GROUP_WIDTH);
   if (group.resource !== undefined) {
     w.tag(1, WIRE_LEN); // resource
     const m = w.begin();
@@ -176,12 +176,12 @@ function closeResourceSpans(w: ProtoWriter, mark: number, group: ResourceGroup):
     w.tag(3, WIRE_LEN);
     w.string(group.schemaUrl);
   }
-  w.end(mark);
+  w.end(mark, GROUP_WIDTH);
 }
 
 function openScopeSpans(w: ProtoWriter, sg: ScopeGroup): number {
   w.tag(2, WIRE_LEN); // scope_spans
-  const mark = w.begin();
+  const mark = w.begin(GROUP_WIDTH);
   if (sg.scope !== undefined) writeScope(w, sg.scope);
   return mark;
 }
@@ -191,7 +191,7 @@ function closeScopeSpans(w: ProtoWriter, mark: number, sg: ScopeGroup): void {
     w.tag(3, WIRE_LEN);
     w.string(sg.schemaUrl);
   }
-  w.end(mark);
+  w.end(mark, GROUP_WIDTH);
 }
 
 function writeScope(w: ProtoWriter, scope: SpanScope): void {
@@ -211,7 +211,7 @@ function writeScope(w: ProtoWriter, scope: SpanScope): void {
 
 function writeSpan(w: ProtoWriter, span: Span): void {
   w.tag(2, WIRE_LEN); // ScopeSpans.spans
-  const m = w.begin();
+  const m = w.begin(SPAN_WIDTH);
   const otlp = span.otlp;
   w.tag(1, WIRE_LEN);
   w.hexBytes(span.traceId);
@@ -316,7 +316,7 @@ function writeSpan(w: ProtoWriter, span: Span): void {
     w.tag(16, WIRE_FIXED32);
     w.fixed32(otlp.flags);
   }
-  w.end(m);
+  w.end(m, SPAN_WIDTH);
 }
 
 // Attributes are written through Map.prototype.forEach with a plain function and the writer and field in
@@ -339,14 +339,38 @@ function writeAttributes(w: ProtoWriter, field: number, attrs: Attributes): void
 
 function writeKeyValue(w: ProtoWriter, field: number, key: string, value: AttrValue): void {
   w.tag(field, WIRE_LEN);
-  const m = w.begin();
-  w.tag(1, WIRE_LEN);
-  w.string(key);
+  // A string of 128 characters or more makes the KeyValue and its AnyValue at least 128 bytes: their
+  // placeholders are sized for that, so neither is moved when it ends.
+  const width = typeof value === 'string' && value.length >= 128 ? 2 : 1;
+  const m = w.begin(width);
+  writeKey(w, key);
   w.tag(2, WIRE_LEN);
-  const vm = w.begin();
+  const vm = w.begin(width);
   writeAnyValueBody(w, value);
-  w.end(vm);
-  w.end(m);
+  w.end(vm, width);
+  w.end(m, width);
+}
+
+/** Encoded key fields (`KeyValue.key`, tag included). Bounded: cleared when full (keys are client data). */
+const keyCache = new Map<string, Piece>();
+const KEY_CACHE_SIZE = 4096;
+const MAX_CACHED_KEY = 128;
+
+/** A KeyValue's key field, copied from the cache: the same keys come in every span. */
+function writeKey(w: ProtoWriter, key: string): void {
+  let encoded = keyCache.get(key);
+  if (encoded === undefined) {
+    const start = w.pos;
+    w.tag(1, WIRE_LEN);
+    w.string(key);
+    if (key.length > MAX_CACHED_KEY) return;
+    if (keyCache.size >= KEY_CACHE_SIZE) keyCache.clear();
+    // Copied out: a view would keep this whole buffer alive for as long as the key is cached.
+    encoded = Piece.of(w.buf.subarray(start, w.pos));
+    keyCache.set(key, encoded);
+    return;
+  }
+  w.copy(encoded);
 }
 
 /** The fields of an AnyValue (its tag and length are the caller's). null: no field (empty AnyValue). */

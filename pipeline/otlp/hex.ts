@@ -1,11 +1,15 @@
 // Ids travel as bytes in protobuf and as lowercase hex everywhere else (span-record.md). Decoding uses
 // Buffer's native hex slicing; this is the encoding direction.
 
+/** Value of each hex digit's char code, -1 for every other code below 128. */
+const NIBBLES = new Int8Array(128).fill(-1);
+for (let d = 0; d < 16; d++) {
+  NIBBLES['0123456789abcdef'.charCodeAt(d)] = d;
+  NIBBLES['0123456789ABCDEF'.charCodeAt(d)] = d;
+}
+
 function nibble(code: number): number {
-  if (code >= 48 && code <= 57) return code - 48; // 0-9
-  if (code >= 97 && code <= 102) return code - 87; // a-f
-  if (code >= 65 && code <= 70) return code - 55; // A-F
-  return -1;
+  return code < 128 ? NIBBLES[code] : -1;
 }
 
 /** True when `s` is an even-length string of hex digits (either case). */
