@@ -13,6 +13,7 @@ import { Producer } from '@platformatic/kafka';
 import type { ComponentContext, Exporter } from '../../pipeline/component.ts';
 import { PermanentError, RetryableError, StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
+import { BatchLinesEncoder } from '../../pipeline/record/index.ts';
 import type { Span } from '../../pipeline/span.ts';
 import { connectionSettings, producerOptions, type ConnectionSettings } from './client-options.ts';
 import { brokerList, type KafkaConfig } from './config.ts';
@@ -40,6 +41,8 @@ export class KafkaExporter implements Exporter {
   private readonly logger: Logger;
   private readonly planOptions: PlanOptions;
   private readonly encoder: TraceEncoderFor | undefined;
+  /** The json encoding's batch buffers (see planJsonMessages). */
+  private readonly lines = new BatchLinesEncoder();
   private settings: ConnectionSettings | undefined;
   private producer: Producer<Buffer, Buffer, Buffer, Buffer> | undefined;
   private topicReady = false;
@@ -111,6 +114,8 @@ export class KafkaExporter implements Exporter {
       }
       this.markConnected();
     }
+    // Every request was answered: no message of this job is read again.
+    job.plan.release();
     if (job.failed.length > 0) throw new PermanentError(job.reasons.join('; '), { spans: job.failed });
   }
 
@@ -124,7 +129,7 @@ export class KafkaExporter implements Exporter {
   private newJob(spans: Span[]): Job {
     const plan = this.encoder
       ? planTraceMessages(spans, this.encoder, this.planOptions)
-      : planJsonMessages(spans, this.planOptions);
+      : planJsonMessages(spans, this.planOptions, this.lines);
     const job: Job = { spans, plan, bounds: requestBounds(plan, this.config.max_message_bytes), next: 0, failed: [], reasons: [] };
     if (plan.tooLarge.length > 0) {
       const reason = `span larger than max_message_bytes (${plan.tooLargeBytes} > ${this.config.max_message_bytes} bytes encoded as ${this.config.encoding})`;

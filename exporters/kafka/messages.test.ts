@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { decodeExportRequest, decodeExportRequestJson, encodeExportRequest } from '../../pipeline/otlp/index.ts';
-import { encodeSpanJson } from '../../pipeline/record/index.ts';
+import { BatchLinesEncoder, encodeSpanJson } from '../../pipeline/record/index.ts';
 import type { Span } from '../../pipeline/span.ts';
 import { messageHeaders, traceEncoder } from './encoding.ts';
-import { BATCH_OVERHEAD, planJsonMessages, planTraceMessages, requestBounds, spansOf, type PlanOptions } from './messages.ts';
+import { BATCH_OVERHEAD, planJsonMessages, planTraceMessages, requestBounds, spansOf, type MessagePlan, type PlanOptions } from './messages.ts';
 
 let next = 1;
 function span(traceId: string, payload = 0): Span {
@@ -18,6 +18,13 @@ function span(traceId: string, payload = 0): Span {
     status: { code: 0 },
     attributes: new Map([['p', 'x'.repeat(payload)]]),
   };
+}
+
+/** Whether the first message values of two plans start at the same memory (small buffers share Node's pool). */
+function sameStart(a: MessagePlan, b: MessagePlan): boolean {
+  const x = a.messages[0].value!;
+  const y = b.messages[0].value!;
+  return x.buffer === y.buffer && x.byteOffset === y.byteOffset;
 }
 
 const A = 'a'.repeat(32);
@@ -36,6 +43,29 @@ describe('json messages', () => {
     expect(plan.messages.map((m) => m.value!.toString())).toEqual(spans.map((s) => encodeSpanJson(s)));
     expect(spansOf(plan, 0, 3)).toEqual(spans);
     expect(plan.tooLarge).toEqual([]);
+  });
+
+  it('values are exact records when strings hold newlines and multi-byte text, and a released plan\'s memory is reused', () => {
+    const lines = new BatchLinesEncoder();
+    const tricky = span(A);
+    tricky.name = 'line one\nline two\r\n日本 ✨ 🙂';
+    tricky.attributes = new Map([['text', 'a\nb\u2028c'], ['control', '\u0000\u000a\u001f']]);
+    const first = [span(A), tricky, span(B)];
+    const held = planJsonMessages(first, options(1_000_000), lines);
+    const second = [tricky, span(B)];
+    let next = planJsonMessages(second, options(1_000_000), lines);
+    expect(sameStart(next, held)).toBe(false);
+    // Once more, so that the buffer is sized from these spans (the encoder sizes it from the last batch):
+    // the third plan of them then fits into the second's memory.
+    next.release();
+    next = planJsonMessages(second, options(1_000_000), lines);
+    next.release();
+    const third = second;
+    const reused = planJsonMessages(third, options(1_000_000), lines);
+    expect(sameStart(reused, next)).toBe(true);
+    for (const [plan, spans] of [[held, first], [reused, third]] as const) {
+      expect(plan.messages.map((m) => m.value!.toString())).toEqual(spans.map((s) => encodeSpanJson(s)));
+    }
   });
 
   it('sets aside a span whose message alone would pass max_message_bytes, keeping the others', () => {
@@ -88,6 +118,28 @@ describe('trace messages (otlp)', () => {
     expect(plan.tooLarge).toEqual([big]);
     expect(spansOf(plan, 0, plan.messages.length)).toEqual([spans[0], spans[1], spans[3]]);
     expect(plan.tooLargeBytes).toBe(encodeExportRequest([big]).length);
+  });
+
+  it('otlp_proto writes the next plan into the memory of a released one, and never into one still held', () => {
+    const encoder = traceEncoder('otlp_proto');
+    const opts = options(1_000_000, 'otlp_proto');
+    const ids = (plan: MessagePlan) =>
+      plan.messages.flatMap((m) => decodeExportRequest(m.value!).spans.map((s) => s.spanId));
+    const first = [span(A, 50), span(B, 50)];
+    const held = planTraceMessages(first, encoder, opts);
+    const second = [span(A, 60), span(B), span(A)];
+    const next = planTraceMessages(second, encoder, opts);
+    // `held` was not released: `next` went elsewhere and both read back whole.
+    expect(sameStart(next, held)).toBe(false);
+    expect(ids(held)).toEqual(first.map((s) => s.spanId));
+    next.release();
+    const third = [span(B, 70), span(A, 10)];
+    const reused = planTraceMessages(third, encoder, opts);
+    expect(sameStart(reused, next)).toBe(true);
+    expect(ids(reused)).toEqual(third.map((s) => s.spanId));
+    expect(reused.messages.map((m) => Buffer.from(m.value!)))
+      .toEqual(planTraceMessages(third, traceEncoder('otlp_proto'), opts).messages.map((m) => Buffer.from(m.value!)));
+    expect(ids(held)).toEqual(first.map((s) => s.spanId));
   });
 
   it('otlp_json cuts a trace too big for one message too, and sets aside a span too large alone', () => {

@@ -3,7 +3,7 @@
 // message carries, so that what cannot be sent is dead-lettered and nothing else.
 import type { MessageToProduce } from '@platformatic/kafka';
 import type { RequestSink } from '../../pipeline/otlp/encode-proto.ts';
-import { encodeSpanJsonBuffer } from '../../pipeline/record/index.ts';
+import { BatchLinesEncoder } from '../../pipeline/record/index.ts';
 import type { Span } from '../../pipeline/span.ts';
 
 export type KafkaMessage = MessageToProduce<Buffer, Buffer, Buffer, Buffer>;
@@ -14,10 +14,14 @@ export type KafkaMessage = MessageToProduce<Buffer, Buffer, Buffer, Buffer>;
  */
 export interface TraceEncoder {
   encode(trace: Span[], limit: number, sink: RequestSink): void;
+  /** The messages made were sent and dropped: the encoder may write the next export call's into the same memory. */
+  release?(): void;
 }
 
 /** A fresh encoder for one export call of `spanCount` spans (it may size one buffer for all of them). */
 export type TraceEncoderFor = (spanCount: number) => TraceEncoder;
+
+const NEWLINE = 0x0a;
 
 /** Kafka record batch framing (magic v2): 61 bytes per batch, whatever it holds. */
 export const BATCH_OVERHEAD = 61;
@@ -36,6 +40,8 @@ export interface MessagePlan {
   tooLarge: Span[];
   /** Largest encoded size among `tooLarge`, for the log line. */
   tooLargeBytes: number;
+  /** Call once every message was sent (or refused for good) and none is used again: see TraceEncoder.release. */
+  release(): void;
 }
 
 export interface PlanOptions {
@@ -48,7 +54,7 @@ export interface PlanOptions {
 }
 
 function emptyPlan(): MessagePlan {
-  return { messages: [], sizes: [], sources: [], starts: [], ends: [], tooLarge: [], tooLargeBytes: 0 };
+  return { messages: [], sizes: [], sources: [], starts: [], ends: [], tooLarge: [], tooLargeBytes: 0, release: () => {} };
 }
 
 /** Largest value (key included) that still fits one message under the limit. */
@@ -56,11 +62,21 @@ function valueLimit(options: PlanOptions, keyBytes: number): number {
   return options.maxMessageBytes - BATCH_OVERHEAD - RECORD_OVERHEAD - options.headersBytes - keyBytes;
 }
 
-/** `encoding: json`: one message per span, in batch order. */
-export function planJsonMessages(spans: Span[], options: PlanOptions): MessagePlan {
+/**
+ * `encoding: json`: one message per span, in batch order. The batch is encoded as JSON lines into one
+ * buffer of `lines` (the file exporter's encoder, reused once the plan is released), and each message
+ * value is a view of one line without its newline: a record holds no raw newline byte (JSON escapes
+ * it, and no multi-byte UTF-8 sequence contains 0x0a). A Buffer per span was ~30% of the encoding's
+ * time and the garbage behind it (decision 0470).
+ */
+export function planJsonMessages(spans: Span[], options: PlanOptions, lines = new BatchLinesEncoder()): MessagePlan {
   const plan = emptyPlan();
+  if (spans.length === 0) return plan;
+  const bytes = lines.encode(spans);
+  plan.release = () => lines.release(bytes);
   let lastTrace = '';
   let key: Buffer = Buffer.alloc(0);
+  let start = 0;
   for (let i = 0; i < spans.length; i++) {
     const span = spans[i];
     // Spans of a trace usually sit together: one key buffer per run of a trace.
@@ -68,7 +84,9 @@ export function planJsonMessages(spans: Span[], options: PlanOptions): MessagePl
       lastTrace = span.traceId;
       key = Buffer.from(lastTrace, 'latin1');
     }
-    const value = encodeSpanJsonBuffer(span);
+    const end = bytes.indexOf(NEWLINE, start);
+    const value = bytes.subarray(start, end);
+    start = end + 1;
     if (value.length > valueLimit(options, key.length)) {
       plan.tooLarge.push(span);
       if (value.length > plan.tooLargeBytes) plan.tooLargeBytes = value.length;
@@ -94,6 +112,7 @@ export function planTraceMessages(spans: Span[], encoderFor: TraceEncoderFor, op
     else group.push(span);
   }
   const encoder = encoderFor(spans.length);
+  if (encoder.release) plan.release = () => encoder.release!();
   const sink = new PlanSink(plan, options);
   for (const [traceId, group] of traces) {
     sink.key = Buffer.from(traceId, 'latin1');

@@ -67,13 +67,6 @@ export function encodeSpanJson(span: Span, options?: JsonEncodeOptions): string 
   return w.buf.toString('utf8', 0, w.pos);
 }
 
-/** One span as one JSON object in UTF-8, without a trailing newline (a Buffer of its own). */
-export function encodeSpanJsonBuffer(span: Span, options?: JsonEncodeOptions): Buffer {
-  const w = scratchWriter();
-  writeSpan(w, span, options?.attributesShape === 'nested');
-  return Buffer.from(w.bytes());
-}
-
 /** The scratch writer, emptied; one that grew past SCRATCH_KEEP for a huge record is let go. */
 function scratchWriter(): JsonWriter {
   if (scratch.buf.length > SCRATCH_KEEP) scratch = new JsonWriter(4096);
