@@ -1,4 +1,4 @@
-import { MultipleErrors, NetworkError, ProtocolError, TimeoutError, UserError } from '@platformatic/kafka';
+import { compatibilityPartitioner, MultipleErrors, NetworkError, ProtocolError, TimeoutError, UserError } from '@platformatic/kafka';
 import { describe, expect, it } from 'vitest';
 import { validator } from '../../config/ajv.ts';
 import { producerOptions } from './client-options.ts';
@@ -65,6 +65,20 @@ describe('kafka config', () => {
     expect(options.sasl).toEqual({ mechanism: 'SCRAM-SHA-512', username: 'u', password: 'p' });
     expect(producerOptions({ ...base, send_retries: 0 }).retries).toBe(false);
     expect(producerOptions({ ...base, send_retries: 1 }).retries).toBe(2);
+  });
+
+  it('partitions like Java clients (murmur2), computing it once per run of one key object', () => {
+    const partitioner = producerOptions(load({ brokers: ['a:1'] }).config!).partitioner!;
+    const context = { metadata: undefined as never };
+    const message = { topic: 't' };
+    // Runs of one key object, keys with equal bytes in different objects, and a key-less message.
+    const a = Buffer.from('4bf92f3577b34da6a3ce929d0e0e4736');
+    const keys = [a, a, a, Buffer.from('0af7651916cd43dd8448eb211c80319c'), Buffer.from(a), a, undefined, a];
+    for (let i = 0; i < 200; i++) keys.push(Buffer.from(i.toString(16).padStart(32, '0')));
+    for (const key of keys) {
+      expect(partitioner(message, key, context)).toBe(compatibilityPartitioner(message, key));
+    }
+    expect(new Set(keys.slice(8).map((key) => partitioner(message, key, context))).size).toBeGreaterThan(150);
   });
 });
 
