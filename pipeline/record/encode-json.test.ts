@@ -253,6 +253,15 @@ describe('the byte writer behind every form', () => {
       .toBe(encodeSpanJson(minimalSpan()) + '\n' + line + '\n' + encodeSpanJson(minimalSpan()) + '\n');
   });
 
+  it('after a batch of one huge span, the next batch does not start with gigabytes', () => {
+    const huge = { ...minimalSpan(), attributes: attrs({ text: 'x'.repeat(8_000_000) }) };
+    encodeBatchJsonLinesBuffer([huge]);
+    const small = Array.from({ length: 1024 }, () => minimalSpan());
+    const bytes = encodeBatchJsonLinesBuffer(small);
+    expect(bytes.buffer.byteLength).toBeLessThanOrEqual(64 * 1024 * 1024);
+    expect(bytes.toString('utf8')).toBe(small.map((s) => encodeSpanJson(s) + '\n').join(''));
+  });
+
   it('the nested shape and every optional part come out the same in the string and Buffer forms', () => {
     const span = fullSpan();
     expect(encodeBatchJsonLinesBuffer([span], { attributesShape: 'nested' }).toString('utf8'))

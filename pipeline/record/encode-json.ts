@@ -81,6 +81,8 @@ export function encodeBatchJsonLines(spans: readonly Span[], options?: JsonEncod
 
 /** Bytes per span the last batch needed: the next batch's buffer starts at about that size. */
 let bytesPerSpan = 1024;
+/** The largest buffer a batch starts with; beyond it the writer grows by doubling. */
+const MAX_FIRST_GUESS = 64 * 1024 * 1024;
 
 /**
  * Spans as JSON lines in UTF-8, for writers: every record is written straight into one buffer, sized
@@ -97,7 +99,8 @@ export function encodeBatchJsonLinesBuffer(spans: readonly Span[], options?: Jso
  */
 export function writeBatchJsonLines(spans: readonly Span[], options: JsonEncodeOptions | undefined, spare: Buffer | undefined): JsonWriter {
   const nested = options?.attributesShape === 'nested';
-  const expected = spans.length * bytesPerSpan + 256;
+  // Capped: after a batch of one huge span, a guess for 1024 spans would be gigabytes.
+  const expected = Math.min(spans.length * bytesPerSpan + 256, MAX_FIRST_GUESS);
   const w = new JsonWriter(expected, spare !== undefined && spare.length >= expected ? spare : undefined);
   for (let i = 0; i < spans.length; i++) {
     writeSpan(w, spans[i], nested);
