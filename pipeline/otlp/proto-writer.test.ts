@@ -150,3 +150,17 @@ describe('encodeExportRequest length placeholders', () => {
     }
   }, 60_000);
 });
+
+describe('encodeExportRequest buffer size', () => {
+  it('starts from the size of the last request\'s spans, and not with gigabytes after one huge span', () => {
+    const make = (i: number, text: string): Span => ({
+      traceId: '0123456789abcdef0123456789abcdef', spanId: i.toString(16).padStart(16, '0'), name: 's', kind: 1,
+      startNs: 1n, endNs: 2n, status: { code: 0 }, attributes: new Map([['text', text]]) as Span['attributes'],
+    });
+    encodeExportRequest([make(1, 'x'.repeat(8_000_000))]);
+    const small = Array.from({ length: 1024 }, (_, i) => make(i, 'y'));
+    const bytes = encodeExportRequest(small);
+    expect(bytes.buffer.byteLength).toBeLessThanOrEqual(64 * 1024 * 1024);
+    expect(decodeExportRequest(bytes).spans.map((s) => s.spanId)).toEqual(small.map((s) => s.spanId));
+  });
+});
