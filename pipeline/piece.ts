@@ -38,3 +38,32 @@ export function ascii(text: string): Piece {
   for (let i = 0; i < text.length; i++) piece.set(i, text.charCodeAt(i));
   return piece;
 }
+
+/**
+ * The encoded forms of strings that repeat in every span (attribute keys), for a writer's `copy`.
+ * Bounded: cleared when full, as the keys are client data; longer keys are not kept.
+ */
+export class PieceCache {
+  private readonly pieces = new Map<string, Piece>();
+  private readonly maxEntries: number;
+  private readonly maxKeyLength: number;
+
+  constructor(maxEntries: number, maxKeyLength: number) {
+    this.maxEntries = maxEntries;
+    this.maxKeyLength = maxKeyLength;
+  }
+
+  get(key: string): Piece | undefined {
+    return this.pieces.get(key);
+  }
+
+  /**
+   * Keeps the bytes `key` was just written as. They are copied out: a view would keep the writer's
+   * whole buffer alive for as long as the key is cached.
+   */
+  remember(key: string, bytes: Uint8Array): void {
+    if (key.length > this.maxKeyLength) return;
+    if (this.pieces.size >= this.maxEntries) this.pieces.clear();
+    this.pieces.set(key, Piece.of(bytes));
+  }
+}

@@ -2,7 +2,7 @@
 // fields carried in `span.otlp` and on events and links are written back (otlp.md "faithful forward").
 import type { AttrValue, Attributes, Span, SpanScope } from '../span.ts';
 import { agExtras, groupSpans, type ResourceGroup, type ScopeGroup } from './group.ts';
-import { Piece } from '../piece.ts';
+import { PieceCache } from '../piece.ts';
 import { ProtoWriter, varintBytes } from './proto-writer.ts';
 import { WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-reader.ts';
 
@@ -361,23 +361,17 @@ function writeKeyValue(w: ProtoWriter, field: number, key: string, value: AttrVa
   w.end(m, width);
 }
 
-/** Encoded key fields (`KeyValue.key`, tag included). Bounded: cleared when full (keys are client data). */
-const keyCache = new Map<string, Piece>();
-const KEY_CACHE_SIZE = 4096;
-const MAX_CACHED_KEY = 128;
+/** Encoded key fields (`KeyValue.key`, tag included). */
+const keyPieces = new PieceCache(4096, 128);
 
 /** A KeyValue's key field, copied from the cache: the same keys come in every span. */
 function writeKey(w: ProtoWriter, key: string): void {
-  let encoded = keyCache.get(key);
+  const encoded = keyPieces.get(key);
   if (encoded === undefined) {
     const start = w.pos;
     w.tag(1, WIRE_LEN);
     w.string(key);
-    if (key.length > MAX_CACHED_KEY) return;
-    if (keyCache.size >= KEY_CACHE_SIZE) keyCache.clear();
-    // Copied out: a view would keep this whole buffer alive for as long as the key is cached.
-    encoded = Piece.of(w.buf.subarray(start, w.pos));
-    keyCache.set(key, encoded);
+    keyPieces.remember(key, w.buf.subarray(start, w.pos));
     return;
   }
   w.copy(encoded);

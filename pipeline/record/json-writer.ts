@@ -10,7 +10,7 @@
 // control characters, lone surrogates) goes through JSON.stringify, whose output is exactly the JSON
 // string literal, and is then UTF-8 encoded natively.
 import { AttributeList } from '../attributes/list.ts';
-import { Piece } from '../piece.ts';
+import { Piece, PieceCache } from '../piece.ts';
 import type { AttrValue, Attributes } from '../span.ts';
 
 const QUOTE = 0x22;
@@ -22,10 +22,8 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const DIGIT_0 = 0x30;
 
-/** Encoded `,"key":` forms of attribute keys. Bounded: cleared when full (keys are client data). */
-const keyCache = new Map<string, Piece>();
-const KEY_CACHE_SIZE = 4096;
-const MAX_CACHED_KEY = 128;
+/** Encoded `,"key":` forms of attribute keys. */
+const keyPieces = new PieceCache(4096, 128);
 
 /** Strings longer than this skip the char loop: one native UTF-8 write and a byte scan win there. */
 const LONG_STRING = 64;
@@ -150,17 +148,13 @@ export class JsonWriter {
    * cache of the encoded forms (keys repeat in every span).
    */
   memberKey(key: string): void {
-    let encoded = keyCache.get(key);
+    const encoded = keyPieces.get(key);
     if (encoded === undefined) {
       const start = this.pos;
       this.byte(COMMA);
       this.string(key);
       this.byte(COLON);
-      if (key.length > MAX_CACHED_KEY) return;
-      if (keyCache.size >= KEY_CACHE_SIZE) keyCache.clear();
-      // Copied out: a view would keep this whole output buffer alive for as long as the key is cached.
-      encoded = Piece.of(this.buf.subarray(start, this.pos));
-      keyCache.set(key, encoded);
+      keyPieces.remember(key, this.buf.subarray(start, this.pos));
       return;
     }
     this.copy(encoded);
