@@ -154,7 +154,7 @@ function schemaUrlBytes(url: string): number {
  * 2 MiB in 3 bytes (a Kafka message is 1 MB by default), so closing them moves nothing.
  */
 const GROUP_WIDTH = 3;
-/** Width of a span's length placeholder: spans are 128 bytes to 16 KiB, but for LLM calls. */
+/** Width of a span's length placeholder: spans are nearly always 128 bytes to 16 KiB (an LLM call's ~10 KB too). */
 const SPAN_WIDTH = 2;
 
 /**
