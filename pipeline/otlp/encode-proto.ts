@@ -1,8 +1,9 @@
 // Canonical spans -> ExportTraceServiceRequest (protobuf), grouped by resource and scope. OTLP-only
 // fields carried in `span.otlp` and on events and links are written back (otlp.md "faithful forward").
 import type { AttrValue, Attributes, Span, SpanScope } from '../span.ts';
-import { agExtras, groupSpans, type ResourceGroup, type ScopeGroup } from './group.ts';
+import { SizeGuess } from '../output-buffer.ts';
 import { PieceCache } from '../piece.ts';
+import { agExtras, groupSpans, type ResourceGroup, type ScopeGroup } from './group.ts';
 import { ProtoWriter, varintBytes } from './proto-writer.ts';
 import { WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-reader.ts';
 
@@ -22,17 +23,15 @@ export interface RequestSink {
 }
 
 /**
- * Bytes per span the last request needed, with a quarter of headroom: the next request's buffer starts at
- * about its size. A fixed 512 made every batch of the benchmark's ~720-byte spans grow once by copying,
- * and a batch of ~10 KB LLM-call spans five times (decision 0470).
+ * The next request's buffer size, from the bytes per span the last one needed. A fixed 512 made every
+ * batch of the benchmark's ~720-byte spans grow once by copying, and a batch of ~10 KB LLM-call spans
+ * five times (decision 0470).
  */
-let bytesPerSpan = 512;
-/** The largest buffer a request starts with (after one huge span, 1024 spans' worth would be gigabytes). */
-const MAX_FIRST_GUESS = 64 * 1024 * 1024;
+const requestSize = new SizeGuess(512);
 
 /** Encodes spans as one ExportTraceServiceRequest. */
 export function encodeExportRequest(spans: Span[]): Uint8Array {
-  const w = new ProtoWriter(Math.min(Math.max(1024, spans.length * bytesPerSpan), MAX_FIRST_GUESS));
+  const w = new ProtoWriter(Math.max(1024, requestSize.bytesFor(spans.length)));
   let out: Uint8Array = w.finish();
   encodeExportRequests(w, spans, Infinity, {
     request: (bytes) => {
@@ -40,7 +39,7 @@ export function encodeExportRequest(spans: Span[]): Uint8Array {
     },
     tooLarge: () => {},
   });
-  if (spans.length > 0) bytesPerSpan = Math.max(256, Math.ceil((out.length / spans.length) * 1.25));
+  requestSize.learn(out.length, spans.length);
   return out;
 }
 

@@ -2,6 +2,7 @@
 // length placeholder of the width its caller expects (`begin(width)`); when the finished message needs
 // another width, its bytes are moved once (`copyWithin`), which is cheaper than sizing every message in
 // a first pass. Lengths always end up as minimal varints, so the bytes are the canonical encoding.
+import type { Utf8WriteBuffer } from '../output-buffer.ts';
 import { Piece } from '../piece.ts';
 import { hexToBytes } from './hex.ts';
 
@@ -149,7 +150,7 @@ export class ProtoWriter {
     if (width === varintBytes(3 * n)) {
       this.ensure(width + 3 * n);
       const start = this.pos;
-      const len = (this.buf as NativeWriteBuffer).utf8Write(s, start + width);
+      const len = (this.buf as Utf8WriteBuffer).utf8Write(s, start + width);
       putVarint(this.buf, start, len);
       this.pos = start + width + len;
       return;
@@ -157,7 +158,7 @@ export class ProtoWriter {
     const len = Buffer.byteLength(s, 'utf8');
     this.varint(len);
     this.ensure(len);
-    (this.buf as NativeWriteBuffer).utf8Write(s, this.pos);
+    (this.buf as Utf8WriteBuffer).utf8Write(s, this.pos);
     this.pos += len;
   }
 
@@ -224,10 +225,4 @@ function putVarint(buf: Buffer, p: number, v: number): void {
     v = Math.floor(v / 0x80);
   }
   buf[p] = v;
-}
-
-/** Node's Buffer has this native writer (what `write(text, offset, 'utf8')` dispatches to, minus the
- *  argument parsing); it returns the bytes written. */
-interface NativeWriteBuffer extends Buffer {
-  utf8Write(text: string, offset: number): number;
 }

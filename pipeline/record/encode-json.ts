@@ -6,6 +6,7 @@
 import { SPAN_KIND_NAMES, STATUS_CODE_NAMES } from '../span.ts';
 import type { Attributes, OtlpExtras, Span, SpanEvent, SpanLink, SpanReference, SpanScope } from '../span.ts';
 import { nestedShape } from '../attributes/unflatten.ts';
+import { SizeGuess } from '../output-buffer.ts';
 import { ascii } from '../piece.ts';
 import { JsonWriter } from './json-writer.ts';
 import { writeTimeNs } from './time-format.ts';
@@ -79,10 +80,8 @@ export function encodeBatchJsonLines(spans: readonly Span[], options?: JsonEncod
   return encodeBatchJsonLinesBuffer(spans, options).toString('utf8');
 }
 
-/** Bytes per span the last batch needed: the next batch's buffer starts at about that size. */
-let bytesPerSpan = 1024;
-/** The largest buffer a batch starts with; beyond it the writer grows by doubling. */
-const MAX_FIRST_GUESS = 64 * 1024 * 1024;
+/** The next batch's buffer size, from the bytes per span the last one needed. */
+const batchSize = new SizeGuess(1024);
 
 /**
  * Spans as JSON lines in UTF-8, for writers: every record is written straight into one buffer, sized
@@ -99,15 +98,13 @@ export function encodeBatchJsonLinesBuffer(spans: readonly Span[], options?: Jso
  */
 export function writeBatchJsonLines(spans: readonly Span[], options: JsonEncodeOptions | undefined, spare: Buffer | undefined): JsonWriter {
   const nested = options?.attributesShape === 'nested';
-  // Capped: after a batch of one huge span, a guess for 1024 spans would be gigabytes.
-  const expected = Math.min(spans.length * bytesPerSpan + 256, MAX_FIRST_GUESS);
+  const expected = batchSize.bytesFor(spans.length, 256);
   const w = new JsonWriter(expected, spare !== undefined && spare.length >= expected ? spare : undefined);
   for (let i = 0; i < spans.length; i++) {
     writeSpan(w, spans[i], nested);
     w.byte(NEWLINE);
   }
-  // A quarter of headroom over what this batch needed, and never below 256 bytes per span.
-  bytesPerSpan = Math.max(256, Math.ceil((w.pos / spans.length) * 1.25));
+  batchSize.learn(w.pos, spans.length);
   return w;
 }
 

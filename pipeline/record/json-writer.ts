@@ -10,6 +10,7 @@
 // control characters, lone surrogates) goes through JSON.stringify, whose output is exactly the JSON
 // string literal, and is then UTF-8 encoded natively.
 import { AttributeList } from '../attributes/list.ts';
+import type { Utf8WriteBuffer } from '../output-buffer.ts';
 import { Piece, PieceCache } from '../piece.ts';
 import type { AttrValue, Attributes } from '../span.ts';
 
@@ -30,16 +31,8 @@ const LONG_STRING = 64;
 /** Long strings remembered per writer (see JsonWriter.longTexts). */
 const LONG_TEXTS = 16;
 
-/** Node's Buffer has this native writer (what `write(text, offset, 'utf8')` dispatches to, minus the
- *  argument parsing); it returns the bytes written and never cuts a character in half. */
-interface NativeWrite {
-  utf8Write(text: string, offset: number): number;
-}
-
-type WriteBuffer = Buffer & NativeWrite;
-
 export class JsonWriter {
-  buf: WriteBuffer;
+  buf: Utf8WriteBuffer;
   /** `buf` as a DataView, for word stores (`copy`, `string`); replaced whenever `buf` is. */
   private view: DataView;
   pos = 0;
@@ -64,7 +57,7 @@ export class JsonWriter {
 
   /** Writes into `into` when given (its old contents are overwritten), else into a new buffer. */
   constructor(capacity: number, into?: Buffer) {
-    this.buf = (into ?? Buffer.allocUnsafe(Math.max(64, capacity))) as WriteBuffer;
+    this.buf = (into ?? Buffer.allocUnsafe(Math.max(64, capacity))) as Utf8WriteBuffer;
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
   }
 
@@ -105,7 +98,7 @@ export class JsonWriter {
   }
 
   private grow(n: number): void {
-    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n)) as WriteBuffer;
+    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n)) as Utf8WriteBuffer;
     this.buf.copy(grown, 0, 0, this.pos);
     this.buf = grown;
     this.view = new DataView(grown.buffer, grown.byteOffset, grown.length);
