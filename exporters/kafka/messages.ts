@@ -112,7 +112,7 @@ export function planTraceMessages(spans: Span[], encoderFor: TraceEncoderFor, op
     else group.push(span);
   }
   const encoder = encoderFor(spans.length);
-  if (encoder.release) plan.release = () => encoder.release!();
+  plan.release = () => encoder.release?.();
   const sink = new PlanSink(plan, options);
   for (const [traceId, group] of traces) {
     sink.key = Buffer.from(traceId, 'latin1');

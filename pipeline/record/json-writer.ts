@@ -257,7 +257,7 @@ export class JsonWriter {
       const c = buf[i];
       // Of the 0xef-led characters only U+FFFD (EF BF BD) may stand for a lone surrogate: CJK full-width
       // punctuation (U+FF0C "，" is EF BC 8C) stays on this path. Sending every 0xef through
-      // JSON.stringify made Chinese or Japanese text ~1.5x as costly (decision 0470).
+      // JSON.stringify made Chinese or Japanese text ~1.4x as costly (decision 0470).
       if (c < 0x20 || c === QUOTE || c === 0x5c || (c === 0xef && buf[i + 1] === 0xbf && buf[i + 2] === 0xbd)) {
         this.utf8(JSON.stringify(text));
         return;
