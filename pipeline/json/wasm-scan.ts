@@ -4,13 +4,15 @@
 // wide number tokens' positions); where it cannot run (no WebAssembly, very large bodies) the caller
 // runs scanJson.
 //
-// Why hand-assembled bytes: the module is one function (466 bytes in all); a toolchain (wat2wasm,
-// emscripten) would be a build step and a dependency for it. Each instruction below is written by name
-// (OP, SIMD), with the JavaScript scan's equivalent in comments, and the differential test
+// The module (466 bytes) is assembled by hand (pipeline/wasm/assemble.ts says why): each instruction is
+// written by name, with the JavaScript scan's equivalent in comments, and the differential test
 // (wasm-scan.test.ts) holds it to scanJson on random texts.
 // Measured (thread CPU, same process): bench flat body, scanJson ~1.0-1.2 us/span, this one ~0.3
 // including the copy into wasm memory; ~2.4 KB/span strings 2.2 vs 0.56 (decision 0400).
 
+import {
+  OP, SIMD, VOID, add, get, i32, instantiateKernel, kernelModule, memarg, set, simd, tee, WASM_PAGE, type WasmMemory,
+} from '../wasm/assemble.ts';
 import type { JsonScan } from './depth.ts';
 
 /** The wasm function's answers other than a count of wide tokens. */
@@ -25,22 +27,6 @@ const WIDE_LIMIT = 8192;
  * benchmark's bodies are ~80 KB; a body of several MB costs far more in JSON.parse than in the scan.
  */
 const MAX_BYTES = 4 << 20;
-const PAGE = 65536;
-
-// ---- a few instruction encodings (WebAssembly core spec, binary format, and the SIMD proposal) ----
-const OP = {
-  block: 0x02, loop: 0x03, if: 0x04, end: 0x0b, br: 0x0c, brIf: 0x0d, return: 0x0f,
-  localGet: 0x20, localSet: 0x21, localTee: 0x22, i32Load8u: 0x2d, i32Store: 0x36, i32Const: 0x41,
-  i32Eqz: 0x45, i32Eq: 0x46, i32Ne: 0x47, i32GtS: 0x4a, i32LeU: 0x4d, i32GeU: 0x4f,
-  i32Ctz: 0x68, i32Add: 0x6a, i32Sub: 0x6b, i32Or: 0x72, i32Shl: 0x74,
-} as const;
-const VOID = 0x40; // block type: no values
-const I32 = 0x7f;
-const V128 = 0x7b;
-const SIMD_PREFIX = 0xfd;
-const SIMD = { v128Load: 0x00, i8x16Splat: 0x0f, i8x16Eq: 0x23, v128Or: 0x50, i8x16Bitmask: 0x64 } as const;
-/** memarg of a byte load: alignment exponent 0, offset 0. */
-const MEMARG = [0, 0];
 
 // Parameters and locals, by index.
 const N = 0; // body length
@@ -59,12 +45,8 @@ const QUOTES = 12; // v128: sixteen '"'
 const BACKSLASHES = 13; // v128: sixteen '\'
 const BLOCK = 14; // v128: the 16 bytes at I
 
-const get = (local: number) => [OP.localGet, local];
-const set = (local: number) => [OP.localSet, local];
-const i32 = (value: number) => [OP.i32Const, ...signedLeb(value)];
-const simd = (op: number) => [SIMD_PREFIX, op];
 /** local += 1 */
-const increment = (local: number) => [...get(local), ...i32(1), OP.i32Add, ...set(local)];
+const increment = (local: number) => add(local, 1);
 /** i >= n: return the count of wide tokens */
 const returnAtEnd = [...get(I), ...get(N), OP.i32GeU, OP.if, VOID, ...get(COUNT), OP.return, OP.end];
 /** i32 at OUT + COUNT * 8 + offset = value */
@@ -72,7 +54,7 @@ const storePair = (offset: number, value: number) => [
   ...get(OUT), ...get(COUNT), ...i32(3), OP.i32Shl, OP.i32Add, ...get(value), OP.i32Store, 2, offset,
 ];
 /** c = bytes[i++] */
-const readByte = [...get(I), OP.i32Load8u, ...MEMARG, ...set(C), ...increment(I)];
+const readByte = [...get(I), OP.i32Load8u, ...memarg(), ...set(C), ...increment(I)];
 /** (c | 0x20) === code: '[' and '{' differ only in bit 5, as do ']' and '}', 'E' and 'e'. */
 const isEitherCase = (code: number) => [...get(C), ...i32(0x20), OP.i32Or, ...i32(code), OP.i32Eq];
 const isByte = (code: number) => [...get(C), ...i32(code), OP.i32Eq];
@@ -97,7 +79,7 @@ const SCAN_BODY: number[] = [
   // to the first such byte, which the byte path below reads. Only while 16 bytes remain, so no byte
   // past the body is looked at (what lies there is an earlier body's or the pair area).
   ...get(I), ...i32(16), OP.i32Add, ...get(N), OP.i32LeU, OP.if, VOID,
-  ...get(I), SIMD_PREFIX, SIMD.v128Load, ...MEMARG, OP.localTee, BLOCK,
+  ...get(I), ...simd(SIMD.v128Load), ...memarg(), ...tee(BLOCK),
   ...get(QUOTES), ...simd(SIMD.i8x16Eq),
   ...get(BLOCK), ...get(BACKSLASHES), ...simd(SIMD.i8x16Eq),
   ...simd(SIMD.v128Or), ...simd(SIMD.i8x16Bitmask), OP.localTee, MASK,
@@ -133,7 +115,7 @@ const SCAN_BODY: number[] = [
   OP.block, VOID, // $token
   OP.loop, VOID, // $tokenByte
   ...get(I), ...get(N), OP.i32GeU, OP.brIf, 1, // break $token
-  ...get(I), OP.i32Load8u, ...MEMARG, ...set(C),
+  ...get(I), OP.i32Load8u, ...memarg(), ...set(C),
   ...isDigit, OP.if, VOID, ...increment(DIGITS), ...increment(I), OP.br, 1, OP.end,
   ...isEitherCase(0x65), OP.if, VOID, ...i32(1), ...set(EXPONENT), ...increment(I), OP.br, 1, OP.end,
   ...isByte(0x2d), ...isByte(0x2b), OP.i32Or, ...isByte(0x2e), OP.i32Or, OP.if, VOID, ...increment(I), OP.br, 1, OP.end,
@@ -151,70 +133,15 @@ const SCAN_BODY: number[] = [
   OP.end,
 ];
 
-function unsignedLeb(value: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = value & 0x7f;
-    value >>>= 7;
-    if (value !== 0) b |= 0x80;
-    out.push(b);
-  } while (value !== 0);
-  return out;
-}
-
-function signedLeb(value: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const b = value & 0x7f;
-    value >>= 7;
-    if ((value === 0 && (b & 0x40) === 0) || (value === -1 && (b & 0x40) !== 0)) {
-      out.push(b);
-      return out;
-    }
-    out.push(b | 0x80);
-  }
-}
-
-const vector = (items: number[][]) => [...unsignedLeb(items.length), ...items.flat()];
-const section = (id: number, content: number[]) => [id, ...unsignedLeb(content.length), ...content];
-const name = (text: string) => [...unsignedLeb(text.length), ...Buffer.from(text, 'latin1')];
-
-function moduleBytes(): Uint8Array {
-  const locals = vector([[8, I32], [3, V128]]); // I..START, QUOTES..BLOCK
-  const code = [...locals, ...SCAN_BODY];
-  return Uint8Array.from([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
-    ...section(1, vector([[0x60, ...vector([[I32], [I32], [I32], [I32]]), ...vector([[I32]])]])), // (i32 x 4) -> i32
-    ...section(3, vector([[0]])), // function 0 has type 0
-    ...section(5, vector([[0x00, 1]])), // one memory, 1 page to start
-    ...section(7, vector([[...name('scan'), 0x00, 0], [...name('memory'), 0x02, 0]])),
-    ...section(10, vector([[...unsignedLeb(code.length), ...code]])),
-  ]);
-}
-
-/** The parts of the WebAssembly API used here (the project's TypeScript libraries do not declare it). */
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: unknown };
-}
-
 interface Scanner {
   scan(n: number, maxDepth: number, out: number, limit: number): number;
-  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  memory: WasmMemory;
 }
 
 /** The compiled scanner, or undefined where WebAssembly or its SIMD is unavailable (e.g. --jitless). */
-function instantiate(): Scanner | undefined {
-  const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
-  if (wasm === undefined) return undefined;
-  try {
-    return new wasm.Instance(new wasm.Module(moduleBytes())).exports as Scanner;
-  } catch {
-    return undefined;
-  }
-}
-
-const scanner = instantiate();
+const scanner = instantiateKernel<Scanner>(kernelModule({
+  name: 'scan', params: 4, i32Locals: 8, v128Locals: 3, body: SCAN_BODY, // locals I..START, QUOTES..BLOCK
+}));
 let memoryView = scanner === undefined ? new Uint8Array(0) : new Uint8Array(scanner.memory.buffer);
 let pairView = scanner === undefined ? new Int32Array(0) : new Int32Array(scanner.memory.buffer);
 
@@ -237,7 +164,7 @@ export function quickScan(bytes: Uint8Array, maxDepth: number): JsonScan | undef
   const needed = out + WIDE_LIMIT * 8;
   if (needed > memoryView.length) {
     try {
-      scanner.memory.grow(Math.ceil((needed - memoryView.length) / PAGE));
+      scanner.memory.grow(Math.ceil((needed - memoryView.length) / WASM_PAGE));
     } catch {
       return undefined; // no memory for it: the JavaScript scan needs none
     }
