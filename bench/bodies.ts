@@ -116,9 +116,10 @@ export function otlpProtoBody(request: number, spans = 100): Buffer {
 // ---- LLM calls as instrumentations send them ------------------------------------------------------
 // The spans above are small (~570 bytes each in OTLP). An LLM call traced by OpenLLMetry-style
 // instrumentation carries its conversation: here ~45 attributes, 8 prompt and 2 completion messages of
-// a few hundred characters, token counts and request parameters, ~4.4 KB per span.
+// a few hundred characters, token counts and request parameters, ~4.4 KB per span. The messages are
+// lines of text with quotes here and there, as prompts and answers are: every one needs JSON escapes.
 
-const LOREM = 'The quick brown fox jumps over the lazy dog while the model considers the question. ';
+const LOREM = 'The quick brown fox jumps over the lazy dog while the model considers the question.\n';
 
 function llmSpan(request: number, i: number): Span {
   const attributes: Attributes = new Map<string, string | number>([
@@ -129,12 +130,12 @@ function llmSpan(request: number, i: number): Span {
   ]);
   for (let m = 0; m < 8; m++) {
     attributes.set(`gen_ai.prompt.${m}.role`, m === 0 ? 'system' : m % 2 ? 'user' : 'assistant');
-    attributes.set(`gen_ai.prompt.${m}.content`, `Turn ${m} of conversation ${i}: ${LOREM.repeat(3 + (m % 3))}`);
+    attributes.set(`gen_ai.prompt.${m}.content`, `Turn ${m} of conversation ${i}:\n${LOREM.repeat(3 + (m % 3))}`);
   }
   for (let m = 0; m < 2; m++) {
     attributes.set(`gen_ai.completion.${m}.role`, 'assistant');
     attributes.set(`gen_ai.completion.${m}.finish_reason`, 'stop');
-    attributes.set(`gen_ai.completion.${m}.content`, `Answer ${i}.${m}: ${LOREM.repeat(4)}`);
+    attributes.set(`gen_ai.completion.${m}.content`, `Answer ${i}.${m}, on the "question":\n${LOREM.repeat(4)}`);
   }
   for (let k = 0; k < 10; k++) attributes.set(`app.request.field_${k}`, k % 2 ? `value-${k}-${i % 5}` : k * 10);
   return otlpSpan(request, i, 'chat gpt-4o', attributes, 900_000_000n, 'bench-llm-app',
