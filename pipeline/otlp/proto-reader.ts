@@ -93,6 +93,13 @@ export class ProtoReader {
       if (short > this.end - this.pos) this.fail('length runs past the end of its message');
       return short;
     }
+    // Two bytes (128 B to 16 KiB: LLM messages, whole spans) without the general loop's `2 ** shift`.
+    if (pos + 1 < this.end && buf[pos + 1] < 0x80) {
+      const two = (buf[pos] & 0x7f) | (buf[pos + 1] << 7);
+      this.pos = pos + 2;
+      if (two > this.end - this.pos) this.fail('length runs past the end of its message');
+      return two;
+    }
     let len = 0;
     for (let shift = 0; ; shift += 7) {
       if (pos >= this.end) this.fail('truncated length');

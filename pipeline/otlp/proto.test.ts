@@ -49,6 +49,26 @@ describe('protobuf wire', () => {
     }
   });
 
+  it('reads length prefixes of one, two and more bytes, padded ones too, and checks each against the end', () => {
+    const prefix = (n: number, width: number) => Array.from({ length: width }, (_, k) => ((n / 2 ** (7 * k)) & 0x7f) | (k < width - 1 ? 0x80 : 0));
+    for (const n of [0, 1, 127, 128, 255, 16_383, 16_384, 2_097_151, 2_097_152]) {
+      const minimal = Math.max(1, Math.ceil(Math.log2(n + 1) / 7));
+      for (const width of [minimal, minimal + 1, 5]) {
+        if (width > 5) continue;
+        const head = prefix(n, width);
+        const fits = new ProtoReader(Uint8Array.from([...head, ...new Array<number>(n).fill(0x61)]));
+        expect(fits.length(), `${n} in ${width} bytes`).toBe(n);
+        expect(fits.pos).toBe(width);
+        // One byte short of the length: an error, never a read past the end.
+        const short = new ProtoReader(Uint8Array.from([...head, ...new Array<number>(Math.max(0, n - 1)).fill(0x61)]));
+        if (n > 0) expect(() => short.length(), `${n} in ${width} bytes, short`).toThrow(OtlpDecodeError);
+      }
+    }
+    // A prefix cut off after its first byte.
+    expect(() => new ProtoReader(Uint8Array.from([0x80])).length()).toThrow(OtlpDecodeError);
+    expect(() => new ProtoReader(Uint8Array.from([0xff, 0xff])).length()).toThrow(OtlpDecodeError);
+  });
+
   it('strings: ASCII, multi-byte UTF-8 and astral characters', () => {
     for (const s of ['', 'a', 'héllo wörld', '日本語のテキスト', '🙂 emoji 🚀', 'x'.repeat(23) + 'é']) {
       const w = new ProtoWriter(4);
