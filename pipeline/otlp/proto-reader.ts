@@ -62,17 +62,18 @@ export class ProtoReader {
       this.pos = pos;
       return b;
     }
+    // Integer arithmetic only (see length()): bits 0-27 by shifts, bits 28-31 from the fifth byte, the
+    // rest read and dropped.
     let value = b & 0x7f;
-    let shift = 7;
-    for (let i = 1; i < 10; i++) {
+    for (let shift = 7; shift < 70; shift += 7) {
       if (pos >= this.end) this.fail('truncated varint');
       b = buf[pos++];
-      if (shift < 32) value += (b & 0x7f) * 2 ** shift;
+      if (shift < 28) value |= (b & 0x7f) << shift;
+      else if (shift === 28) value = (value | ((b & 0x0f) << 28)) >>> 0;
       if (b < 0x80) {
         this.pos = pos;
-        return value % TWO_32;
+        return value;
       }
-      shift += 7;
     }
     this.fail('varint longer than 10 bytes');
   }
@@ -100,12 +101,16 @@ export class ProtoReader {
       if (two > this.end - this.pos) this.fail('length runs past the end of its message');
       return two;
     }
+    // Integer arithmetic only. With `len += (b & 0x7f) * 2 ** shift` here, decoding bench spans took
+    // ~1.55 us/span; ~1.25 with the two-byte path above, ~1.12 with this loop too (decision 0480). The
+    // likely reason: a double length made the reader's `end` (enter() adds a length to it) a double
+    // field, and every bounds check of the decode a floating-point compare.
     let len = 0;
     for (let shift = 0; ; shift += 7) {
       if (pos >= this.end) this.fail('truncated length');
-      if (shift > 28) this.fail('length over 2^32');
       const b = buf[pos++];
-      len += (b & 0x7f) * 2 ** shift;
+      if (shift === 28 && b > 0x07) this.fail('length over 2^31 - 1');
+      len |= (b & 0x7f) << shift;
       if (b < 0x80) break;
     }
     this.pos = pos;

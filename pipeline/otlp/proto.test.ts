@@ -21,6 +21,24 @@ describe('protobuf wire', () => {
     for (const [input, expected] of cases) expect(roundTripInt64(input)).toStrictEqual(expected);
   });
 
+  it('uint32 varints keep the low 32 bits of every width, ten bytes at most', () => {
+    const cases = [0, 1, 127, 128, 16_383, 16_384, 2 ** 28 - 1, 2 ** 28, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1];
+    for (const v of cases) {
+      const w = new ProtoWriter(8);
+      w.varint(v);
+      expect(new ProtoReader(w.finish()).uint32(), String(v)).toBe(v);
+    }
+    // Wider values keep their low 32 bits (as protobuf's uint32 does); int32 reads them signed.
+    const wide = new ProtoWriter(8);
+    wide.int64(-2);
+    expect(new ProtoReader(wide.finish()).uint32()).toBe(2 ** 32 - 2);
+    const sixtyFour = Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0x8f, 0x80, 0x80, 0x80, 0x80, 0x01]);
+    expect(new ProtoReader(sixtyFour).uint32()).toBe(2 ** 32 - 1);
+    expect(new ProtoReader(sixtyFour).int32()).toBe(-1);
+    // Padded: a zero in every byte but the first.
+    expect(new ProtoReader(Uint8Array.from([0x85, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00])).uint32()).toBe(5);
+  });
+
   it('negative int64 takes ten bytes (two\'s complement), as protobuf requires', () => {
     const w = new ProtoWriter(8);
     w.int64(-1);
