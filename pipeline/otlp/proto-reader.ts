@@ -103,8 +103,9 @@ export class ProtoReader {
     }
     // Integer arithmetic only. With `len += (b & 0x7f) * 2 ** shift` here, decoding bench spans took
     // ~1.55 us/span; ~1.25 with the two-byte path above, ~1.12 with this loop too (decision 0480). The
-    // likely reason: a double length made the reader's `end` (enter() adds a length to it) a double
-    // field, and every bounds check of the decode a floating-point compare.
+    // likely reason: the multiplication types the result as a double in optimised code, and with it the
+    // positions every caller computes from a length (string(), enter()), so their arithmetic and
+    // bounds checks turn into floating point with conversions back.
     let len = 0;
     for (let shift = 0; ; shift += 7) {
       if (pos >= this.end) this.fail('truncated length');
