@@ -76,6 +76,17 @@ describe('JsonWriter', () => {
     }
   });
 
+  it('reserves the bytes an escaped text takes, not six per character: a buffer that fits it is not grown', () => {
+    for (const text of ['x'.repeat(1000), 'line\n'.repeat(200), '日本'.repeat(300)]) {
+      const size = Buffer.byteLength(JSON.stringify(text));
+      const into = Buffer.alloc(size);
+      const w = new JsonWriter(size, into);
+      w.string(text);
+      expect(w.buf).toBe(into);
+      expect(w.bytes().toString('utf8')).toBe(JSON.stringify(text));
+    }
+  });
+
   it('copies a long string written lately from its first copy: repeats, equal lengths, escapes, growth, reset', () => {
     const random = seededRandom(3204);
     // Texts of a few equal lengths (so equal-length different texts meet), some needing escapes.

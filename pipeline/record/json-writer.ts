@@ -14,7 +14,7 @@ import { AttributeList } from '../attributes/list.ts';
 import type { Utf8WriteBuffer } from '../output-buffer.ts';
 import { Piece, PieceCache } from '../piece.ts';
 import type { AttrValue, Attributes } from '../span.ts';
-import { writeEscaped } from './wasm-escape.ts';
+import { copyEscaped, escape } from './wasm-escape.ts';
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -232,14 +232,16 @@ export class JsonWriter {
    * byte scan below when plain, more with newlines and quotes (decision 0480).
    */
   private escapedString(text: string): void {
-    this.reserve(text.length * 6 + 2);
-    const n = writeEscaped(text, this.buf, this.pos + 1);
+    const n = escape(text);
     if (n < 0) {
       this.scanLongString(text);
       return;
     }
-    this.buf[this.pos] = QUOTE;
-    this.buf[this.pos + 1 + n] = QUOTE;
+    this.reserve(n + 2);
+    const buf = this.buf;
+    buf[this.pos] = QUOTE;
+    copyEscaped(buf, this.pos + 1, n);
+    buf[this.pos + 1 + n] = QUOTE;
     this.pos += n + 2;
   }
 

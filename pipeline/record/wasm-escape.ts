@@ -1,4 +1,5 @@
-// A long string's JSON literal body written by a WebAssembly SIMD kernel: the text is UTF-8 encoded
+// The inside of a string's JSON literal, written by a WebAssembly SIMD kernel for the record writer
+// (its long strings, and short ones with escapes or non-ASCII characters): the text is UTF-8 encoded
 // natively into the kernel's memory, which copies it 16 bytes per step to an output area while no byte
 // of the step needs an escape, and escapes the bytes that do as JSON.stringify does. The writer then
 // copies the output into its buffer.
@@ -7,8 +8,9 @@
 // most of the bytes of an LLM span. The JavaScript byte scan checked four bytes per step and handed any
 // text with an escape to JSON.stringify and a second native write (decision 0480 has the measurements).
 //
-// The one case left to the caller: U+FFFD (EF BF BD), which is what the native UTF-8 encoding makes of
-// a lone surrogate; JSON.stringify writes a lone surrogate as `\udXXX`, and only the string can tell.
+// Left to the caller, besides texts over MAX_KERNEL_TEXT: U+FFFD (EF BF BD), which is what the native
+// UTF-8 encoding makes of a lone surrogate; JSON.stringify writes a lone surrogate as `\udXXX`, and only
+// the string can tell.
 import {
   OP, SIMD, VOID, add, get, i32, instantiateKernel, kernelModule, memarg, set, simd, tee, WASM_PAGE, type WasmMemory,
 } from '../wasm/assemble.ts';
@@ -140,14 +142,18 @@ if (escaper !== undefined) writeTables(memory);
 /** Whether the kernel runs here (tests use it to know which path they exercised). */
 export const escapeKernelAvailable = escaper !== undefined;
 
+/** Where the last escape()'s output starts in the kernel's memory. */
+let output = 0;
+
 /**
- * Writes `text` as the inside of a JSON string literal (no quotes), exactly as JSON.stringify escapes
- * it, into `target` at `at`, which must have room for `6 * text.length` bytes. Returns the bytes
- * written, or -1 when the caller must write it some other way: no WebAssembly here, a text longer
- * than MAX_KERNEL_TEXT, no memory to grow into, or a U+FFFD in the UTF-8 (which may be a lone
- * surrogate: only JSON.stringify of the string tells).
+ * Escapes `text` as the inside of a JSON string literal (no quotes), exactly as JSON.stringify does,
+ * into the kernel's memory; copyEscaped() then copies it out. Returns the output's byte length, or -1
+ * when the caller must write the text some other way: no WebAssembly here, a text longer than
+ * MAX_KERNEL_TEXT, no memory to grow into, or a U+FFFD in the UTF-8 (which may be a lone surrogate:
+ * only JSON.stringify of the string tells). Two steps, so that the writer reserves the bytes the text
+ * takes, not the six per character it might.
  */
-export function writeEscaped(text: string, target: Buffer, at: number): number {
+export function escape(text: string): number {
   const n = text.length;
   if (escaper === undefined || n > MAX_KERNEL_TEXT) return -1;
   // 16-byte aligned output after at most 3 bytes per unit of input; up to 6 bytes per unit out.
@@ -162,8 +168,11 @@ export function writeEscaped(text: string, target: Buffer, at: number): number {
     memory = kernelView();
   }
   const bytes = memory.utf8Write(text, INPUT);
-  const length = escaper.escape(INPUT, INPUT + bytes, out);
-  if (length < 0) return -1;
-  memory.copy(target, at, out, out + length);
-  return length;
+  output = out;
+  return escaper.escape(INPUT, INPUT + bytes, out);
+}
+
+/** Copies the `length` bytes of the last escape() into `target` at `at`. */
+export function copyEscaped(target: Buffer, at: number, length: number): void {
+  memory.copy(target, at, output, output + length);
 }
