@@ -27,9 +27,22 @@ export const SpanKind = {
 
 export const StatusCode = { UNSET: 0, OK: 1, ERROR: 2 } as const;
 
+/** Never changed in place: spans share the statuses without a message (spanStatus). */
 export interface SpanStatus {
-  code: number;
-  message?: string;
+  readonly code: number;
+  readonly message?: string;
+}
+
+/** One object for each of the three codes without a message; a status is read, never changed. */
+const PLAIN_STATUSES: readonly SpanStatus[] = [{ code: 0 }, { code: 1 }, { code: 2 }];
+
+/**
+ * The status `code` with `message` (none when undefined): a shared object for the usual case, where a
+ * new one per span was a heap object, and a cache line the record encoder reads cold (decision 0480).
+ */
+export function spanStatus(code: number, message: string | undefined): SpanStatus {
+  if (message === undefined) return PLAIN_STATUSES[code] ?? { code };
+  return { code, message };
 }
 
 export interface SpanEvent {

@@ -5,7 +5,7 @@
 // Decoding judges only the wire format. Whether a span is acceptable (id lengths, zero ids, times,
 // enum ranges) is the `validate` processor's call (otlp.md), so ids are kept as the hex of whatever
 // bytes came, enums as the numbers that came, and absent times as 0n.
-import { newSpan, type AttrScalar, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../span.ts';
+import { newSpan, spanStatus, type AttrScalar, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../span.ts';
 import { flattenInto } from '../attributes/flatten.ts';
 import { AttributeList } from '../attributes/list.ts';
 import { attributeCached, attributeHash, cachedKey, cachedValue, rememberAttribute } from './decode-attribute-cache.ts';
@@ -379,7 +379,7 @@ function readSpan(
   }
   spanKeys.settle(attributes);
   // newSpan: every field, so one hidden class for all spans (pipeline/span.ts SPAN_FIELDS).
-  const status = statusMessage === '' ? { code: statusCode } : { code: statusCode, message: statusMessage };
+  const status = spanStatus(statusCode, statusMessage === '' ? undefined : statusMessage);
   const span = newSpan(traceId, spanId, name, kind, startNs, endNs, status, attributes);
   // Empty parent bytes mean a root (otlp.md); all-zero ones are validate's to judge.
   if (parentId !== '') span.parentId = parentId;

@@ -3,7 +3,7 @@
 import type { SpanDraft } from '../../pipeline/batch.ts';
 import { isZeroSpanId, normaliseSpanId, normaliseTraceId, randomHex, spanIdHex } from '../../pipeline/ids.ts';
 import type { Span } from '../../pipeline/span.ts';
-import { newSpan, SPAN_KIND_NAMES, SPAN_TYPES, STATUS_CODE_NAMES, TRACE_TYPES } from '../../pipeline/span.ts';
+import { newSpan, spanStatus, SPAN_KIND_NAMES, SPAN_TYPES, STATUS_CODE_NAMES, TRACE_TYPES } from '../../pipeline/span.ts';
 import { parseTimestamp } from '../../pipeline/time.ts';
 import { isJsonObject } from '../../pipeline/tracing/tree.ts';
 import {
@@ -154,7 +154,7 @@ export function checkDraft(draft: SpanDraft, lineage: Lineage): Span | string {
   if (attributes === undefined) return 'invalid attributes: expected an object';
 
   // newSpan: every field, so one hidden class for all spans (pipeline/span.ts SPAN_FIELDS).
-  const span = newSpan(traceId, spanId, name, kind, startNs, endNs, typeof message === 'string' ? { code, message } : { code }, attributes);
+  const span = newSpan(traceId, spanId, name, kind, startNs, endNs, spanStatus(code, typeof message === 'string' ? message : undefined), attributes);
   if (parentId !== undefined) span.parentId = parentId;
 
   // Lists: absent stays absent; [] is kept (it means something for links and events).
