@@ -14,7 +14,7 @@ import { AttributeList } from '../attributes/list.ts';
 import type { Utf8WriteBuffer } from '../output-buffer.ts';
 import { Piece, PieceCache } from '../piece.ts';
 import type { AttrValue, Attributes } from '../span.ts';
-import { copyEscaped, escape } from './wasm-escape.ts';
+import { copyEscaped, escapeText } from './wasm-escape.ts';
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -232,7 +232,7 @@ export class JsonWriter {
    * byte scan below when plain, more with newlines and quotes (decision 0480).
    */
   private escapedString(text: string): void {
-    const n = escape(text);
+    const n = escapeText(text);
     if (n < 0) {
       this.scanLongString(text);
       return;

@@ -3,7 +3,7 @@
 // escapes, multi-byte characters, and the one case it hands back (U+FFFD in the UTF-8).
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/helpers/random.ts';
-import { copyEscaped, escape, escapeKernelAvailable, MAX_KERNEL_TEXT } from './wasm-escape.ts';
+import { copyEscaped, escapeKernelAvailable, escapeText, MAX_KERNEL_TEXT } from './wasm-escape.ts';
 
 /** Characters of every class the kernel treats differently, weighted towards the ones it escapes. */
 const ODD = [
@@ -18,7 +18,7 @@ function reference(text: string): string {
 
 /** The kernel's output for `text`, written after a guard byte and followed by one, both checked. */
 function escaped(text: string): string | undefined {
-  const n = escape(text);
+  const n = escapeText(text);
   if (n < 0) return undefined;
   const target = Buffer.alloc(n + 2, 0xaa);
   copyEscaped(target, 1, n);
@@ -80,7 +80,7 @@ describe('escape (WebAssembly SIMD) against JSON.stringify', () => {
     const mixed = randomText(seededRandom(4802), MAX_KERNEL_TEXT, 0.3).replaceAll('😀', '日');
     expect(mixed.length).toBe(MAX_KERNEL_TEXT);
     expect(escaped(mixed) === reference(mixed)).toBe(true);
-    expect(escape('a'.repeat(MAX_KERNEL_TEXT + 1))).toBe(-1);
+    expect(escapeText('a'.repeat(MAX_KERNEL_TEXT + 1))).toBe(-1);
     // Short texts after long ones: nothing of the earlier output shows through.
     expect(escaped('after "it"\n')).toBe(reference('after "it"\n'));
   });

@@ -23,7 +23,7 @@ const TABLE_SHORT = 0;
 /** The hex digits of `\u00XX`, lowercase as JSON.stringify writes them. */
 const TABLE_HEX = 32;
 /** Texts longer than this (in UTF-16 units) are the caller's: the memory, which never shrinks, stays
- *  below ~1.4 MiB (UTF-8 input up to 3 bytes per unit, output up to 6 bytes per unit). */
+ *  at 10 pages, 640 KiB (UTF-8 input up to 3 bytes per unit, output up to 6 bytes per unit). */
 export const MAX_KERNEL_TEXT = 64 * 1024;
 
 /** The kernel's answer for a text it leaves to the caller. */
@@ -142,7 +142,7 @@ if (escaper !== undefined) writeTables(memory);
 /** Whether the kernel runs here (tests use it to know which path they exercised). */
 export const escapeKernelAvailable = escaper !== undefined;
 
-/** Where the last escape()'s output starts in the kernel's memory. */
+/** Where the last escapeText()'s output starts in the kernel's memory. */
 let output = 0;
 
 /**
@@ -153,7 +153,7 @@ let output = 0;
  * only JSON.stringify of the string tells). Two steps, so that the writer reserves the bytes the text
  * takes, not the six per character it might.
  */
-export function escape(text: string): number {
+export function escapeText(text: string): number {
   const n = text.length;
   if (escaper === undefined || n > MAX_KERNEL_TEXT) return -1;
   // 16-byte aligned output after at most 3 bytes per unit of input; up to 6 bytes per unit out.
@@ -172,7 +172,7 @@ export function escape(text: string): number {
   return escaper.escape(INPUT, INPUT + bytes, out);
 }
 
-/** Copies the `length` bytes of the last escape() into `target` at `at`. */
+/** Copies the `length` bytes of the last escapeText() into `target` at `at`. */
 export function copyEscaped(target: Buffer, at: number, length: number): void {
   memory.copy(target, at, output, output + length);
 }
