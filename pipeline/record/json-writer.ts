@@ -234,7 +234,7 @@ export class JsonWriter {
   private escapedString(text: string): void {
     const n = escapeText(text);
     if (n < 0) {
-      this.scanLongString(text);
+      this.scannedString(text);
       return;
     }
     this.reserve(n + 2);
@@ -252,7 +252,7 @@ export class JsonWriter {
    * again through JSON.stringify, whose native escaping measured faster than escaping these bytes in
    * place in JS (decision 0470).
    */
-  private scanLongString(text: string): void {
+  private scannedString(text: string): void {
     this.reserve(text.length * 3 + 2);
     const buf = this.buf;
     const view = this.view;
