@@ -12,7 +12,7 @@
 // UTF-8 encoding makes of a lone surrogate; JSON.stringify writes a lone surrogate as `\udXXX`, and only
 // the string can tell.
 import {
-  OP, SIMD, VOID, add, get, i32, instantiateKernel, kernelModule, memarg, set, simd, tee, WASM_PAGE, type WasmMemory,
+  OP, SIMD, VOID, add, get, i32, instantiateKernel, kernelModule, memarg, reserveMemory, set, simd, tee, type WasmMemory,
 } from '../wasm/assemble.ts';
 import type { Utf8WriteBuffer } from '../output-buffer.ts';
 
@@ -160,11 +160,7 @@ export function escapeText(text: string): number {
   const out = (INPUT + 3 * n + 15) & ~15;
   const needed = out + 6 * n + 16;
   if (needed > memory.length) {
-    try {
-      escaper.memory.grow(Math.ceil((needed - memory.length) / WASM_PAGE));
-    } catch {
-      return -1;
-    }
+    if (!reserveMemory(escaper.memory, needed)) return -1;
     memory = kernelView();
   }
   const bytes = memory.utf8Write(text, INPUT);

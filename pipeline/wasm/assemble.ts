@@ -102,7 +102,22 @@ export interface WasmMemory {
   grow(pages: number): number;
 }
 
-export const WASM_PAGE = 65536;
+const WASM_PAGE = 65536;
+
+/**
+ * Grows `memory` to at least `bytes` (it never shrinks). False when it cannot grow (the caller then
+ * runs its JavaScript path). A grown memory has a new buffer: views of the old one are empty.
+ */
+export function reserveMemory(memory: WasmMemory, bytes: number): boolean {
+  const size = memory.buffer.byteLength;
+  if (bytes <= size) return true;
+  try {
+    memory.grow(Math.ceil((bytes - size) / WASM_PAGE));
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** The module's exports, or undefined where WebAssembly or its SIMD is unavailable (e.g. --jitless). */
 export function instantiateKernel<T>(bytes: Uint8Array): T | undefined {
