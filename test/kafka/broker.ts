@@ -235,8 +235,10 @@ async function prepare(workDir: string, libs: string): Promise<BrokerState> {
   while (ports.size < 5) ports.add(await freePort());
   const [port, saslPort, tlsPort, mtlsPort, controllerPort] = [...ports];
   // A Kafka Uuid is 16 random bytes in url-safe base64 without padding, what `StorageTool random-uuid`
-  // prints; making it here saves one JVM start.
-  const clusterId = randomBytes(16).toString('base64url');
+  // prints; making it here saves one JVM start. Like Kafka's own generator, never one that starts with
+  // '-': the format command's parser takes `-t -Xy...` for a missing argument (1 start in 64 failed so).
+  let clusterId = randomBytes(16).toString('base64url');
+  while (clusterId.startsWith('-')) clusterId = randomBytes(16).toString('base64url');
   const state: BrokerState = {
     workDir,
     bootstrap: `127.0.0.1:${port}`,
