@@ -7,7 +7,7 @@ import { SPAN_KIND_NAMES, STATUS_CODE_NAMES } from '../span.ts';
 import type { Attributes, OtlpExtras, Span, SpanEvent, SpanLink, SpanReference, SpanScope } from '../span.ts';
 import { nestedShape } from '../attributes/unflatten.ts';
 import { SizeGuess } from '../output-buffer.ts';
-import { ascii } from '../piece.ts';
+import { ascii, PiecePositions } from '../piece.ts';
 import { JsonWriter } from './json-writer.ts';
 import { writeTimeNs } from './time-format.ts';
 
@@ -56,6 +56,10 @@ const STATUS_MEMBERS = STATUS_CODE_NAMES.map((name) => ascii(`","status_code":"$
 const K_FIRST_ATTRIBUTES = ascii('"attributes":');
 const K_SCOPE_NAME = ascii('{"name":');
 const K_SCOPE_VERSION = ascii(',"version":');
+
+/** The keys of span and of event attributes by position, as last written (PiecePositions). */
+const SPAN_KEYS = new PiecePositions();
+const EVENT_KEYS = new PiecePositions();
 
 /** Reused for the one-record forms; it grows to the largest record seen, up to SCRATCH_KEEP kept. */
 let scratch = new JsonWriter(4096);
@@ -147,7 +151,7 @@ function writeSpan(w: JsonWriter, span: Span, nested: boolean): void {
   }
   w.copy(K_ATTRIBUTES);
   if (nested) w.plainValue(nestedShape(span.attributes));
-  else w.attributes(span.attributes);
+  else w.attributes(span.attributes, SPAN_KEYS);
   if (span.events !== undefined) {
     w.copy(K_EVENTS);
     writeEvents(w, span.events);
@@ -179,7 +183,7 @@ function writeEvents(w: JsonWriter, events: readonly SpanEvent[]): void {
     w.copy(K_TIMESTAMP);
     writeTimeNs(w, event.timeNs);
     w.copy(K_AFTER_TIME_ATTRIBUTES);
-    w.attributes(event.attributes);
+    w.attributes(event.attributes, EVENT_KEYS);
     if (event.droppedAttributesCount !== undefined) {
       w.copy(K_EVENT_DROPPED);
       w.integerOrText(event.droppedAttributesCount);

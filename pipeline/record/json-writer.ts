@@ -12,7 +12,7 @@
 // whose output is exactly the JSON string literal, and is then UTF-8 encoded natively.
 import { AttributeList } from '../attributes/list.ts';
 import type { Utf8WriteBuffer } from '../output-buffer.ts';
-import { Piece, PieceCache } from '../piece.ts';
+import { Piece, PieceCache, PiecePositions } from '../piece.ts';
 import type { AttrValue, Attributes } from '../span.ts';
 import { copyEscaped, escapeText } from './wasm-escape.ts';
 
@@ -27,6 +27,8 @@ const DIGIT_0 = 0x30;
 
 /** Encoded `,"key":` forms of attribute keys. */
 const keyPieces = new PieceCache(4096, 128);
+/** The key positions of attribute maps written without positions of their own (see `attributes()`). */
+const otherPositions = new PiecePositions();
 
 /** Strings longer than this skip the char loop: one native UTF-8 write and a byte scan win there. */
 const LONG_STRING = 64;
@@ -139,11 +141,11 @@ export class JsonWriter {
   }
 
   /**
-   * `,"key":` for an attribute key (the comma before every member, see `attributes()`), from a bounded
-   * cache of the encoded forms (keys repeat in every span).
+   * `,"key":` for the key of member `i` of an attribute map (the comma before every member, see
+   * `attributes()`), from a bounded cache of the encoded forms (keys repeat in every span).
    */
-  memberKey(key: string): void {
-    const encoded = keyPieces.get(key);
+  memberKey(key: string, i: number, seen: PiecePositions): void {
+    const encoded = keyPieces.getAt(key, i, seen);
     if (encoded === undefined) {
       const start = this.pos;
       this.byte(COMMA);
@@ -356,8 +358,11 @@ export class JsonWriter {
     this.byte(CLOSE_BRACKET);
   }
 
-  /** A flat attribute map as one JSON object, in map order. */
-  attributes(attributes: Attributes): void {
+  /**
+   * A flat attribute map as one JSON object, in map order. `seen` holds the keys of this kind of map
+   * (a span's, an event's) by position, as written last time (PiecePositions).
+   */
+  attributes(attributes: Attributes, seen: PiecePositions = otherPositions): void {
     if (attributes.size === 0) {
       this.byte(OPEN_BRACE);
       this.byte(CLOSE_BRACE);
@@ -371,7 +376,7 @@ export class JsonWriter {
       const keys = attributes.keyArray;
       const values = attributes.valueArray;
       for (let i = 0; i < keys.length; i++) {
-        this.memberKey(keys[i]);
+        this.memberKey(keys[i], i, seen);
         this.attrValue(values[i]);
       }
     } else {
@@ -380,6 +385,8 @@ export class JsonWriter {
       // each), which is garbage the collector has to chase; keys() with get() is twice the cost of
       // forEach (measured again in round 3).
       target = this;
+      targetPositions = seen;
+      position = 0;
       attributes.forEach(writeMember);
       target = undefined;
     }
@@ -434,9 +441,11 @@ export class JsonWriter {
 
 // The writer of the attributes() walk. Attribute values are flat (never Maps), so the walk does not nest.
 let target: JsonWriter | undefined;
+let targetPositions = otherPositions;
+let position = 0;
 
 function writeMember(value: unknown, key: string): void {
   const w = target!;
-  w.memberKey(key);
+  w.memberKey(key, position++, targetPositions);
   w.attrValue(value as AttrValue);
 }
