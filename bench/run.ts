@@ -59,11 +59,12 @@ async function main() {
     })
     : scenarios;
   const pin = pinning();
-  const context = { durationMs: options.durationMs, pin, collector: collectorBinary };
+  const context = { durationMs: options.durationMs, pin, collector: collectorBinary, round: 1 };
   // Round after round of every selected scenario, so that a noisy minute lands on one round of each
   // rather than on every run of one scenario.
   const results: Row[][] = [];
   for (let round = 1; round <= options.rounds; round++) {
+    context.round = round;
     const rows: Row[] = [];
     for (const scenario of selected) {
       process.stderr.write(`bench: ${scenario.name}${options.rounds > 1 ? ` (round ${round} of ${options.rounds})` : ''}...\n`);

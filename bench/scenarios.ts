@@ -31,6 +31,18 @@ export interface BenchContext {
   durationMs: number;
   pin: Pin;
   collector(): string | undefined;
+  /** 1 for the first round; the peers of a pair take turns at going first (see `collectorFirst`). */
+  round: number;
+}
+
+/**
+ * Whether the Collector runs before tracehop in this round of a pair: in every second round. The two
+ * runs of a pair are minutes apart, and whatever the machine does to the first or the second of them
+ * (the drift of a shared host, the page cache and files the run before left behind) then falls on each
+ * peer in turn instead of on one of them in every round.
+ */
+export function collectorFirst(round: number): boolean {
+  return round % 2 === 0;
 }
 
 export interface Scenario {
@@ -132,21 +144,23 @@ async function otlpPair(
   tracehopNodeOptions: string[] = [], body: (i: number) => Buffer = otlpProtoBody,
 ): Promise<Row[]> {
   const bodies = writeBodies(body);
+  const binary = ctx.collector();
+  const runCollector = async (): Promise<Row> => {
+    if (!binary) return { scenario: name, target: 'otelcol', note: 'skipped: go is not on PATH, so the Collector could not be built' };
+    const port = freePort();
+    const theirs = await withTarget(startCollector(name, binary, collectorConfig(collectorExporter, exporterIds[1]), port, ctx.pin), (t) =>
+      measure(t, load(`${t.endpoints.otlp[0]}/v1/traces`, 'application/x-protobuf', bodies, ctx, rate), ctx.pin));
+    return { scenario: name, target: 'otelcol', measurement: theirs };
+  };
+  const first = collectorFirst(ctx.round) ? await runCollector() : undefined;
   const rows: Row[] = [];
   for (const nodeOptions of ['', ...tracehopNodeOptions]) {
     const ours = await withTarget(startTracehop(name, tracehopConfig('otlp', tracehopExporter, 'memory', exporterIds[0]), ctx.pin, nodeOptions), (t) =>
       measure(t, load(`${t.endpoints.otlp[0]}/v1/traces`, 'application/x-protobuf', bodies, ctx, rate), ctx.pin));
     rows.push({ scenario: name, target: nodeOptions ? `tracehop (NODE_OPTIONS=${nodeOptions})` : 'tracehop', measurement: ours });
   }
-  const binary = ctx.collector();
-  if (!binary) {
-    rows.push({ scenario: name, target: 'otelcol', note: 'skipped: go is not on PATH, so the Collector could not be built' });
-    return rows;
-  }
-  const port = freePort();
-  const theirs = await withTarget(startCollector(name, binary, collectorConfig(collectorExporter, exporterIds[1]), port, ctx.pin), (t) =>
-    measure(t, load(`${t.endpoints.otlp[0]}/v1/traces`, 'application/x-protobuf', bodies, ctx, rate), ctx.pin));
-  rows.push({ scenario: name, target: 'otelcol', measurement: theirs });
+  // The rows keep one order (tracehop first) whichever ran first.
+  rows.push(first ?? (await runCollector()));
   return rows;
 }
 
