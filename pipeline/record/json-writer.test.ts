@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/helpers/random.ts';
-import { ascii } from '../piece.ts';
+import { AttributeList } from '../attributes/list.ts';
+import { ascii, PiecePositions } from '../piece.ts';
 import { JsonWriter } from './json-writer.ts';
 import { MAX_KERNEL_TEXT } from './wasm-escape.ts';
 
@@ -136,6 +137,30 @@ describe('JsonWriter', () => {
       // Built member by member: an object would move integer-like keys to the front.
       const reference = '{' + [...map].map(([k, v]) => JSON.stringify(k) + ':' + JSON.stringify(v)).join(',') + '}';
       expect(written((w) => w.attributes(map))).toBe(reference);
+    }
+  });
+
+  it('finds keys by position for one kind of map and still writes each map as it is: keys that move, change, repeat as other strings or are too long to cache', () => {
+    const random = seededRandom(4409);
+    const seen = new PiecePositions();
+    const long = 'k'.repeat(200);
+    const pool = ['span.type', 'model', 'tokens', 'role', long, 'x'];
+    for (let i = 0; i < 2000; i++) {
+      const keys: string[] = [];
+      for (let m = 0; m < 1 + (i % 7); m++) {
+        // Mostly the pool in order (the same key at the same position), sometimes another pool key, a
+        // new text, or a pool key as a separate string object.
+        const r = random();
+        const key = r < 0.6 ? pool[m % pool.length] : r < 0.8 ? pool[Math.floor(random() * pool.length)]
+          : r < 0.9 ? randomText(random, 1 + Math.floor(random() * 12)) : [...pool[m % pool.length]].join('');
+        if (!keys.includes(key)) keys.push(key);
+      }
+      const values = keys.map((_, j) => (j % 2 ? j : `v${i % 3}`));
+      const list = new AttributeList();
+      keys.forEach((k, j) => list.append(k, values[j]));
+      const map = new Map(keys.map((k, j) => [k, values[j]]));
+      const reference = '{' + keys.map((k, j) => JSON.stringify(k) + ':' + JSON.stringify(values[j])).join(',') + '}';
+      expect(written((w) => w.attributes(i % 2 ? list : map, seen))).toBe(reference);
     }
   });
 
