@@ -37,9 +37,9 @@ export interface BenchContext {
 
 /**
  * Whether the Collector runs before tracehop in this round of a pair: in every second round. The two
- * runs of a pair are minutes apart, and whatever the machine does to the first or the second of them
- * (the drift of a shared host, the page cache and files the run before left behind) then falls on each
- * peer in turn instead of on one of them in every round.
+ * runs of a pair follow each other, and whatever favours the first or the second of them (the drift of a
+ * shared host over half a minute, the page cache and files the run before left behind) then falls on
+ * each peer in turn instead of on the same one in every round.
  */
 export function collectorFirst(round: number): boolean {
   return round % 2 === 0;
