@@ -6,7 +6,7 @@
 // A field of the wrong JSON type that validate has a rule for (ids, times, kind, status code) is decoded
 // to a value validate rejects, so only that span fails; any other type error makes the body
 // undecodable (400), naming the path.
-import { newSpan, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../span.ts';
+import { newSpan, spanStatus, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../span.ts';
 import { flattenInto } from '../attributes/flatten.ts';
 import { AttributeList } from '../attributes/list.ts';
 import { parseJsonBytes } from '../json/parse.ts';
@@ -142,12 +142,11 @@ function readSpan(
 ): Span {
   if (!isObj(v)) fail(path, 'expected an object');
   const statusIn = v.status;
-  let status: Span['status'] = { code: 0 };
+  let status = spanStatus(0, undefined);
   if (statusIn !== undefined && statusIn !== null) {
     if (!isObj(statusIn)) fail(`${path}.status`, 'expected an object');
     const message = str(statusIn.message, `${path}.status.message`);
-    const code = enumValue(statusIn.code, STATUS_NAMES);
-    status = message === '' ? { code } : { code, message };
+    status = spanStatus(enumValue(statusIn.code, STATUS_NAMES), message === '' ? undefined : message);
   }
   // newSpan: every field, so one hidden class for all spans (pipeline/span.ts SPAN_FIELDS).
   const span = newSpan(

@@ -30,7 +30,7 @@ const keyPieces = new PieceCache(4096, 128);
 /** The key positions of attribute maps written without positions of their own (see `attributes()`). */
 const otherPositions = new PiecePositions();
 
-/** Strings longer than this skip the char loop: one native UTF-8 write and a byte scan win there. */
+/** Strings longer than this skip the char loop: the escape kernel (one native UTF-8 write) wins there. */
 const LONG_STRING = 64;
 /** Long strings remembered per writer (see JsonWriter.longTexts). */
 const LONG_TEXTS = 16;
