@@ -45,8 +45,9 @@ export interface IngestConsumer {
   /**
    * Appends accepted spans to every stream this receiver feeds; resolves once every append is done
    * (durable, when the stream is). Rejects with RefusedError: then the client must retry.
+   * `wireBytes`: the body bytes these spans came in (IngestStream.append), when the receiver knows them.
    */
-  append(spans: Span[]): Promise<void>;
+  append(spans: Span[], wireBytes?: number): Promise<void>;
 }
 
 export interface ReceiverContext extends ComponentContext {

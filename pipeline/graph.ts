@@ -202,11 +202,11 @@ export class Graph {
       prepare: (batch: WorkingBatch) => {
         for (let i = 0; i < chain.length; i++) chain[i].process(batch);
       },
-      append: async (spans: Span[]) => {
+      append: async (spans: Span[], wireBytes?: number) => {
         if (spans.length === 0) return;
-        if (streams.length === 1) return streams[0].append(spans);
+        if (streams.length === 1) return streams[0].append(spans, wireBytes);
         // Every stream must take the batch; what others appended stays (at least once, ARCHITECTURE.md).
-        const results = await Promise.allSettled(streams.map((s) => s.append(spans)));
+        const results = await Promise.allSettled(streams.map((s) => s.append(spans, wireBytes)));
         const refused = results.find((r) => r.status === 'rejected');
         if (refused) {
           const reason = (refused as PromiseRejectedResult).reason;

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { makeSpans } from '../../test/helpers/spans.ts';
 import { RefusedError } from '../errors.ts';
 import { MemoryStream } from './memory.ts';
+import { estimateFromWire, estimateSpanBytes } from './size.ts';
 
 describe('memory stream', () => {
   it('hands every record to each reader independently and releases what all readers committed', async () => {
@@ -47,6 +48,19 @@ describe('memory stream', () => {
     expect(stream.refusal()).toBeUndefined();
     await stream.append(makeSpans(5));
     expect(stream.stats().records).toBe(1);
+  });
+
+  it('counts a record by its body bytes when the receiver gives them, else by walking its spans', async () => {
+    const stream = new MemoryStream({ maxBytes: 1 << 20, retryAfterMs: 1000 });
+    const spans = makeSpans(3);
+    await stream.append(spans, 10_000);
+    expect(stream.stats().bytes).toBe(estimateFromWire(3, 10_000));
+    await stream.append(spans);
+    expect(stream.stats().bytes).toBe(estimateFromWire(3, 10_000) + spans.reduce((n, s) => n + estimateSpanBytes(s), 0));
+    // The bound holds on body bytes too: a body larger than what is left is refused.
+    const err = await stream.append(makeSpans(1), 1 << 20).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RefusedError);
+    expect(stream.stats().records).toBe(2);
   });
 
   it('refusal(): none below the bound; at it, the refusal every append would get; after seal, shutting down', async () => {

@@ -4,7 +4,7 @@
 import { RefusedError, type Refusal } from '../errors.ts';
 import type { Span } from '../span.ts';
 import type { IngestStream, StreamReader, StreamRecord } from './stream.ts';
-import { estimateSpanBytes } from './size.ts';
+import { estimateSpanBytes, estimateFromWire } from './size.ts';
 
 export interface MemoryStreamOptions {
   maxBytes: number;
@@ -55,10 +55,11 @@ export class MemoryStream implements IngestStream {
     return `ingest stream full (${this.bytes} of ${this.options.maxBytes} bytes held)`;
   }
 
-  async append(spans: Span[]): Promise<void> {
+  async append(spans: Span[], wireBytes?: number): Promise<void> {
     if (this.sealed) throw new RefusedError('ingest stream is shutting down', this.options.retryAfterMs);
     let bytes = 0;
-    for (let i = 0; i < spans.length; i++) bytes += estimateSpanBytes(spans[i]);
+    if (wireBytes !== undefined) bytes = estimateFromWire(spans.length, wireBytes);
+    else for (let i = 0; i < spans.length; i++) bytes += estimateSpanBytes(spans[i]);
     // A record larger than the whole bound is still taken when the stream is empty, so one big request
     // can never be refused forever.
     if (this.bytes + bytes > this.options.maxBytes && this.bytes > 0) {

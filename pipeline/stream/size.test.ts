@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/helpers/random.ts';
 import { makeSpan } from '../../test/helpers/spans.ts';
 import type { Attributes, AttrValue, Span } from '../span.ts';
-import { estimateSpanBytes } from './size.ts';
+import { estimateFromWire, estimateSpanBytes, keptShare } from './size.ts';
 
 /** The estimate's formula spelled out entry by entry, as a reference for the walk in size.ts. */
 function referenceAttributes(attrs: Attributes | undefined): number {
@@ -55,5 +55,13 @@ describe('span size estimate', () => {
     const small = makeSpan({ attributes: new Map([['input', 'x']]) });
     const large = makeSpan({ attributes: new Map([['input', 'x'.repeat(10_000)]]) });
     expect(estimateSpanBytes(large) - estimateSpanBytes(small)).toBe(2 * 9_999);
+  });
+
+  it('from body bytes: grows with them, and a rejected part of the body is not counted', () => {
+    expect(estimateFromWire(100, 60_000) - estimateFromWire(100, 50_000)).toBe(3 * 10_000);
+    expect(estimateFromWire(2, 0)).toBe(2 * 400);
+    expect(keptShare(1000, 3, 3)).toBe(1000);
+    expect(keptShare(1000, 1, 3)).toBe(334);
+    expect(keptShare(1000, 0, 3)).toBe(0);
   });
 });

@@ -16,8 +16,12 @@ export interface IngestStream {
    * Appends one record (one accepted request). Resolves once it is as safe as the stream promises
    * (memory: held; disk with fsync always: on disk). Rejects with RefusedError when full or closed:
    * then nothing was appended.
+   *
+   * `wireBytes`, when given, is the size of what the client sent for these spans (the request body,
+   * decompressed, in proportion to the spans accepted). A stream bounded by an estimate of memory may
+   * take it instead of walking every span (pipeline/stream/size.ts).
    */
-  append(spans: Span[]): Promise<void>;
+  append(spans: Span[], wireBytes?: number): Promise<void>;
   /**
    * Why any append would be refused now (the stream is at its bound, or closed), or undefined. Receivers
    * ask before decoding a request: under overload a refusal then costs no decoding or processing.

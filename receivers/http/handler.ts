@@ -7,6 +7,7 @@ import { RefusedError } from '../../pipeline/errors.ts';
 import { randomSpanId, randomTraceId } from '../../pipeline/ids.ts';
 import { parseJsonBytes, stringifyJson } from '../../pipeline/json/parse.ts';
 import type { Span } from '../../pipeline/span.ts';
+import { keptShare } from '../../pipeline/stream/size.ts';
 import { countTracingSpans } from '../../pipeline/tracing/tree.ts';
 import { apiKeyCheck } from './auth.ts';
 import { declaredTooLarge, decodeBody, readBody } from './body.ts';
@@ -103,11 +104,11 @@ export class TracingApiHandler {
       }
     }
     return route === 'simple'
-      ? this.#simple(parsed.value, receivedNs)
-      : this.#tracing(route, parsed.value, receivedNs);
+      ? this.#simple(parsed.value, receivedNs, bytes.length)
+      : this.#tracing(route, parsed.value, receivedNs, bytes.length);
   }
 
-  async #tracing(route: 'ingest' | 'traces', value: unknown, receivedNs: bigint): Promise<Reply> {
+  async #tracing(route: 'ingest' | 'traces', value: unknown, receivedNs: bigint, bodyBytes: number): Promise<Reply> {
     const body = tracingBodyOf(value);
     if (Array.isArray(body)) return validationReply(body);
     const limit = this.#config.max_spans_per_request;
@@ -127,11 +128,11 @@ export class TracingApiHandler {
         return { status: 400, body: JSON.stringify({ detail: problem, rejected }) };
       }
     }
-    const refused = await this.#append(batch.spans);
+    const refused = await this.#append(batch.spans, keptShare(bodyBytes, batch.spans.length, count));
     return refused ?? { status: 202, body: linksBody(batch) };
   }
 
-  async #simple(value: unknown, receivedNs: bigint): Promise<Reply> {
+  async #simple(value: unknown, receivedNs: bigint, bodyBytes: number): Promise<Reply> {
     const trace = checkSimpleTrace(value);
     if (Array.isArray(trace)) return validationReply(trace);
     const traceId = randomTraceId();
@@ -140,7 +141,7 @@ export class TracingApiHandler {
     const batch = this.#prepare({ form: 'flat', spans: [span] }, receivedNs);
     // The body was checked above, so validate accepts the span; if it ever did not, say so, append nothing.
     if (batch.spans.length === 0) return allRejectedReply(batch.rejections);
-    const refused = await this.#append(batch.spans);
+    const refused = await this.#append(batch.spans, bodyBytes);
     return refused ?? { status: 202, body: stringifyJson({ count: 1, trace: simpleTraceEcho(trace, traceId, spanId) }) };
   }
 
@@ -150,11 +151,14 @@ export class TracingApiHandler {
     return batch;
   }
 
-  /** Appends; a refusal becomes its 429/503 answer (nothing was appended). Nothing to append: no call. */
-  async #append(spans: Span[]): Promise<Reply | undefined> {
+  /**
+   * Appends (`wireBytes`: the body bytes the spans came in); a refusal becomes its 429/503 answer
+   * (nothing was appended). Nothing to append: no call.
+   */
+  async #append(spans: Span[], wireBytes: number): Promise<Reply | undefined> {
     if (spans.length === 0) return undefined;
     try {
-      await this.#consumer.append(spans);
+      await this.#consumer.append(spans, wireBytes);
       return undefined;
     } catch (error) {
       if (error instanceof RefusedError) return refusedReply(error.status, error.message, this.#retryAfterSeconds);

@@ -32,6 +32,27 @@ function postOnce(port: number, body: string): Promise<{ status: number; text: s
   });
 }
 
+describe('http receiver appends', () => {
+  it('tell the stream the body bytes the accepted spans came in, in proportion to those kept', async () => {
+    const told: Array<number | undefined> = [];
+    const consumer: IngestConsumer = {
+      admit: () => undefined,
+      waitForExporters: () => undefined,
+      // Of the body's two spans, one is kept (as if validate had rejected the other).
+      prepare: (batch) => {
+        batch.spans = [{ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), name: 'x', kind: 0, startNs: 1n, endNs: 1n, status: { code: 0 }, attributes: new Map() }];
+      },
+      append: async (_spans, wireBytes) => {
+        told.push(wireBytes);
+      },
+    };
+    const { port } = await start(consumer);
+    const body = JSON.stringify({ spans: [{ span_name: 'first' }, { span_name: 'second, with a longer name' }] });
+    expect((await postOnce(port, body)).status).toBe(202);
+    expect(told).toEqual([Math.ceil(Buffer.byteLength(body) / 2)]);
+  });
+});
+
 describe('http receiver lifecycle', () => {
   it('parses endpoints, IPv6 included', () => {
     expect(parseEndpoint('127.0.0.1:4319')).toEqual({ host: '127.0.0.1', port: 4319 });

@@ -74,7 +74,7 @@ export class OtlpGrpcServer {
         callback(error(status.INVALID_ARGUMENT, `cannot decode the request: ${e.message}`));
         return;
       }
-      const outcome = await ingest(this.#consumer, decoded.spans, this.#logger);
+      const outcome = await ingest(this.#consumer, decoded.spans, call.request.length, this.#logger);
       switch (outcome.kind) {
         case 'accepted':
           callback(null, encodeExportResponse(outcome.partial));

@@ -109,7 +109,7 @@ export function createOtlpHttpHandler(options: OtlpHttpOptions): OtlpHttpHandler
       }
       throw error;
     }
-    const outcome = await ingest(consumer, decoded.spans, logger);
+    const outcome = await ingest(consumer, decoded.spans, body.bytes.length, logger);
     switch (outcome.kind) {
       case 'accepted':
         return successReply(encoding, outcome.partial);

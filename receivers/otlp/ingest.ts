@@ -6,6 +6,7 @@ import type { IngestConsumer } from '../../pipeline/component.ts';
 import { RefusedError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import type { Span } from '../../pipeline/span.ts';
+import { keptShare } from '../../pipeline/stream/size.ts';
 import type { PartialSuccess } from '../../pipeline/otlp/index.ts';
 
 /** Reasons listed in a partial_success or error message (otlp.md). */
@@ -41,10 +42,11 @@ export function rejectionMessage(batch: WorkingBatch): string {
 /**
  * Runs the decoded spans through the consumer. Zero spans: accepted with nothing appended. Every span
  * rejected: nothing appended. Otherwise the accepted ones are appended and listed as accepted only once
- * every append resolved.
+ * every append resolved. `bodyBytes`: the size of the (decompressed) request body they were decoded from.
  */
-export async function ingest(consumer: IngestConsumer, spans: Span[], logger: Logger): Promise<IngestOutcome> {
+export async function ingest(consumer: IngestConsumer, spans: Span[], bodyBytes: number, logger: Logger): Promise<IngestOutcome> {
   if (spans.length === 0) return { kind: 'accepted' };
+  const decoded = spans.length;
   const batch: WorkingBatch = { origin: 'otlp', spans, rejections: [] };
   consumer.prepare(batch);
   const rejected = batch.rejections.length;
@@ -52,7 +54,7 @@ export async function ingest(consumer: IngestConsumer, spans: Span[], logger: Lo
     return { kind: 'all_rejected', message: `every span was rejected: ${rejectionMessage(batch)}` };
   }
   try {
-    await consumer.append(batch.spans);
+    await consumer.append(batch.spans, keptShare(bodyBytes, batch.spans.length, decoded));
   } catch (error) {
     if (error instanceof RefusedError) {
       return { kind: 'refused', status: error.status, message: error.message, retryAfterMs: error.retryAfterMs };

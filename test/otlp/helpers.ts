@@ -14,6 +14,8 @@ export class RecordingConsumer implements IngestConsumer {
   readonly processors: SyncProcessor[];
   /** Every appended span, in order. */
   readonly appended: Span[] = [];
+  /** The body bytes each append was told its spans came in (IngestConsumer.append). */
+  readonly wireBytes: Array<number | undefined> = [];
   prepared = 0;
   appends = 0;
   /** When set, admit() refuses with it. */
@@ -42,10 +44,11 @@ export class RecordingConsumer implements IngestConsumer {
     for (const p of this.processors) p.process(batch);
   }
 
-  async append(spans: Span[]): Promise<void> {
+  async append(spans: Span[], wireBytes?: number): Promise<void> {
     this.appends++;
     if (this.appendError) throw this.appendError;
     this.appended.push(...spans);
+    this.wireBytes.push(wireBytes);
     this.#waiters = this.#waiters.filter((w) => {
       if (this.appended.length >= w.count) { w.resolve(); return false; }
       return true;

@@ -29,6 +29,7 @@ afterAll(async () => {
 
 beforeEach(() => {
   consumer.appended.length = 0;
+  consumer.wireBytes.length = 0;
   consumer.appendError = undefined;
   consumer.admitRefusal = undefined;
   consumer.prepared = 0;
@@ -49,15 +50,19 @@ function span(spanId: string, traceId = '4bf92f3577b34da6a3ce929d0e0e4736'): Spa
 describe('otlp receiver over gRPC', () => {
   it('OK with an empty response when every span is accepted', async () => {
     const spans = await sdkSpans(2);
-    const { error, response } = await call(ProtobufTraceSerializer.serializeRequest(spans)!);
+    const body = ProtobufTraceSerializer.serializeRequest(spans)!;
+    const { error, response } = await call(body);
     expect(error).toBeNull();
     expect(response).toHaveLength(0);
+    expect(consumer.wireBytes).toEqual([body.length]);
     expect(consumer.appended.map((s) => s.spanId).sort()).toEqual(spans.map((s) => s.spanContext().spanId).sort());
   });
 
   it('OK with partial_success when some spans are rejected', async () => {
-    const { error, response } = await call(encodeExportRequest([span('00f067aa0ba902b7'), span('0000000000000000')]));
+    const body = encodeExportRequest([span('00f067aa0ba902b7'), span('0000000000000000')]);
+    const { error, response } = await call(body);
     expect(error).toBeNull();
+    expect(consumer.wireBytes).toEqual([Math.ceil(body.length / 2)]);
     expect(decodeExportResponse(response!)).toEqual({
       rejectedSpans: 1, errorMessage: '4bf92f3577b34da6a3ce929d0e0e4736/0000000000000000: invalid span_id',
     });

@@ -31,6 +31,7 @@ afterAll(() => receiver.shutdown());
 
 beforeEach(() => {
   consumer.appended.length = 0;
+  consumer.wireBytes.length = 0;
   consumer.appendError = undefined;
   consumer.admitRefusal = undefined;
   consumer.prepared = 0;
@@ -50,6 +51,8 @@ describe('otlp receiver over HTTP', () => {
     expect(res.headers.get('content-type')).toBe('application/x-protobuf');
     expect(new Uint8Array(await res.arrayBuffer())).toHaveLength(0);
     expect(consumer.appended.map(receivedFields)).toEqual(spans.map(expectedFields));
+    // The stream's size estimate is taken from the body (pipeline/stream/size.ts).
+    expect(consumer.wireBytes).toEqual([proto.length]);
   });
 
   it('accepts OTLP/JSON and answers JSON', async () => {
@@ -58,6 +61,7 @@ describe('otlp receiver over HTTP', () => {
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(await res.json()).toEqual({});
     expect(consumer.appended.map(receivedFields)).toEqual(spans.map(expectedFields));
+    expect(consumer.wireBytes).toEqual([json.length]);
   });
 
   it('strips leading /api segments; other paths are 404', async () => {
@@ -96,6 +100,8 @@ describe('otlp receiver over HTTP', () => {
       expect(res.status, encoding).toBe(200);
     }
     expect(consumer.appended).toHaveLength(spans.length * bodies.length);
+    // The decompressed size, not what travelled.
+    expect(consumer.wireBytes).toEqual(bodies.map(() => proto.length));
   });
 
   it('413 over the body limit, raw or decompressed; 400 for corrupt compressed data', async () => {
@@ -124,13 +130,16 @@ describe('otlp receiver over HTTP', () => {
     const good = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', name: 'ok', kind: 1, startNs: 1n, endNs: 2n, status: { code: 0 }, attributes: new Map() };
     const badTrace = { ...good, traceId: '00000000000000000000000000000000', spanId: '1111111111111111' };
     const badKind = { ...good, spanId: '2222222222222222', kind: 9 };
-    const res = await post('/v1/traces', encodeExportRequest([good, badTrace, badKind]), PROTO);
+    const body = encodeExportRequest([good, badTrace, badKind]);
+    const res = await post('/v1/traces', body, PROTO);
     expect(res.status).toBe(200);
     const partial = decodeExportResponse(new Uint8Array(await res.arrayBuffer()));
     expect(partial?.rejectedSpans).toBe(2);
     expect(partial?.errorMessage).toBe(
       '00000000000000000000000000000000/1111111111111111: invalid trace_id; 4bf92f3577b34da6a3ce929d0e0e4736/2222222222222222: invalid span_kind');
     expect(consumer.appended.map((s) => s.spanId)).toEqual(['00f067aa0ba902b7']);
+    // The share of the body the one accepted span stands for.
+    expect(consumer.wireBytes).toEqual([Math.ceil(body.length / 3)]);
   });
 
   it('every span rejected: 400 listing the reasons, nothing appended', async () => {
