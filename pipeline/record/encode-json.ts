@@ -112,25 +112,34 @@ export function writeBatchJsonLines(spans: readonly Span[], options: JsonEncodeO
   return w;
 }
 
+// The `sameString` slots: fields whose value mostly repeats between neighbouring spans (the spans of a
+// request share a trace, siblings a parent; names and types come from a few instrumentation points).
+const SAME_TRACE_ID = 0;
+const SAME_PARENT_ID = 1;
+const SAME_SPAN_NAME = 2;
+const SAME_SPAN_TYPE = 3;
+const SAME_TRACE_TYPE = 4;
+const SAME_EVENT_NAME = 5;
+
 function writeSpan(w: JsonWriter, span: Span, nested: boolean): void {
   w.copy(K_TRACE_ID);
-  w.string(span.traceId);
+  w.sameString(SAME_TRACE_ID, span.traceId);
   w.copy(K_SPAN_ID);
   w.string(span.spanId);
   if (span.parentId !== undefined) {
     w.copy(K_PARENT_ID);
-    w.string(span.parentId);
+    w.sameString(SAME_PARENT_ID, span.parentId);
   }
   w.copy(K_SPAN_NAME);
-  w.string(span.name);
+  w.sameString(SAME_SPAN_NAME, span.name);
   w.copy(KIND_MEMBERS[span.kind] ?? KIND_MEMBERS[0]);
   if (span.spanType !== undefined) {
     w.copy(K_SPAN_TYPE);
-    w.string(span.spanType);
+    w.sameString(SAME_SPAN_TYPE, span.spanType);
   }
   if (span.traceType !== undefined) {
     w.copy(K_TRACE_TYPE);
-    w.string(span.traceType);
+    w.sameString(SAME_TRACE_TYPE, span.traceType);
   }
   w.copy(K_START_TIME);
   writeTimeNs(w, span.startNs);
@@ -179,7 +188,7 @@ function writeEvents(w: JsonWriter, events: readonly SpanEvent[]): void {
   for (let i = 0; i < events.length; i++) {
     const event = events[i];
     w.copy(i > 0 ? K_EVENT_NEXT : K_EVENT_FIRST);
-    w.string(event.name);
+    w.sameString(SAME_EVENT_NAME, event.name);
     w.copy(K_TIMESTAMP);
     writeTimeNs(w, event.timeNs);
     w.copy(K_AFTER_TIME_ATTRIBUTES);

@@ -109,6 +109,32 @@ describe('JsonWriter', () => {
     }
   });
 
+  it('sameString copies the text of a field only when it is the very text written last in that slot', () => {
+    const random = seededRandom(3205);
+    // Repeats of one instance, equal texts as other strings, texts of equal length that differ, empty
+    // and long texts, escapes; two slots interleaved, so a copy from the wrong slot would show.
+    const id = (n: number) => n.toString(16).padStart(32, '0');
+    const pool = [id(1), id(2), '', 'chat', 'tool', 'a"b', 'ü', 'y'.repeat(90), 'y'.repeat(89) + 'z'];
+    const w = new JsonWriter(16);
+    for (let round = 0; round < 2; round++) {
+      const picked: Array<[number, string]> = [];
+      for (let i = 0; i < 400; i++) {
+        const text = random() < 0.3 ? [...pool[Math.floor(random() * pool.length)]].join('') : pool[Math.floor(random() * pool.length)];
+        picked.push([random() < 0.5 ? 0 : 1, text]);
+      }
+      // The second round starts after a reset and first overwrites what the first round wrote: a copy
+      // from a position of before the reset would show.
+      const cover = round === 1 ? 'z'.repeat(20_000) : '';
+      w.reset();
+      w.string(cover);
+      for (const [slot, text] of picked) {
+        w.sameString(slot, text);
+        w.byte(0x2c);
+      }
+      expect(w.bytes().toString('utf8')).toBe(JSON.stringify(cover) + picked.map(([, t]) => JSON.stringify(t) + ',').join(''));
+    }
+  });
+
   it('writes strings after other text, into a buffer that has to grow, as JSON.stringify does', () => {
     const random = seededRandom(3202);
     const texts = Array.from({ length: 400 }, (_, i) => randomText(random, i % 70));
