@@ -166,10 +166,10 @@ export class ProtoWriter {
   copy(piece: Piece): void {
     const words = piece.words;
     const n = words.length;
-    this.ensure(n * 4); // room for the padding of the last word too
+    this.ensure(n * 8); // room for the padding of the last word too
     const view = this.view;
     const p = this.pos;
-    for (let i = 0; i < n; i++) view.setUint32(p + i * 4, words[i], true);
+    for (let i = 0; i < n; i++) view.setBigUint64(p + i * 8, words[i], true);
     this.pos = p + piece.length;
   }
 

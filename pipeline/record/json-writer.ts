@@ -143,10 +143,10 @@ export class JsonWriter {
     const words = piece.words;
     const n = words.length;
     // Room for the padding of the last word too.
-    if (this.pos + n * 4 > this.buf.length) this.grow(n * 4);
+    if (this.pos + n * 8 > this.buf.length) this.grow(n * 8);
     const view = this.view;
     const p = this.pos;
-    for (let i = 0; i < n; i++) view.setUint32(p + i * 4, words[i], true);
+    for (let i = 0; i < n; i++) view.setBigUint64(p + i * 8, words[i], true);
     this.pos = p + piece.length;
   }
 
@@ -178,11 +178,13 @@ export class JsonWriter {
     const from = this.sameStarts[slot];
     if (from >= 0 && text === this.sameTexts[slot]) {
       const n = this.sameEnds[slot] - from;
-      // Whole words: up to 3 bytes past the literal are copied too, and overwritten by what follows.
-      if (this.pos + n + 3 > this.buf.length) this.grow(n + 3);
+      // Whole 8-byte words (as Piece): up to 7 bytes past the literal are copied too, and overwritten by
+      // what follows. The source ends before `to`, so every byte of the literal is read before it could
+      // be written; the words read past its end stay in the buffer (from + n + 7 <= to + n + 7).
+      if (this.pos + n + 7 > this.buf.length) this.grow(n + 7);
       const view = this.view;
       const to = this.pos;
-      for (let i = 0; i < n; i += 4) view.setUint32(to + i, view.getUint32(from + i, true), true);
+      for (let i = 0; i < n; i += 8) view.setBigUint64(to + i, view.getBigUint64(from + i, true), true);
       this.pos = to + n;
       return;
     }

@@ -46,6 +46,7 @@ function enterDay(ns: bigint): void {
   const prefix = new Date(Number(day) * SECONDS_PER_DAY * 1000).toISOString();
   // The hh:mm:ss after it still belong to lastSecondOfDay, in any day.
   for (let i = 0; i < 11; i++) secondText.set(i, prefix.charCodeAt(i));
+  secondText.update();
 }
 
 function enterSecond(second: number): void {
@@ -55,6 +56,7 @@ function enterSecond(second: number): void {
   twoDigits(secondText, 14, minutes % 60);
   secondText.set(16, COLON);
   twoDigits(secondText, 17, second % 60);
+  secondText.update();
   lastSecondOfDay = second;
 }
 
