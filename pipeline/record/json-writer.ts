@@ -91,11 +91,7 @@ export class JsonWriter {
     a: A | undefined, b: B | undefined, write: (w: JsonWriter, a: A | undefined, b: B | undefined) => void,
   ): void {
     if (this.repeatStart >= 0 && a === this.repeatA && b === this.repeatB) {
-      const n = this.repeatEnd - this.repeatStart;
-      if (this.pos + n > this.buf.length) this.grow(n);
-      // Native memmove: the shared text is ~100 bytes or more, where a byte loop costs more than the call.
-      this.buf.copyWithin(this.pos, this.repeatStart, this.repeatEnd);
-      this.pos += n;
+      this.copyBack(this.repeatStart, this.repeatEnd - this.repeatStart);
       return;
     }
     const start = this.pos;
@@ -104,6 +100,22 @@ export class JsonWriter {
     this.repeatB = b;
     this.repeatStart = start;
     this.repeatEnd = this.pos;
+  }
+
+  /**
+   * Appends a copy of the `n` bytes written at `from` (which end at or before the current position), 8
+   * bytes at a time as `copy` stores pieces. Up to 7 bytes past them are copied too, and overwritten by
+   * what follows. Every byte of the source is read before anything at or after the current position is
+   * written, so the two may lie close; the words read past the source's end stay inside the buffer
+   * (from + n + 7 <= pos + n + 7, which is reserved). For the ~30-200 byte texts copied here (ids,
+   * resource and scope) this measured cheaper than the native `copyWithin` call (decision 0500).
+   */
+  private copyBack(from: number, n: number): void {
+    if (this.pos + n + 7 > this.buf.length) this.grow(n + 7);
+    const view = this.view;
+    const to = this.pos;
+    for (let i = 0; i < n; i += 8) view.setBigUint64(to + i, view.getBigUint64(from + i, true), true);
+    this.pos = to + n;
   }
 
   /** Room for `n` more bytes. */
@@ -177,15 +189,7 @@ export class JsonWriter {
   sameString(slot: number, text: string): void {
     const from = this.sameStarts[slot];
     if (from >= 0 && text === this.sameTexts[slot]) {
-      const n = this.sameEnds[slot] - from;
-      // Whole 8-byte words (as Piece): up to 7 bytes past the literal are copied too, and overwritten by
-      // what follows. The source ends before `to`, so every byte of the literal is read before it could
-      // be written; the words read past its end stay in the buffer (from + n + 7 <= to + n + 7).
-      if (this.pos + n + 7 > this.buf.length) this.grow(n + 7);
-      const view = this.view;
-      const to = this.pos;
-      for (let i = 0; i < n; i += 8) view.setBigUint64(to + i, view.getBigUint64(from + i, true), true);
-      this.pos = to + n;
+      this.copyBack(from, this.sameEnds[slot] - from);
       return;
     }
     const start = this.pos;
