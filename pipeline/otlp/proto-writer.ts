@@ -2,15 +2,13 @@
 // length placeholder of the width its caller expects (`begin(width)`); when the finished message needs
 // another width, its bytes are moved once (`copyWithin`), which is cheaper than sizing every message in
 // a first pass. Lengths always end up as minimal varints, so the bytes are the canonical encoding.
+import { HIGH_HALF, LOW_HALF } from '../byte-order.ts';
 import type { Utf8WriteBuffer } from '../output-buffer.ts';
 import { Piece } from '../piece.ts';
 import { hexToBytes } from './hex.ts';
 
 const fixedSlot = new BigUint64Array(1);
 const fixedHalves = new Uint32Array(fixedSlot.buffer);
-/** Index of the low half in `fixedHalves` on this machine's byte order. */
-const LOW = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 1;
-const HIGH = 1 - LOW;
 
 /** Bytes of the varint of `n` (n >= 0). */
 export function varintBytes(n: number): number {
@@ -87,8 +85,8 @@ export class ProtoWriter {
     // optimised code stores a bigint into a typed array as machine arithmetic, where asUintN and
     // setBigUint64 built a heap BigInt per time (three times per span).
     fixedSlot[0] = v;
-    this.view.setUint32(this.pos, fixedHalves[LOW], true);
-    this.view.setUint32(this.pos + 4, fixedHalves[HIGH], true);
+    this.view.setUint32(this.pos, fixedHalves[LOW_HALF], true);
+    this.view.setUint32(this.pos + 4, fixedHalves[HIGH_HALF], true);
     this.pos += 8;
   }
 

@@ -4,6 +4,7 @@
 //
 // Three of these per span on the record's hot path, so the digits go straight into the writer's bytes;
 // formatTimeNs is the same code writing into a scratch buffer.
+import { HIGH_HALF, LOW_HALF } from '../byte-order.ts';
 import { Piece } from '../piece.ts';
 import { JsonWriter } from './json-writer.ts';
 
@@ -27,9 +28,6 @@ let dayEndNs = 0n; // an empty window until the first time is written
 // nearly all that the record writer still allocated (measured, docs/decisions/0320).
 const offsetSlot = new BigUint64Array(1);
 const offsetHalves = new Uint32Array(offsetSlot.buffer);
-/** Index of the low half in `offsetHalves` on this machine's byte order. */
-const LOW = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 1;
-const HIGH = 1 - LOW;
 
 // `YYYY-MM-DDThh:mm:ss` of the cached day and the last second of day written, copied whole while the
 // second repeats, as it mostly does between the start, end and event times of the spans of a batch.
@@ -46,7 +44,6 @@ function enterDay(ns: bigint): void {
   const prefix = new Date(Number(day) * SECONDS_PER_DAY * 1000).toISOString();
   // The hh:mm:ss after it still belong to lastSecondOfDay, in any day.
   for (let i = 0; i < 11; i++) secondText.set(i, prefix.charCodeAt(i));
-  secondText.update();
 }
 
 function enterSecond(second: number): void {
@@ -56,7 +53,6 @@ function enterSecond(second: number): void {
   twoDigits(secondText, 14, minutes % 60);
   secondText.set(16, COLON);
   twoDigits(secondText, 17, second % 60);
-  secondText.update();
   lastSecondOfDay = second;
 }
 
@@ -66,7 +62,7 @@ export function writeTimeNs(w: JsonWriter, ns: bigint): void {
   // In [0, 86_400e9), below 2^53: exact as a double. `| 0`: second and fraction fit in 31 bits, and as
   // int32 the digit arithmetic stays integer (measured: as doubles every `%` is an fmod call, 2x slower).
   offsetSlot[0] = ns - dayStartNs;
-  const inDayNs = offsetHalves[HIGH] * 4294967296 + offsetHalves[LOW];
+  const inDayNs = offsetHalves[HIGH_HALF] * 4294967296 + offsetHalves[LOW_HALF];
   const second = Math.floor(inDayNs / 1e9) | 0;
   let f = (inDayNs - second * 1e9) | 0;
   if (second !== lastSecondOfDay) enterSecond(second);

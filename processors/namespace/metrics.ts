@@ -1,6 +1,7 @@
 // Computed metrics (ag-namespace.md §4.3): duration and error count per span, and the optional
 // cumulative propagation of tokens, costs and errors within each trace of the batch.
 import type { TreeMap } from '../../pipeline/attributes/trie.ts';
+import { HIGH_HALF, LOW_HALF } from '../../pipeline/byte-order.ts';
 import type { Span } from '../../pipeline/span.ts';
 import type { Cleaned } from './clean.ts';
 
@@ -9,8 +10,6 @@ import type { Cleaned } from './clean.ts';
 // heap BigInt per span (the same trick as pipeline/record/time-format.ts).
 const lengthSlot = new BigUint64Array(1);
 const lengthHalves = new Uint32Array(lengthSlot.buffer);
-const LOW = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 1;
-const HIGH = 1 - LOW;
 const MAX_U64 = 0xffff_ffff_ffff_ffffn;
 
 /**
@@ -21,7 +20,7 @@ const MAX_U64 = 0xffff_ffff_ffff_ffffn;
 export function lengthNs(start: bigint, end: bigint): number {
   if (start < 0n || end > MAX_U64) return Number(end - start);
   lengthSlot[0] = end - start;
-  return lengthHalves[HIGH] * 4294967296 + lengthHalves[LOW];
+  return lengthHalves[HIGH_HALF] * 4294967296 + lengthHalves[LOW_HALF];
 }
 
 /** Duration in ms as an exact double (no rounding) when the span has positive length; error count when it has events. */
