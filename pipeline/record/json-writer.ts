@@ -35,11 +35,11 @@ const LONG_STRING = 64;
 /** Long strings remembered per writer (see JsonWriter.longTexts). */
 const LONG_TEXTS = 16;
 /** Slots of `sameString` (the record fields that use it, encode-json.ts). */
-export const SAME_SLOTS = 8;
+const SAME_SLOTS = 8;
 
 export class JsonWriter {
   buf: Utf8WriteBuffer;
-  /** `buf` as a DataView, for word stores (`copy`, `string`); replaced whenever `buf` is. */
+  /** `buf` as a DataView, for word stores (`copy`, `copyBack`, `string`); replaced whenever `buf` is. */
   private view: DataView;
   pos = 0;
   /**
