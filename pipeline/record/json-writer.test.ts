@@ -114,7 +114,8 @@ describe('JsonWriter', () => {
     // Repeats of one instance, equal texts as other strings, texts of equal length that differ, empty
     // and long texts, escapes; two slots interleaved, so a copy from the wrong slot would show.
     const id = (n: number) => n.toString(16).padStart(32, '0');
-    const pool = [id(1), id(2), '', 'chat', 'tool', 'a"b', 'ü', 'y'.repeat(90), 'y'.repeat(89) + 'z'];
+    // Copies of 256 bytes and more take the native path (copyBack): 'w' and 'v' texts.
+    const pool = [id(1), id(2), '', 'chat', 'tool', 'a"b', 'ü', 'y'.repeat(90), 'y'.repeat(89) + 'z', 'w'.repeat(300), 'v'.repeat(299) + '"'];
     const w = new JsonWriter(16);
     for (let round = 0; round < 2; round++) {
       const picked: Array<[number, string]> = [];
