@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// The tracehop entry point. `tracehop` (run) first replaces itself with a Node started with its heap
-// flags (heap-flags.ts), before the rest of the CLI is even loaded, so nothing is loaded twice; every
+// The tracehop entry point. `tracehop` (run) first replaces itself with a Node started with its V8
+// flags (v8-flags.ts), before the rest of the CLI is even loaded, so nothing is loaded twice; every
 // other command runs as it is.
 import { parseArgs } from './args.ts';
-import { reexecArgv } from './heap-flags.ts';
+import { reexecArgv } from './v8-flags.ts';
 import { createLogger } from '../pipeline/log.ts';
 
 const argv = process.argv.slice(2);
@@ -14,8 +14,8 @@ if (parseArgs(argv).kind === 'run') {
       // Same pid, same stdio, same environment: signals, exit codes and supervisors see no difference.
       process.execve!(next[0], next, process.env);
     } catch (err) {
-      // Cannot replace the process (e.g. a sandbox refuses execve): run with Node's default heap.
-      createLogger().warn('running with Node\'s default heap: cannot re-execute with the heap flags', { err });
+      // Cannot replace the process (e.g. a sandbox refuses execve): run with V8's defaults.
+      createLogger().warn('running with V8\'s default heap and inlining: cannot re-execute with the V8 flags', { err });
     }
   }
 }
