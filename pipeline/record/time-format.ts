@@ -4,7 +4,7 @@
 //
 // Three of these per span on the record's hot path, so the digits go straight into the writer's bytes;
 // formatTimeNs is the same code writing into a scratch buffer.
-import { HIGH_HALF, LOW_HALF } from '../byte-order.ts';
+import { uint64ToNumber } from '../byte-order.ts';
 import { Piece } from '../piece.ts';
 import { JsonWriter } from './json-writer.ts';
 
@@ -21,13 +21,6 @@ const LETTER_Z = 0x5a;
 // decisions/0320).
 let dayStartNs = 0n;
 let dayEndNs = 0n; // an empty window until the first time is written
-
-// Where the offset into the day is turned into a number: stored into a 64-bit slot and read back as two
-// 32-bit halves. Optimised code stores a bigint difference into a BigUint64Array as machine arithmetic,
-// while `Number(ns - dayStartNs)` builds a heap BigInt and a heap number: ~56 B of garbage per time,
-// nearly all that the record writer still allocated (measured, docs/decisions/0320).
-const offsetSlot = new BigUint64Array(1);
-const offsetHalves = new Uint32Array(offsetSlot.buffer);
 
 // `YYYY-MM-DDThh:mm:ss` of the cached day and the last second of day written, copied whole while the
 // second repeats, as it mostly does between the start, end and event times of the spans of a batch.
@@ -61,8 +54,8 @@ export function writeTimeNs(w: JsonWriter, ns: bigint): void {
   if (ns < dayStartNs || ns >= dayEndNs) enterDay(ns);
   // In [0, 86_400e9), below 2^53: exact as a double. `| 0`: second and fraction fit in 31 bits, and as
   // int32 the digit arithmetic stays integer (measured: as doubles every `%` is an fmod call, 2x slower).
-  offsetSlot[0] = ns - dayStartNs;
-  const inDayNs = offsetHalves[HIGH_HALF] * 4294967296 + offsetHalves[LOW_HALF];
+  // uint64ToNumber, not Number(): no heap BigInt for the difference.
+  const inDayNs = uint64ToNumber(ns - dayStartNs);
   const second = Math.floor(inDayNs / 1e9) | 0;
   let f = (inDayNs - second * 1e9) | 0;
   if (second !== lastSecondOfDay) enterSecond(second);

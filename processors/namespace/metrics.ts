@@ -1,26 +1,19 @@
 // Computed metrics (ag-namespace.md §4.3): duration and error count per span, and the optional
 // cumulative propagation of tokens, costs and errors within each trace of the batch.
 import type { TreeMap } from '../../pipeline/attributes/trie.ts';
-import { HIGH_HALF, LOW_HALF } from '../../pipeline/byte-order.ts';
+import { uint64ToNumber } from '../../pipeline/byte-order.ts';
 import type { Span } from '../../pipeline/span.ts';
 import type { Cleaned } from './clean.ts';
 
-// The length of a span in ns is taken through a 64-bit slot read back as two 32-bit halves: optimised
-// code stores a bigint difference there as machine arithmetic, while `Number(end - start)` allocates a
-// heap BigInt per span (the same trick as pipeline/record/time-format.ts).
-const lengthSlot = new BigUint64Array(1);
-const lengthHalves = new Uint32Array(lengthSlot.buffer);
 const MAX_U64 = 0xffff_ffff_ffff_ffffn;
 
 /**
- * end - start as a double, the same as `Number(end - start)` for end > start: when both are in
- * [0, 2^64) the difference fits the slot, and `high * 2^32 + low` adds two exact doubles, so the one
- * rounding is IEEE's round-to-nearest-even of the exact value, as Number(bigint) rounds.
+ * end - start as a double, the same as `Number(end - start)` for end > start. When both are in
+ * [0, 2^64) the difference goes through uint64ToNumber, which builds no heap BigInt per span.
  */
 export function lengthNs(start: bigint, end: bigint): number {
   if (start < 0n || end > MAX_U64) return Number(end - start);
-  lengthSlot[0] = end - start;
-  return lengthHalves[HIGH_HALF] * 4294967296 + lengthHalves[LOW_HALF];
+  return uint64ToNumber(end - start);
 }
 
 /** Duration in ms as an exact double (no rounding) when the span has positive length; error count when it has events. */
