@@ -153,3 +153,20 @@ export const SPAN_KIND_NAMES = [
 ] as const;
 
 export const STATUS_CODE_NAMES = ['STATUS_CODE_UNSET', 'STATUS_CODE_OK', 'STATUS_CODE_ERROR'] as const;
+
+/** The tracing API's names of kinds and status codes -> their numbers (ingest-api.md §4.1). */
+export const SPAN_KIND_BY_NAME: ReadonlyMap<string, number> = new Map(SPAN_KIND_NAMES.map((n, i) => [n, i]));
+export const STATUS_CODE_BY_NAME: ReadonlyMap<string, number> = new Map(STATUS_CODE_NAMES.map((n, i) => [n, i]));
+
+const SPAN_TYPE_SET: ReadonlySet<string> = new Set(SPAN_TYPES);
+const TRACE_TYPE_SET: ReadonlySet<string> = new Set(TRACE_TYPES);
+
+/** A `span_type` the tracing API accepts. */
+export function isSpanType(v: unknown): v is string {
+  return typeof v === 'string' && SPAN_TYPE_SET.has(v);
+}
+
+/** A `trace_type` the tracing API accepts. */
+export function isTraceType(v: unknown): v is string {
+  return typeof v === 'string' && TRACE_TYPE_SET.has(v);
+}

@@ -86,6 +86,25 @@ function fromDigitString(s: string): bigint | undefined {
   return secondsToNs(seconds, fraction * FRACTION_SCALE[fractionDigits]);
 }
 
+/**
+ * parseTimestamp of the text in b[start, end) when that text is all ASCII digits, read from the bytes
+ * (a decoder need not build the string): exactly what fromDigitString gives for it. `null` when the
+ * text is something else (an ISO time, an escape), for the caller to read as a string.
+ */
+export function digitTimestampAt(b: Uint8Array, start: number, end: number): bigint | undefined | null {
+  let first = start;
+  while (first < end - 1 && b[first] === 48) first++;
+  for (let i = first; i < end; i++) if (b[i] - 48 >>> 0 > 9) return null;
+  if (end === start) return null;
+  const fractionDigits = end - first - 10;
+  if (fractionDigits !== 0 && fractionDigits !== 3 && fractionDigits !== 6 && fractionDigits !== 9) return undefined;
+  let seconds = 0;
+  for (let i = first; i < first + 10; i++) seconds = seconds * 10 + (b[i] - 48);
+  let fraction = 0;
+  for (let i = first + 10; i < end; i++) fraction = fraction * 10 + (b[i] - 48);
+  return secondsToNs(seconds, fraction * FRACTION_SCALE[fractionDigits]);
+}
+
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }

@@ -2,6 +2,7 @@
 // fields. One reader walks one request; nested messages are read by narrowing `end` and restoring it,
 // so decoding allocates nothing but the values it keeps. Every read is bounds-checked against `end`:
 // a length that runs past its enclosing message is an error, never a read past the buffer.
+import { cachedUtf8, type SliceableBuffer } from '../string-cache.ts';
 import { MAX_GROUP_DEPTH, OtlpDecodeError } from './errors.ts';
 
 export const WIRE_VARINT = 0;
@@ -13,36 +14,15 @@ export const WIRE_FIXED32 = 5;
 
 const TWO_32 = 4294967296;
 
-/** Direct-mapped cache of short ASCII strings (see `string()`); a power of two. */
-const CACHE_SLOTS = 4096;
-const MAX_CACHED_LENGTH = 64;
-const stringCache: Array<string | undefined> = new Array(CACHE_SLOTS).fill(undefined);
-/** The bytes of each cached string (slot * MAX_CACHED_LENGTH), compared byte for byte against the input:
- *  a typed-array comparison runs several times faster than charCodeAt on the cached string. */
-const cachedBytes = new Uint8Array(CACHE_SLOTS * MAX_CACHED_LENGTH);
-const cachedView = new DataView(cachedBytes.buffer);
-/** Each slot's string length (0: empty), kept apart from the strings: reading `cached.length` loads the
- *  string object from wherever it sits in the heap, a cache miss on most lookups of values that vary
- *  (measured ~9% of decoding when attribute values are all distinct; decision 0390). */
-const cachedLengths = new Uint8Array(CACHE_SLOTS);
-/** The full hash of the last string that missed in each slot (0: none): see `string()`. */
-const lastMiss = new Int32Array(CACHE_SLOTS);
-
-/** Node's Buffer has these native slicers (what `toString(encoding, start, end)` dispatches to). */
-interface NativeSlices {
-  hexSlice(start: number, end: number): string;
-  utf8Slice(start: number, end: number): string;
-}
-
 export class ProtoReader {
-  readonly buf: Buffer & NativeSlices;
+  readonly buf: SliceableBuffer;
   readonly view: DataView;
   pos: number;
   end: number;
 
   constructor(bytes: Uint8Array) {
     // A Buffer view (no copy) gives native utf8/base64 slicing.
-    this.buf = (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) as Buffer & NativeSlices;
+    this.buf = (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) as SliceableBuffer;
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
     this.pos = 0;
     this.end = this.buf.length;
@@ -179,66 +159,14 @@ export class ProtoReader {
   }
 
   /**
-   * A length-delimited UTF-8 string. Short strings (attribute keys, enum-like values) come from a small
-   * process-wide cache: the same keys repeat in every span, and handing out one string instance spares
-   * building, flattening and hashing it again when it becomes a Map key.
-   *
-   * The slot is chosen from the length and a few sampled bytes, not a hash of every byte: the one full
-   * pass is the comparison with the cached string's bytes, which is needed anyway. A string enters the
-   * cache only when its length equals its byte count (no multi-byte characters), so the same bytes
-   * always decode to the same string and a byte-for-byte match may hand out the cached one.
-   *
-   * A string is stored only when the same hash missed in its slot just before (as whole KeyValues are,
-   * decode-attribute-cache.ts): a value that never repeats (an id, a prompt) then costs no copy into
-   * the arena and evicts no key, and one that repeats is cached from its second sighting on.
+   * A length-delimited UTF-8 string. Short ones come from the process-wide cache (string-cache.ts): the
+   * same keys and enum-like values repeat in every span.
    */
   string(): string {
     const len = this.length();
     const start = this.pos;
-    const end = start + len;
-    this.pos = end;
-    if (len === 0) return '';
-    const buf = this.buf;
-    if (len > MAX_CACHED_LENGTH) return buf.utf8Slice(start, end);
-    const last = end - 1;
-    let h = Math.imul(len ^ (buf[start] << 8) ^ (buf[last] << 16), 0x01000193);
-    // Every sampled index is within [start, last].
-    h = Math.imul(h ^ buf[start + (len >> 1)] ^ (buf[last - (len >> 1 > 0 ? 1 : 0)] << 8) ^ (buf[start + (len >> 2)] << 16), 0x01000193);
-    h = Math.imul(h ^ buf[last - (len >> 2)] ^ (buf[len > 2 ? last - 2 : start] << 8), 0x01000193);
-    h ^= h >>> 15;
-    const slot = h & (CACHE_SLOTS - 1);
-    // Never 0 (an empty lastMiss slot); bit 0 is part of the slot anyway.
-    const hash = h | 1;
-    const at = slot * MAX_CACHED_LENGTH;
-    if (cachedLengths[slot] === len) {
-      // Four bytes per step through DataViews (unaligned reads are fine), then the tail byte by byte:
-      // about half the time of a byte loop for the usual 10-40 byte keys and values.
-      const view = this.view;
-      const words = len & ~3;
-      let j = 0;
-      while (j < words && cachedView.getInt32(at + j, true) === view.getInt32(start + j, true)) j += 4;
-      if (j === words) {
-        while (j < len && cachedBytes[at + j] === buf[start + j]) j++;
-        if (j === len) return stringCache[slot] as string;
-      }
-    }
-    const s = buf.utf8Slice(start, end);
-    if (s.length === len) {
-      if (lastMiss[slot] !== hash) {
-        lastMiss[slot] = hash;
-        return s;
-      }
-      stringCache[slot] = s;
-      cachedLengths[slot] = len;
-      // A word loop, not `cachedBytes.set(buf.subarray(...))`: a Buffer subarray is a new FastBuffer
-      // (constructor and species lookup), ~6% of decoding when most strings miss.
-      const view = this.view;
-      const words = len & ~3;
-      let j = 0;
-      for (; j < words; j += 4) cachedView.setInt32(at + j, view.getInt32(start + j, true), true);
-      for (; j < len; j++) cachedBytes[at + j] = buf[start + j];
-    }
-    return s;
+    this.pos = start + len;
+    return cachedUtf8(this.buf, this.view, start, start + len);
   }
 
   /** Skips the value of an unknown field whose tag was just read. */

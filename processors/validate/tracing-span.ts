@@ -3,17 +3,12 @@
 import type { SpanDraft } from '../../pipeline/batch.ts';
 import { isZeroSpanId, normaliseSpanId, normaliseTraceId, randomHex, spanIdHex } from '../../pipeline/ids.ts';
 import type { Span } from '../../pipeline/span.ts';
-import { newSpan, spanStatus, SPAN_KIND_NAMES, SPAN_TYPES, STATUS_CODE_NAMES, TRACE_TYPES } from '../../pipeline/span.ts';
+import { isSpanType, isTraceType, newSpan, spanStatus, SPAN_KIND_BY_NAME, STATUS_CODE_BY_NAME } from '../../pipeline/span.ts';
 import { parseTimestamp } from '../../pipeline/time.ts';
 import { isJsonObject } from '../../pipeline/tracing/tree.ts';
 import {
   attributesOf, isAbsent, parseEvents, parseLinks, parseOtlpExtras, parseReferences, parseScope,
 } from './span-parts.ts';
-
-const KIND_BY_NAME = new Map<string, number>(SPAN_KIND_NAMES.map((n, i) => [n, i]));
-const STATUS_BY_NAME = new Map<string, number>(STATUS_CODE_NAMES.map((n, i) => [n, i]));
-const SPAN_TYPE_SET = new Set<string>(SPAN_TYPES);
-const TRACE_TYPE_SET = new Set<string>(TRACE_TYPES);
 
 /**
  * The answer of a pure function for the last string it was asked about. Spans of one request nearly
@@ -41,8 +36,8 @@ class LastAnswer<T> {
   }
 }
 
-const kindOf = (name: string) => KIND_BY_NAME.get(name);
-const codeOf = (name: string) => STATUS_BY_NAME.get(name);
+const kindOf = (name: string) => SPAN_KIND_BY_NAME.get(name);
+const codeOf = (name: string) => STATUS_CODE_BY_NAME.get(name);
 
 /**
  * What children inherit (§3.3): each draft's effective, normalised trace_id and its own span_id, by
@@ -133,11 +128,11 @@ export function checkDraft(draft: SpanDraft, lineage: Lineage): Span | string {
     kind = k;
   }
   const rawSpanType = o.span_type;
-  if (!isAbsent(rawSpanType) && !(typeof rawSpanType === 'string' && SPAN_TYPE_SET.has(rawSpanType))) {
+  if (!isAbsent(rawSpanType) && !isSpanType(rawSpanType)) {
     return 'invalid span_type';
   }
   const rawTraceType = o.trace_type;
-  if (!isAbsent(rawTraceType) && !(typeof rawTraceType === 'string' && TRACE_TYPE_SET.has(rawTraceType))) {
+  if (!isAbsent(rawTraceType) && !isTraceType(rawTraceType)) {
     return 'invalid trace_type';
   }
   let code = 0;

@@ -11,7 +11,7 @@ export class ValidateProcessor implements SyncProcessor {
 
   process(batch: WorkingBatch): void {
     if (batch.drafts !== undefined) validateDrafts(batch, batch.drafts);
-    else validateDecoded(batch);
+    else if (batch.checked !== true) validateDecoded(batch);
   }
 }
 

@@ -8,6 +8,7 @@ import { randomSpanId, randomTraceId } from '../../pipeline/ids.ts';
 import { parseJsonBytes, stringifyJson } from '../../pipeline/json/parse.ts';
 import type { Span } from '../../pipeline/span.ts';
 import { keptShare } from '../../pipeline/stream/size.ts';
+import { decodeFlatSpans, type FlatLimits } from '../../pipeline/tracing/flat-decoder.ts';
 import { countTracingSpans } from '../../pipeline/tracing/tree.ts';
 import { apiKeyCheck } from './auth.ts';
 import { declaredTooLarge, decodeBody, readBody } from './body.ts';
@@ -54,6 +55,7 @@ export class TracingApiHandler {
   readonly #otlp: OtlpRoute;
   readonly #authorized: ((authorization: string | undefined) => boolean) | undefined;
   readonly #retryAfterSeconds: number;
+  readonly #flatLimits: FlatLimits;
 
   constructor(config: HttpReceiverConfig, consumer: IngestConsumer, otlp: OtlpRoute) {
     this.#config = config;
@@ -61,6 +63,7 @@ export class TracingApiHandler {
     this.#otlp = otlp;
     this.#authorized = apiKeyCheck(config.api_keys);
     this.#retryAfterSeconds = Math.ceil(config.retry_after / 1000);
+    this.#flatLimits = { maxSpans: config.max_spans_per_request, maxDepth: config.max_nesting_depth };
   }
 
   /** Answers one request. Never throws on client input; an exception is a bug (the server answers 500). */
@@ -92,6 +95,12 @@ export class TracingApiHandler {
     if (isReply(raw)) return raw;
     const bytes = decodeBody(raw, codings, limit);
     if (isReply(bytes)) return bytes;
+    if (route === 'ingest') {
+      // The usual flat body, all of it valid: straight to spans (decision 0520). Otherwise undefined,
+      // and the general path below decides everything.
+      const spans = decodeFlatSpans(bytes, this.#flatLimits);
+      if (spans !== undefined) return this.#ingestDecoded(spans, receivedNs, bytes.length);
+    }
     const parsed = parseJsonBytes(bytes, this.#config.max_nesting_depth);
     if (!parsed.ok) {
       switch (parsed.problem) {
@@ -143,6 +152,16 @@ export class TracingApiHandler {
     if (batch.spans.length === 0) return allRejectedReply(batch.rejections);
     const refused = await this.#append(batch.spans, bodyBytes);
     return refused ?? { status: 202, body: stringifyJson({ count: 1, trace: simpleTraceEcho(trace, traceId, spanId) }) };
+  }
+
+  /** Spans the flat-body decoder accepted, every one: the rest of #tracing's path for them. */
+  async #ingestDecoded(spans: Span[], receivedNs: bigint, bodyBytes: number): Promise<Reply> {
+    const indexes = new Array<number>(spans.length);
+    for (let i = 0; i < spans.length; i++) indexes[i] = i;
+    const batch: WorkingBatch = { origin: 'tracing', spans, indexes, rejections: [], receivedNs, checked: true };
+    this.#consumer.prepare(batch);
+    const refused = await this.#append(batch.spans, bodyBytes);
+    return refused ?? { status: 202, body: linksBody(batch) };
   }
 
   #prepare(body: TracingBody, receivedNs: bigint): WorkingBatch {

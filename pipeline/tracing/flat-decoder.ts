@@ -1,0 +1,675 @@
+// The tracing API's flat body, `{"spans": [...]}`, read straight from its bytes into canonical spans: the
+// request path's shortcut past JSON.parse, `flatten` and `validate`'s per-draft checks for the body that
+// nearly every client sends (decision 0520).
+//
+// Why: JSON.parse builds an object per span, an attribute object, an events array and an event object,
+// which validate reads once and drops. That object building (not the bytes) was most of JSON.parse's
+// time, and with validate's walk over the objects and their garbage it was about a third of the daemon's
+// CPU on flat bodies (decisions 0400, 0440).
+//
+// It is a shortcut, never a second set of rules: it answers only when the body is valid JSON of the
+// form it knows and every span in it is accepted, using the same normalisers as validate. Anything else
+// (a span validate would reject, a repeated id, a member it does not read, nested attribute values,
+// numbers a double cannot hold, a body near the nesting or span-count limits) makes it answer
+// `undefined`, and the request takes the general path, which decides everything (errors and their
+// order included) as before. The differential test holds the two paths to the same spans.
+import { isUtf8 } from 'node:buffer';
+import { AttributeList } from '../attributes/list.ts';
+import { randomHex, spanIdHex, isZeroSpanId, normaliseSpanId, normaliseTraceId } from '../ids.ts';
+import { UniqueKeys } from '../otlp/decode-unique-keys.ts';
+import type { AttrScalar, Span, SpanEvent } from '../span.ts';
+import {
+  isSpanType, isTraceType, newSpan, spanStatus, SPAN_KIND_BY_NAME, STATUS_CODE_BY_NAME,
+} from '../span.ts';
+import { cachedUtf8, type SliceableBuffer } from '../string-cache.ts';
+import { digitTimestampAt, parseTimestamp } from '../time.ts';
+
+export interface FlatLimits {
+  /** The receiver's max_spans_per_request: a longer list is the general path's 413. */
+  maxSpans: number;
+  /** The receiver's max_nesting_depth (the top-level value is depth 1). */
+  maxDepth: number;
+}
+
+/** The deepest this decoder reads: body, spans, span, events, event, event attributes. */
+const DEPTH_READ = 6;
+
+const fromCharCode = String.fromCharCode;
+
+/** Thrown (never out of this module) when the body is not one this decoder decides. */
+const GIVE_UP: unique symbol = Symbol('give up');
+
+/**
+ * The body's spans, all accepted, in request order (index i is spans[i]), or undefined when the
+ * general path must decide. Never throws on input.
+ */
+export function decodeFlatSpans(bytes: Uint8Array, limits: FlatLimits): Span[] | undefined {
+  if (limits.maxDepth < DEPTH_READ || !isUtf8(bytes)) return undefined;
+  const reader = new FlatReader(bytes, limits.maxSpans);
+  try {
+    return reader.body();
+  } catch (e) {
+    if (e === GIVE_UP) return undefined;
+    throw e;
+  }
+}
+
+function giveUp(): never {
+  throw GIVE_UP;
+}
+
+// ---- byte classes -----------------------------------------------------------------------------------
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const MINUS = 0x2d;
+const DOT = 0x2e;
+const DIGIT_0 = 0x30;
+
+function isWhitespace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+// ---- member names -----------------------------------------------------------------------------------
+/** The span members this decoder reads, numbered for a bit set of those seen. */
+const Field = {
+  TraceId: 0, SpanId: 1, ParentId: 2, SpanName: 3, SpanKind: 4, StartTime: 5, EndTime: 6, StatusCode: 7,
+  StatusMessage: 8, Attributes: 9, Events: 10, SessionId: 11, UserId: 12, SpanType: 13, TraceType: 14,
+} as const;
+
+const SPAN_FIELD_NAMES: ReadonlyArray<readonly [string, number]> = [
+  ['trace_id', Field.TraceId], ['span_id', Field.SpanId], ['parent_id', Field.ParentId],
+  ['span_name', Field.SpanName], ['span_kind', Field.SpanKind], ['start_time', Field.StartTime],
+  ['end_time', Field.EndTime], ['status_code', Field.StatusCode], ['status_message', Field.StatusMessage],
+  ['attributes', Field.Attributes], ['events', Field.Events], ['session_id', Field.SessionId],
+  ['user_id', Field.UserId], ['span_type', Field.SpanType], ['trace_type', Field.TraceType],
+];
+
+/** The names a member may have, by length: [bytes, what it names]. */
+function byLength(names: ReadonlyArray<readonly [string, number]>): Array<Array<[Uint8Array, number]>> {
+  const table: Array<Array<[Uint8Array, number]>> = [];
+  for (const [name, id] of names) (table[name.length] ??= []).push([Buffer.from(name), id]);
+  return table;
+}
+
+/** Each name's bytes, by what it names. */
+function namesById(names: ReadonlyArray<readonly [string, number]>): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (const [name, id] of names) out[id] = Buffer.from(name);
+  return out;
+}
+
+const SPAN_FIELDS = byLength(SPAN_FIELD_NAMES);
+const SPAN_FIELD_BYTES = namesById(SPAN_FIELD_NAMES);
+const EVENT_NAME = 0;
+const EVENT_TIMESTAMP = 1;
+const EVENT_ATTRIBUTES = 2;
+const EVENT_FIELD_NAMES: ReadonlyArray<readonly [string, number]> = [
+  ['name', EVENT_NAME], ['timestamp', EVENT_TIMESTAMP], ['attributes', EVENT_ATTRIBUTES],
+];
+const EVENT_FIELDS = byLength(EVENT_FIELD_NAMES);
+const EVENT_FIELD_BYTES = namesById(EVENT_FIELD_NAMES);
+const SPANS = Buffer.from('spans');
+
+/** Attribute lists checked for repeated keys: one per kind of list, since each compares a list's keys
+ *  with the last list's (span lists and event lists differ). */
+const spanKeys = new UniqueKeys();
+const eventKeys = new UniqueKeys();
+
+/** A key JSON.parse would put first (an array index): Object.keys order then differs from text order. */
+function isIndexLike(key: string): boolean {
+  if (key.length === 0) return false;
+  for (let i = 0; i < key.length; i++) {
+    const d = key.charCodeAt(i) - DIGIT_0;
+    if (d >>> 0 > 9) return false;
+  }
+  return true;
+}
+
+/**
+ * Member k of the previous attribute list of one kind (span or event) in this body, as offsets into the
+ * body: spans of a request carry the same keys in the same order and many of the same values, so member
+ * k of a list is first compared with member k of the last one (a word-by-word comparison that is also
+ * the scan) and, when the bytes are the same, takes the same string. Entries are overwritten as the next
+ * list is read: member k only ever looks at entry k.
+ */
+class ListTemplate {
+  /** Entries that hold a member of the last list. */
+  size = 0;
+  readonly keyAt: number[] = [];
+  /** -1: the key held an escape (never compared). */
+  readonly keyLength: number[] = [];
+  readonly keys: string[] = [];
+  readonly valueAt: number[] = [];
+  /** -1: no string without escapes was seen at this position. */
+  readonly valueLength: number[] = [];
+  readonly values: string[] = [];
+}
+
+class FlatReader {
+  private readonly buf: SliceableBuffer;
+  private readonly view: DataView;
+  private readonly end: number;
+  private readonly maxSpans: number;
+  private pos = 0;
+  /** The last string's [start, end) (its content, without quotes) and whether it held escapes. */
+  private strStart = 0;
+  private strEnd = 0;
+  private strEscaped = false;
+  /** The previous span's raw trace_id and parent_id text (offsets into buf) and what they normalised to:
+   *  spans of a request nearly always share both, so a repeat is a byte comparison (as validate's
+   *  per-request memory, decision 0440). */
+  private traceAt = 0;
+  private traceLength = -1;
+  private traceValue = '';
+  private parentAt = 0;
+  private parentLength = -1;
+  private parentValue = '';
+  /** The members of the previous span and event, in their order: the k-th name is compared with the
+   *  previous one's k-th first. */
+  private readonly spanOrder: number[] = [];
+  private readonly eventOrder: number[] = [];
+  private readonly spanAttributes = new ListTemplate();
+  private readonly eventAttributes = new ListTemplate();
+
+  constructor(bytes: Uint8Array, maxSpans: number) {
+    this.buf = (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) as SliceableBuffer;
+    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
+    this.end = this.buf.length;
+    this.maxSpans = maxSpans;
+  }
+
+  /** `{"spans": [span, ...]}` and nothing else. */
+  body(): Span[] {
+    this.expect(OPEN_BRACE);
+    this.expect(QUOTE);
+    this.scanString();
+    if (!this.stringIs(SPANS)) giveUp();
+    this.expect(COLON);
+    this.expect(OPEN_BRACKET);
+    const spans: Span[] = [];
+    const seen = new Set<string>();
+    if (this.peek() === CLOSE_BRACKET) this.pos++;
+    else {
+      for (;;) {
+        if (spans.length === this.maxSpans) giveUp();
+        const span = this.span();
+        // A repeated span id: validate's de-duplication decides (and it is rare).
+        if (seen.has(span.spanId)) giveUp();
+        seen.add(span.spanId);
+        spans.push(span);
+        const c = this.next();
+        if (c === CLOSE_BRACKET) break;
+        if (c !== COMMA) giveUp();
+      }
+    }
+    this.expect(CLOSE_BRACE);
+    if (this.peek() !== -1) giveUp();
+    return spans;
+  }
+
+  /** One span object: each member at most once, every value valid, the required ones present. */
+  private span(): Span {
+    this.expect(OPEN_BRACE);
+    let seen = 0;
+    let traceId: string | undefined;
+    let spanId: string | undefined;
+    let parentId: string | undefined;
+    let name: string | undefined;
+    let kind = 0;
+    let startNs: bigint | undefined;
+    let endNs: bigint | undefined;
+    let code = 0;
+    let message: string | undefined;
+    let attributes: AttributeList | undefined;
+    let events: SpanEvent[] | undefined;
+    let sessionId: string | undefined;
+    let userId: string | undefined;
+    let spanType: string | undefined;
+    let traceType: string | undefined;
+    if (this.peek() === CLOSE_BRACE) this.pos++;
+    else {
+      for (let k = 0; ; k++) {
+        const field = this.memberName(SPAN_FIELDS, SPAN_FIELD_BYTES, this.spanOrder, k);
+        const bit = 1 << field;
+        if ((seen & bit) !== 0) giveUp();
+        seen |= bit;
+        // null is absent (ingest-api.md, terms): as if the member were not there.
+        if (!this.isNull()) {
+          switch (field) {
+            case Field.TraceId: traceId = this.traceId(); break;
+            case Field.SpanId: spanId = this.spanId(); break;
+            case Field.ParentId: parentId = this.parentId(); break;
+            case Field.SpanName: name = this.string(); break;
+            case Field.SpanKind: kind = SPAN_KIND_BY_NAME.get(this.string()) ?? giveUp(); break;
+            case Field.StartTime: startNs = this.timestamp(); break;
+            case Field.EndTime: endNs = this.timestamp(); break;
+            case Field.StatusCode: code = STATUS_CODE_BY_NAME.get(this.string()) ?? giveUp(); break;
+            case Field.StatusMessage: message = this.string(); break;
+            case Field.Attributes: attributes = this.attributes(this.spanAttributes, spanKeys); break;
+            case Field.Events: events = this.events(); break;
+            case Field.SessionId: sessionId = this.string(); break;
+            case Field.UserId: userId = this.string(); break;
+            case Field.SpanType: spanType = this.string(); if (!isSpanType(spanType)) giveUp(); break;
+            case Field.TraceType: traceType = this.string(); if (!isTraceType(traceType)) giveUp(); break;
+          }
+        }
+        const c = this.next();
+        if (c === CLOSE_BRACE) break;
+        if (c !== COMMA) giveUp();
+      }
+    }
+    if (traceId === undefined || spanId === undefined || startNs === undefined || endNs === undefined) giveUp();
+    const span = newSpan(
+      traceId, spanId, name ?? randomHex(12), kind, startNs, endNs, spanStatus(code, message), attributes ?? new AttributeList(),
+    );
+    span.parentId = parentId;
+    span.events = events;
+    span.sessionId = sessionId;
+    span.userId = userId;
+    // Candidates only: `namespace` resolves the final types (ag-namespace.md §4).
+    span.spanType = spanType;
+    span.traceType = traceType;
+    return span;
+  }
+
+  private traceId(): string {
+    this.expect(QUOTE);
+    this.scanString();
+    const at = this.strStart;
+    const length = this.strEnd - at;
+    if (!this.strEscaped && length === this.traceLength && this.sameBytes(at, this.traceAt, length)) return this.traceValue;
+    const id = normaliseTraceId(this.stringValue()) ?? giveUp();
+    this.traceAt = at;
+    this.traceLength = this.strEscaped ? -1 : length;
+    this.traceValue = id;
+    return id;
+  }
+
+  /** 16 characters, the usual form, are built by String.fromCharCode (a native slice is a C++ call,
+   *  several times dearer: otlp/decode-id.ts); any byte that is not a hex digit makes the normaliser
+   *  refuse it, as it refuses the same text decoded as UTF-8. */
+  private spanId(): string {
+    this.expect(QUOTE);
+    this.scanString();
+    const at = this.strStart;
+    if (this.strEscaped || this.strEnd - at !== 16) return normaliseSpanId(this.stringValue()) ?? giveUp();
+    const b = this.buf;
+    const text = fromCharCode(
+      b[at], b[at + 1], b[at + 2], b[at + 3], b[at + 4], b[at + 5], b[at + 6], b[at + 7],
+      b[at + 8], b[at + 9], b[at + 10], b[at + 11], b[at + 12], b[at + 13], b[at + 14], b[at + 15],
+    );
+    return normaliseSpanId(text) ?? giveUp();
+  }
+
+  /** The parent's id, undefined for the all-zero id (a root). */
+  private parentId(): string | undefined {
+    this.expect(QUOTE);
+    this.scanString();
+    const at = this.strStart;
+    const length = this.strEnd - at;
+    let hex: string;
+    if (!this.strEscaped && length === this.parentLength && this.sameBytes(at, this.parentAt, length)) hex = this.parentValue;
+    else {
+      hex = spanIdHex(this.stringValue()) ?? giveUp();
+      this.parentAt = at;
+      this.parentLength = this.strEscaped ? -1 : length;
+      this.parentValue = hex;
+    }
+    return isZeroSpanId(hex) ? undefined : hex;
+  }
+
+  /** A timestamp as validate reads it: a string (epoch digits, read from the bytes, or ISO 8601) or a
+   *  safe integer number. */
+  private timestamp(): bigint {
+    const c = this.peek();
+    if (c === QUOTE) {
+      this.pos++;
+      this.scanString();
+      const digits = this.strEscaped ? null : digitTimestampAt(this.buf, this.strStart, this.strEnd);
+      if (digits !== null) return digits ?? giveUp();
+      return parseTimestamp(this.string0()) ?? giveUp();
+    }
+    if (c === MINUS || (c - DIGIT_0) >>> 0 <= 9) return parseTimestamp(this.number()) ?? giveUp();
+    return giveUp();
+  }
+
+  /** An attribute object whose values are all scalars: flatten's result for it, in text order. */
+  private attributes(template: ListTemplate, unique: UniqueKeys): AttributeList {
+    this.expect(OPEN_BRACE);
+    const list = new AttributeList();
+    if (this.peek() === CLOSE_BRACE) {
+      this.pos++;
+      template.size = 0;
+      return list;
+    }
+    const buf = this.buf;
+    let k = 0;
+    for (;; k++) {
+      this.expect(QUOTE);
+      // The key: the same bytes as the last list's k-th key (and its closing quote) give the same string.
+      let at = this.pos;
+      let length = k < template.size ? template.keyLength[k] : -1;
+      let key: string;
+      if (length >= 0 && at + length < this.end && buf[at + length] === QUOTE && this.sameBytes(at, template.keyAt[k], length)) {
+        key = template.keys[k];
+        this.pos = at + length + 1;
+      } else {
+        this.scanString();
+        key = this.string0();
+        if (isIndexLike(key)) giveUp();
+        length = this.strEscaped ? -1 : this.strEnd - at;
+      }
+      template.keyAt[k] = at;
+      template.keyLength[k] = length;
+      template.keys[k] = key;
+      this.expect(COLON);
+      // The value: likewise for a string.
+      let value: AttrScalar;
+      if (this.peek() === QUOTE) {
+        at = ++this.pos;
+        length = k < template.size ? template.valueLength[k] : -1;
+        if (length >= 0 && at + length < this.end && buf[at + length] === QUOTE && this.sameBytes(at, template.valueAt[k], length)) {
+          value = template.values[k];
+          this.pos = at + length + 1;
+        } else {
+          this.scanString();
+          value = this.string0();
+          length = this.strEscaped ? -1 : this.strEnd - at;
+        }
+        template.valueAt[k] = at;
+        template.valueLength[k] = length;
+        template.values[k] = value;
+      } else {
+        // Entry k keeps the last string seen at k: still the text at its offset, so still comparable.
+        value = this.scalar();
+      }
+      list.append(key, value);
+      const c = this.next();
+      if (c === CLOSE_BRACE) break;
+      if (c !== COMMA) giveUp();
+    }
+    template.size = k + 1;
+    // A repeated key: the last value at the first position, as JSON.parse and then flatten give it.
+    unique.settle(list);
+    return list;
+  }
+
+  private events(): SpanEvent[] {
+    this.expect(OPEN_BRACKET);
+    const events: SpanEvent[] = [];
+    if (this.peek() === CLOSE_BRACKET) {
+      this.pos++;
+      return events;
+    }
+    for (;;) {
+      events.push(this.event());
+      const c = this.next();
+      if (c === CLOSE_BRACKET) break;
+      if (c !== COMMA) giveUp();
+    }
+    return events;
+  }
+
+  private event(): SpanEvent {
+    this.expect(OPEN_BRACE);
+    let seen = 0;
+    let name: string | undefined;
+    let timeNs: bigint | undefined;
+    let attributes: AttributeList | undefined;
+    if (this.peek() === CLOSE_BRACE) this.pos++;
+    else {
+      for (let k = 0; ; k++) {
+        const field = this.memberName(EVENT_FIELDS, EVENT_FIELD_BYTES, this.eventOrder, k);
+        const bit = 1 << field;
+        if ((seen & bit) !== 0) giveUp();
+        seen |= bit;
+        if (!this.isNull()) {
+          if (field === EVENT_NAME) name = this.string();
+          else if (field === EVENT_TIMESTAMP) timeNs = this.timestamp();
+          else attributes = this.attributes(this.eventAttributes, eventKeys);
+        }
+        const c = this.next();
+        if (c === CLOSE_BRACE) break;
+        if (c !== COMMA) giveUp();
+      }
+    }
+    if (name === undefined || timeNs === undefined) giveUp();
+    return { name, timeNs, attributes: attributes ?? new AttributeList() };
+  }
+
+  // ---- values ---------------------------------------------------------------------------------------
+
+  /** A string, number, boolean or null; an object or array (flatten's nested forms) gives up. */
+  private scalar(): AttrScalar {
+    const c = this.peek();
+    if (c === QUOTE) return this.string();
+    if (c === MINUS || (c - DIGIT_0) >>> 0 <= 9) return this.number();
+    if (c === 0x74 /* t */) return this.literal('true', true);
+    if (c === 0x66 /* f */) return this.literal('false', false);
+    if (c === 0x6e /* n */) return this.literal('null', null);
+    return giveUp();
+  }
+
+  private literal<T>(text: string, value: T): T {
+    const end = this.pos + text.length;
+    if (end > this.end) giveUp();
+    for (let i = 0; i < text.length; i++) if (this.buf[this.pos + i] !== text.charCodeAt(i)) giveUp();
+    this.pos = end;
+    return value;
+  }
+
+  /** Consumes `null` (after whitespace) when it is next. */
+  private isNull(): boolean {
+    if (this.peek() !== 0x6e) return false;
+    this.literal('null', null);
+    return true;
+  }
+
+  /**
+   * A JSON number as JSON.parse gives it. Integers a double cannot hold exactly (the general path keeps
+   * them as bigint) and literals beyond a double's range give up.
+   */
+  private number(): number {
+    const buf = this.buf;
+    const start = this.pos;
+    const end = this.end;
+    let i = start;
+    if (buf[i] === MINUS) i++;
+    if (i >= end) giveUp();
+    let digits = 0;
+    let value = 0;
+    if (buf[i] === DIGIT_0) {
+      i++;
+      digits = 1;
+    } else {
+      let d: number;
+      while (i < end && (d = buf[i] - DIGIT_0) >>> 0 <= 9) {
+        value = value * 10 + d;
+        digits++;
+        i++;
+      }
+      if (digits === 0) giveUp();
+    }
+    let plain = true;
+    if (i < end && buf[i] === DOT) {
+      plain = false;
+      const from = ++i;
+      while (i < end && (buf[i] - DIGIT_0) >>> 0 <= 9) i++;
+      if (i === from) giveUp();
+    }
+    if (i < end && (buf[i] | 0x20) === 0x65 /* e or E */) {
+      plain = false;
+      i++;
+      if (i < end && (buf[i] === 0x2b || buf[i] === MINUS)) i++;
+      const from = i;
+      while (i < end && (buf[i] - DIGIT_0) >>> 0 <= 9) i++;
+      if (i === from) giveUp();
+    }
+    this.pos = i;
+    // Up to 15 digits, an integer is exact as accumulated; a minus sign goes through Number for -0.
+    if (plain && digits <= 15 && buf[start] !== MINUS) return value;
+    const n = Number(buf.latin1Slice(start, i));
+    if (!Number.isFinite(n) || (Number.isInteger(n) && !Number.isSafeInteger(n))) giveUp();
+    return n;
+  }
+
+  /** A string value (after whitespace). */
+  private string(): string {
+    this.expect(QUOTE);
+    this.scanString();
+    return this.string0();
+  }
+
+  /** A string expected to be ASCII (an id): no cache, since ids do not repeat. */
+  private asciiString(): string {
+    this.expect(QUOTE);
+    this.scanString();
+    return this.stringValue();
+  }
+
+  /** The string just scanned, through the cache. */
+  private string0(): string {
+    return this.strEscaped ? this.unescaped() : cachedUtf8(this.buf, this.view, this.strStart, this.strEnd);
+  }
+
+  /** The string just scanned, without the cache. */
+  private stringValue(): string {
+    return this.strEscaped ? this.unescaped() : this.buf.utf8Slice(this.strStart, this.strEnd);
+  }
+
+  /** Escapes are rare: JSON.parse of the quoted text decodes them exactly (and refuses bad ones). */
+  private unescaped(): string {
+    try {
+      return JSON.parse(this.buf.utf8Slice(this.strStart - 1, this.strEnd + 1)) as string;
+    } catch {
+      return giveUp();
+    }
+  }
+
+  /**
+   * Finds the end of the string whose opening quote was just consumed: sets strStart, strEnd (the
+   * closing quote's position) and strEscaped, and moves past the closing quote. Control characters are
+   * invalid JSON: give up. (The bytes are valid UTF-8: checked once for the whole body.)
+   */
+  private scanString(): void {
+    const buf = this.buf;
+    const view = this.view;
+    const end = this.end;
+    const start = this.pos;
+    let escaped = false;
+    let i = start;
+    for (;;) {
+      // Four bytes per step while none of them is a quote, a backslash or a control character (the
+      // usual zero-byte test on the word xor-ed with each; the borrow can only mark bytes above a real
+      // hit, which the byte steps below then find first).
+      while (i + 4 <= end) {
+        const w = view.getUint32(i, true);
+        const q = w ^ 0x22222222;
+        const b = w ^ 0x5c5c5c5c;
+        if ((((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b) | ((w - 0x20202020) & ~w)) & 0x80808080) break;
+        i += 4;
+      }
+      if (i >= end) giveUp();
+      const c = buf[i];
+      if (c === QUOTE) break;
+      if (c === BACKSLASH) {
+        // The backslash and the character it escapes (`\"` must not end the string); `\u` takes its
+        // four hex digits along as plain characters. JSON.parse checks the escape itself later.
+        escaped = true;
+        i += 2;
+      } else {
+        if (c < 0x20) giveUp();
+        i++;
+      }
+    }
+    this.strStart = start;
+    this.strEnd = i;
+    this.strEscaped = escaped;
+    this.pos = i + 1;
+  }
+
+  /** True when the string just scanned (unescaped) has exactly these bytes. */
+  private stringIs(name: Uint8Array): boolean {
+    return !this.strEscaped && this.strEnd - this.strStart === name.length && this.sameAs(name, this.strStart);
+  }
+
+  private sameAs(name: Uint8Array, at: number): boolean {
+    const buf = this.buf;
+    for (let i = 0; i < name.length; i++) if (buf[at + i] !== name[i]) return false;
+    return true;
+  }
+
+  private sameBytes(a: number, b: number, length: number): boolean {
+    const view = this.view;
+    const words = length & ~3;
+    let i = 0;
+    while (i < words && view.getInt32(a + i, true) === view.getInt32(b + i, true)) i += 4;
+    if (i !== words) return false;
+    const buf = this.buf;
+    while (i < length && buf[a + i] === buf[b + i]) i++;
+    return i === length;
+  }
+
+  /**
+   * A member name from `table` and its colon; any other name gives up. The name in position k of the
+   * previous object of this kind (`order`) is tried first: a comparison instead of a scan.
+   */
+  private memberName(table: Array<Array<[Uint8Array, number]>>, names: Uint8Array[], order: number[], k: number): number {
+    this.expect(QUOTE);
+    const at = this.pos;
+    if (k < order.length) {
+      const predicted = order[k];
+      const name = names[predicted];
+      const length = name.length;
+      if (at + length < this.end && this.buf[at + length] === QUOTE && this.sameAs(name, at)) {
+        this.pos = at + length + 1;
+        this.expect(COLON);
+        return predicted;
+      }
+    }
+    this.scanString();
+    if (!this.strEscaped) {
+      const candidates = table[this.strEnd - at];
+      if (candidates !== undefined) {
+        for (let c = 0; c < candidates.length; c++) {
+          if (this.sameAs(candidates[c][0], at)) {
+            this.expect(COLON);
+            order[k] = candidates[c][1];
+            return candidates[c][1];
+          }
+        }
+      }
+    }
+    return giveUp();
+  }
+
+  // ---- structure ------------------------------------------------------------------------------------
+
+  /** The next byte after whitespace, not consumed; -1 at the end. */
+  private peek(): number {
+    const buf = this.buf;
+    let i = this.pos;
+    // Compact JSON has no whitespace: one test, then the loop only when there is some.
+    if (i < this.end && buf[i] > 0x20) return buf[i];
+    while (i < this.end && isWhitespace(buf[i])) i++;
+    this.pos = i;
+    return i < this.end ? buf[i] : -1;
+  }
+
+  /** The next byte after whitespace, consumed. */
+  private next(): number {
+    const c = this.peek();
+    this.pos++;
+    return c;
+  }
+
+  private expect(c: number): void {
+    if (this.next() !== c) giveUp();
+  }
+}
