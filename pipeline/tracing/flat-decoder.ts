@@ -174,6 +174,9 @@ class FlatReader {
    *  previous one's k-th first. */
   private readonly spanOrder: number[] = [];
   private readonly eventOrder: number[] = [];
+  /** Where in the body each of those names was. */
+  private readonly spanOrderAt: number[] = [];
+  private readonly eventOrderAt: number[] = [];
   private readonly spanAttributes = new ListTemplate();
   private readonly eventAttributes = new ListTemplate();
 
@@ -235,7 +238,7 @@ class FlatReader {
     if (this.peek() === CLOSE_BRACE) this.pos++;
     else {
       for (let k = 0; ; k++) {
-        const field = this.memberName(SPAN_FIELDS, SPAN_FIELD_BYTES, this.spanOrder, k);
+        const field = this.memberName(SPAN_FIELDS, SPAN_FIELD_BYTES, this.spanOrder, this.spanOrderAt, k);
         const bit = 1 << field;
         if ((seen & bit) !== 0) giveUp();
         seen |= bit;
@@ -425,7 +428,7 @@ class FlatReader {
     if (this.peek() === CLOSE_BRACE) this.pos++;
     else {
       for (let k = 0; ; k++) {
-        const field = this.memberName(EVENT_FIELDS, EVENT_FIELD_BYTES, this.eventOrder, k);
+        const field = this.memberName(EVENT_FIELDS, EVENT_FIELD_BYTES, this.eventOrder, this.eventOrderAt, k);
         const bit = 1 << field;
         if ((seen & bit) !== 0) giveUp();
         seen |= bit;
@@ -605,29 +608,34 @@ class FlatReader {
     return true;
   }
 
+  /** True when body[a, a + length) and body[b, b + length) hold the same bytes: a word at a time, the
+   *  last word overlapping the one before when the length is not a multiple of four. */
   private sameBytes(a: number, b: number, length: number): boolean {
     const view = this.view;
-    const words = length & ~3;
+    if (length < 4) {
+      const buf = this.buf;
+      for (let i = 0; i < length; i++) if (buf[a + i] !== buf[b + i]) return false;
+      return true;
+    }
+    const last = length - 4;
     let i = 0;
-    while (i < words && view.getInt32(a + i, true) === view.getInt32(b + i, true)) i += 4;
-    if (i !== words) return false;
-    const buf = this.buf;
-    while (i < length && buf[a + i] === buf[b + i]) i++;
-    return i === length;
+    while (i < last && view.getInt32(a + i, true) === view.getInt32(b + i, true)) i += 4;
+    return i >= last && view.getInt32(a + last, true) === view.getInt32(b + last, true);
   }
 
   /**
    * A member name from `table` and its colon; any other name gives up. The name in position k of the
    * previous object of this kind (`order`) is tried first: a comparison instead of a scan.
    */
-  private memberName(table: Array<Array<[Uint8Array, number]>>, names: Uint8Array[], order: number[], k: number): number {
+  private memberName(table: Array<Array<[Uint8Array, number]>>, names: Uint8Array[], order: number[], orderAt: number[], k: number): number {
     this.expect(QUOTE);
     const at = this.pos;
     if (k < order.length) {
+      // Compared with the previous object's k-th name in the body, a word at a time.
       const predicted = order[k];
-      const name = names[predicted];
-      const length = name.length;
-      if (at + length < this.end && this.buf[at + length] === QUOTE && this.sameAs(name, at)) {
+      const length = names[predicted].length;
+      if (at + length < this.end && this.buf[at + length] === QUOTE && this.sameBytes(at, orderAt[k], length)) {
+        orderAt[k] = at;
         this.pos = at + length + 1;
         this.expect(COLON);
         return predicted;
@@ -641,6 +649,7 @@ class FlatReader {
           if (this.sameAs(candidates[c][0], at)) {
             this.expect(COLON);
             order[k] = candidates[c][1];
+            orderAt[k] = at;
             return candidates[c][1];
           }
         }
@@ -670,6 +679,9 @@ class FlatReader {
   }
 
   private expect(c: number): void {
-    if (this.next() !== c) giveUp();
+    // Compact JSON: the byte is usually right there.
+    const i = this.pos;
+    if (i < this.end && this.buf[i] === c) this.pos = i + 1;
+    else if (this.next() !== c) giveUp();
   }
 }
