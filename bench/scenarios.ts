@@ -12,6 +12,7 @@ import { factory as flatten } from '../processors/flatten/factory.ts';
 import { factory as namespace } from '../processors/namespace/factory.ts';
 import { factory as validate } from '../processors/validate/factory.ts';
 import { silentLogger } from '../pipeline/log.ts';
+import { acceptedBatch, decodeFlatSpans } from '../pipeline/tracing/flat-decoder.ts';
 import { flatBody, nestedBody, otlpLlmProtoBody, otlpProtoBody } from './bodies.ts';
 import type { LoadSpec } from './loadgen.ts';
 import { REPO } from './paths.ts';
@@ -186,7 +187,10 @@ function limitLoop(ctx: BenchContext, label: string, decode: (body: Buffer) => W
   return { scenario: 'limit', target: label, spansPerSecond: spans / seconds, note: `${(bytes / seconds / 1e6).toFixed(0)} MB/s of JSON lines` };
 }
 
+/** As the http receiver decodes: the flat-body decoder first, the general path when it gives up. */
 function decodeTracing(body: Buffer): WorkingBatch {
+  const decoded = decodeFlatSpans(body, { maxSpans: 100_000, maxDepth: 64 });
+  if (decoded !== undefined) return acceptedBatch(decoded);
   const parsed = parseJsonBytes(body, 64);
   if (!parsed.ok) throw new Error(parsed.message);
   const value = parsed.value as { spans?: unknown[]; traces?: Record<string, unknown> };

@@ -15,6 +15,7 @@
 // order included) as before. The differential test holds the two paths to the same spans.
 import { isUtf8 } from 'node:buffer';
 import { AttributeList } from '../attributes/list.ts';
+import type { WorkingBatch } from '../batch.ts';
 import { randomHex, spanIdHex, isZeroSpanId, normaliseSpanId, normaliseTraceId } from '../ids.ts';
 import { UniqueKeys } from '../otlp/decode-unique-keys.ts';
 import type { AttrScalar, Span, SpanEvent } from '../span.ts';
@@ -52,6 +53,14 @@ export function decodeFlatSpans(bytes: Uint8Array, limits: FlatLimits): Span[] |
     if (e === GIVE_UP) return undefined;
     throw e;
   }
+}
+
+/** The batch for spans this decoder accepted: every span kept at its own index, nothing rejected, and
+ *  marked `checked` so that validate leaves it as it is. */
+export function acceptedBatch(spans: Span[], receivedNs?: bigint): WorkingBatch {
+  const indexes = new Array<number>(spans.length);
+  for (let i = 0; i < spans.length; i++) indexes[i] = i;
+  return { origin: 'tracing', spans, indexes, rejections: [], receivedNs, checked: true };
 }
 
 function giveUp(): never {

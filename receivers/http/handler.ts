@@ -8,7 +8,7 @@ import { randomSpanId, randomTraceId } from '../../pipeline/ids.ts';
 import { parseJsonBytes, stringifyJson } from '../../pipeline/json/parse.ts';
 import type { Span } from '../../pipeline/span.ts';
 import { keptShare } from '../../pipeline/stream/size.ts';
-import { decodeFlatSpans, type FlatLimits } from '../../pipeline/tracing/flat-decoder.ts';
+import { acceptedBatch, decodeFlatSpans, type FlatLimits } from '../../pipeline/tracing/flat-decoder.ts';
 import { countTracingSpans } from '../../pipeline/tracing/tree.ts';
 import { apiKeyCheck } from './auth.ts';
 import { declaredTooLarge, decodeBody, readBody } from './body.ts';
@@ -156,9 +156,7 @@ export class TracingApiHandler {
 
   /** Spans the flat-body decoder accepted, every one: the rest of #tracing's path for them. */
   async #ingestDecoded(spans: Span[], receivedNs: bigint, bodyBytes: number): Promise<Reply> {
-    const indexes = new Array<number>(spans.length);
-    for (let i = 0; i < spans.length; i++) indexes[i] = i;
-    const batch: WorkingBatch = { origin: 'tracing', spans, indexes, rejections: [], receivedNs, checked: true };
+    const batch = acceptedBatch(spans, receivedNs);
     this.#consumer.prepare(batch);
     const refused = await this.#append(batch.spans, bodyBytes);
     return refused ?? { status: 202, body: linksBody(batch) };
