@@ -21,13 +21,15 @@ const ctx = { id: 'test', logger: createLogger({ write: () => {} }) };
 const flatten = flattenFactory.create({}, ctx);
 const validate = validateFactory.create({}, ctx);
 const LIMITS = { maxSpans: 8, maxDepth: 64 };
+/** Nesting limits around the depths the decoder reads itself (6) and nested attribute values reach. */
+const DEPTHS = [6, 7, 8, 9, 64, 64, 64];
 
 /** The general path's outcome: its spans when every span was accepted, else undefined. */
-function general(bytes: Buffer): Span[] | undefined {
-  const parsed = parseJsonBytes(bytes, LIMITS.maxDepth);
+function general(bytes: Buffer, limits: typeof LIMITS): Span[] | undefined {
+  const parsed = parseJsonBytes(bytes, limits.maxDepth);
   if (!parsed.ok) return undefined;
   const body = tracingBodyOf(parsed.value);
-  if (Array.isArray(body) || body.form !== 'flat' || body.spans.length > LIMITS.maxSpans) return undefined;
+  if (Array.isArray(body) || body.form !== 'flat' || body.spans.length > limits.maxSpans) return undefined;
   const batch: WorkingBatch = { origin: 'tracing', tracing: body, spans: [], rejections: [] };
   flatten.process(batch);
   validate.process(batch);
@@ -70,9 +72,13 @@ const SCALARS = [
   '"user"', '"gpt-4o-mini"', '"What is the weather in city number 3?"', '"x\\ny"', '"\u2603 snow"', '42', '0', '-0', '-17',
   '3.25', '1e3', '2E-2', '123456789012345', 'true', 'false', 'null',
 ];
-const VALUES = [
-  ...SCALARS, '12345678901234567', '9007199254740993', '1e400', '{"nested": 1}', '[1, 2]', '[]', '{}', '01', '1.', '-', 'tru',
+/** Nested values: flattened as flatten does, within the nesting limit. */
+const NESTED = [
+  '{"nested": 1}', '[1, 2]', '[]', '{}', '{"a": {"b": [1, {"c": "x\\"}"}]}, "d": null}', '[[1], {"0": 1, "z": 2}]',
+  '{"prompt": [{"role": "user", "content": "hi ]}"}], "n": 12345678901234567}', '{"a": 1, "a": {"b": 2}}',
+  '{"x": {"y": {"z": {"w": 1}}}}', '{"bad": 01}', '[1, 2', '{"k": "v"]',
 ];
+const VALUES = [...SCALARS, ...NESTED, '12345678901234567', '9007199254740993', '1e400', '01', '1.', '-', 'tru'];
 
 function oneOf(random: () => number, items: readonly string[]): string {
   return pickWith(random, items);
@@ -157,7 +163,7 @@ function change(random: () => number, members: Array<[string, string]>): void {
     case 5: members.push(['attributes', attributes(random, false)]); return;
     case 6: members.push(['events', events(random, false)]); return;
     case 7: {
-      const special = ['null', '[]', '{"a": {"b": 1}}', '{"a": 1, "b": 2, "a": 3}', '{"a": 1, "a": null}', '{"a": 1, "0": 2}', '{"b": 1, "12": 2, "007": 3}'];
+      const special = ['null', '[]', '{"a": {"b": 1}}', '{"a.b": 1, "a": {"b": 2}}', '{"a": {"b": 2}, "a.b": 1}', '{"a": 1, "b": 2, "a": 3}', '{"a": 1, "a": null}', '{"a": 1, "0": 2}', '{"b": 1, "12": 2, "007": 3}'];
       members.push(['attributes', oneOf(random, special)]);
       return;
     }
@@ -200,14 +206,15 @@ describe('the flat-body decoder against the general path', () => {
     for (let round = 0; round < 20_000; round++) {
       const text = body(random);
       const bytes = Buffer.from(text);
-      const fast = decodeFlatSpans(bytes, LIMITS);
+      const limits = { ...LIMITS, maxDepth: pickWith(random, DEPTHS) };
+      const fast = decodeFlatSpans(bytes, limits);
       if (process.env.FD_STATS) console.log(fast === undefined ? 'gave-up' : 'answered');
       if (fast === undefined) {
         gaveUp++;
         continue;
       }
       answered++;
-      const expected = general(bytes);
+      const expected = general(bytes, limits);
       expect(expected, text).toBeDefined();
       const names = (JSON.parse(text) as { spans: Array<{ span_name?: string | null }> }).spans.map((s) => s.span_name ?? undefined);
       expect(withoutRandomNames(fast, names as string[]), text).toEqual(withoutRandomNames(expected!, names as string[]));

@@ -9,13 +9,15 @@
 //
 // It is a shortcut, never a second set of rules: it answers only when the body is valid JSON of the
 // form it knows and every span in it is accepted, using the same normalisers as validate. Anything else
-// (a span validate would reject, a repeated id, a member it does not read, nested attribute values,
-// numbers a double cannot hold, a body near the nesting or span-count limits) makes it answer
+// (a span validate would reject, a repeated id, a member it does not read, numbers a double cannot hold,
+// a body beyond the span-count limit or near the nesting limit) makes it answer
 // `undefined`, and the request takes the general path, which decides everything (errors and their
 // order included) as before. The differential test holds the two paths to the same spans.
 import { isUtf8 } from 'node:buffer';
+import { flattenInto } from '../attributes/flatten.ts';
 import { AttributeList } from '../attributes/list.ts';
 import type { WorkingBatch } from '../batch.ts';
+import { parseJsonBytes } from '../json/parse.ts';
 import { randomHex, spanIdHex, isZeroSpanId, normaliseSpanId, normaliseTraceId } from '../ids.ts';
 import { UniqueKeys } from '../otlp/decode-unique-keys.ts';
 import type { AttrScalar, Span, SpanEvent } from '../span.ts';
@@ -32,8 +34,11 @@ export interface FlatLimits {
   maxDepth: number;
 }
 
-/** The deepest this decoder reads: body, spans, span, events, event, event attributes. */
-const DEPTH_READ = 6;
+/** Where attribute objects sit: body, spans, span, attributes; and body, spans, span, events, event,
+ *  attributes. The decoder reads down to the deeper one itself (nested attribute values below it are
+ *  checked against the limit as they are parsed). */
+const SPAN_ATTRIBUTES_DEPTH = 4;
+const EVENT_ATTRIBUTES_DEPTH = 6;
 
 const fromCharCode = String.fromCharCode;
 
@@ -45,8 +50,8 @@ const GIVE_UP: unique symbol = Symbol('give up');
  * general path must decide. Never throws on input.
  */
 export function decodeFlatSpans(bytes: Uint8Array, limits: FlatLimits): Span[] | undefined {
-  if (limits.maxDepth < DEPTH_READ || !isUtf8(bytes)) return undefined;
-  const reader = new FlatReader(bytes, limits.maxSpans);
+  if (limits.maxDepth < EVENT_ATTRIBUTES_DEPTH || !isUtf8(bytes)) return undefined;
+  const reader = new FlatReader(bytes, limits);
   try {
     return reader.body();
   } catch (e) {
@@ -160,11 +165,17 @@ class ListTemplate {
   readonly values: string[] = [];
 }
 
+/** True when two of keys[0, n) are equal. */
+function hasRepeat(keys: string[], n: number): boolean {
+  return new Set(keys.slice(0, n)).size !== n;
+}
+
 class FlatReader {
   private readonly buf: SliceableBuffer;
   private readonly view: DataView;
   private readonly end: number;
   private readonly maxSpans: number;
+  private readonly maxDepth: number;
   private pos = 0;
   /** The last string's [start, end) (its content, without quotes) and whether it held escapes. */
   private strStart = 0;
@@ -189,11 +200,12 @@ class FlatReader {
   private readonly spanAttributes = new ListTemplate();
   private readonly eventAttributes = new ListTemplate();
 
-  constructor(bytes: Uint8Array, maxSpans: number) {
+  constructor(bytes: Uint8Array, limits: FlatLimits) {
     this.buf = (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) as SliceableBuffer;
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
     this.end = this.buf.length;
-    this.maxSpans = maxSpans;
+    this.maxSpans = limits.maxSpans;
+    this.maxDepth = limits.maxDepth;
   }
 
   /** `{"spans": [span, ...]}` and nothing else. */
@@ -263,7 +275,7 @@ class FlatReader {
             case Field.EndTime: endNs = this.timestamp(); break;
             case Field.StatusCode: code = STATUS_CODE_BY_NAME.get(this.string()) ?? giveUp(); break;
             case Field.StatusMessage: message = this.string(); break;
-            case Field.Attributes: attributes = this.attributes(this.spanAttributes, spanKeys); break;
+            case Field.Attributes: attributes = this.attributes(this.spanAttributes, spanKeys, SPAN_ATTRIBUTES_DEPTH); break;
             case Field.Events: events = this.events(); break;
             case Field.SessionId: sessionId = this.string(); break;
             case Field.UserId: userId = this.string(); break;
@@ -351,8 +363,8 @@ class FlatReader {
     return giveUp();
   }
 
-  /** An attribute object whose values are all scalars: flatten's result for it, in text order. */
-  private attributes(template: ListTemplate, unique: UniqueKeys): AttributeList {
+  /** An attribute object (itself at `depth` in the body): flatten's result for it, in text order. */
+  private attributes(template: ListTemplate, unique: UniqueKeys, depth: number): AttributeList {
     this.expect(OPEN_BRACE);
     const list = new AttributeList();
     if (this.peek() === CLOSE_BRACE) {
@@ -361,6 +373,7 @@ class FlatReader {
       return list;
     }
     const buf = this.buf;
+    let nested = false;
     let k = 0;
     for (;; k++) {
       this.expect(QUOTE);
@@ -382,8 +395,8 @@ class FlatReader {
       template.keys[k] = key;
       this.expect(COLON);
       // The value: likewise for a string.
-      let value: AttrScalar;
       if (this.peek() === QUOTE) {
+        let value: string;
         at = ++this.pos;
         length = k < template.size ? template.valueLength[k] : -1;
         if (length >= 0 && at + length < this.end && buf[at + length] === QUOTE && this.sameBytes(at, template.valueAt[k], length)) {
@@ -397,16 +410,25 @@ class FlatReader {
         template.valueAt[k] = at;
         template.valueLength[k] = length;
         template.values[k] = value;
+        list.append(key, value);
       } else {
         // Entry k keeps the last string seen at k: still the text at its offset, so still comparable.
-        value = this.scalar();
+        const c = this.peek();
+        if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+          this.nested(key, list, depth);
+          nested = true;
+        } else {
+          list.append(key, this.scalar());
+        }
       }
-      list.append(key, value);
       const c = this.next();
       if (c === CLOSE_BRACE) break;
       if (c !== COMMA) giveUp();
     }
     template.size = k + 1;
+    // JSON.parse keeps only the last value of a repeated key, and flatten then expands that one. Where
+    // one of the values was nested, expanding each as it came differs from that: the general path decides.
+    if (nested && hasRepeat(template.keys, k + 1)) giveUp();
     // A repeated key: the last value at the first position, as JSON.parse and then flatten give it.
     unique.settle(list);
     return list;
@@ -444,7 +466,7 @@ class FlatReader {
         if (!this.isNull()) {
           if (field === EVENT_NAME) name = this.string();
           else if (field === EVENT_TIMESTAMP) timeNs = this.timestamp();
-          else attributes = this.attributes(this.eventAttributes, eventKeys);
+          else attributes = this.attributes(this.eventAttributes, eventKeys, EVENT_ATTRIBUTES_DEPTH);
         }
         const c = this.next();
         if (c === CLOSE_BRACE) break;
@@ -457,7 +479,33 @@ class FlatReader {
 
   // ---- values ---------------------------------------------------------------------------------------
 
-  /** A string, number, boolean or null; an object or array (flatten's nested forms) gives up. */
+  /**
+   * A nested attribute value (an object or an array) under `key`, in an attribute object at `depth`:
+   * parsed on its own by the general path's parser (exact wide integers, the nesting limit for where it
+   * sits) and flattened by flatten itself, so it comes out as the general path makes it.
+   */
+  private nested(key: string, list: AttributeList, depth: number): void {
+    const start = this.pos;
+    this.skipNested();
+    const parsed = parseJsonBytes(this.buf.subarray(start, this.pos), this.maxDepth - depth);
+    if (!parsed.ok) giveUp();
+    flattenInto(parsed.value, key, list);
+  }
+
+  /** Moves past the object or array that starts here (its syntax is the parser's to check). */
+  private skipNested(): void {
+    const buf = this.buf;
+    let open = 0;
+    for (;;) {
+      if (this.pos >= this.end) giveUp();
+      const c = buf[this.pos++];
+      if (c === QUOTE) this.scanString();
+      else if (c === OPEN_BRACE || c === OPEN_BRACKET) open++;
+      else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && --open === 0) return;
+    }
+  }
+
+  /** A string, number, boolean or null. */
   private scalar(): AttrScalar {
     const c = this.peek();
     if (c === QUOTE) return this.string();
