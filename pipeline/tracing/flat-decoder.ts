@@ -17,14 +17,16 @@ import { isUtf8 } from 'node:buffer';
 import { flattenInto } from '../attributes/flatten.ts';
 import { AttributeList } from '../attributes/list.ts';
 import type { WorkingBatch } from '../batch.ts';
+import {
+  CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, DIGIT_0, GIVE_UP, giveUp, JsonByteReader, MINUS, OPEN_BRACE, OPEN_BRACKET, QUOTE,
+} from '../json/byte-reader.ts';
 import { parseJsonBytes } from '../json/parse.ts';
 import { randomHex, spanIdHex, isZeroSpanId, normaliseSpanId, normaliseTraceId } from '../ids.ts';
 import { UniqueKeys } from '../otlp/decode-unique-keys.ts';
-import type { AttrScalar, Span, SpanEvent } from '../span.ts';
+import type { Span, SpanEvent } from '../span.ts';
 import {
   isSpanType, isTraceType, newSpan, spanStatus, SPAN_KIND_BY_NAME, STATUS_CODE_BY_NAME,
 } from '../span.ts';
-import { cachedUtf8, type SliceableBuffer } from '../string-cache.ts';
 import { digitTimestampAt, parseTimestamp } from '../time.ts';
 
 export interface FlatLimits {
@@ -41,9 +43,6 @@ const SPAN_ATTRIBUTES_DEPTH = 4;
 const EVENT_ATTRIBUTES_DEPTH = 6;
 
 const fromCharCode = String.fromCharCode;
-
-/** Thrown (never out of this module) when the body is not one this decoder decides. */
-const GIVE_UP: unique symbol = Symbol('give up');
 
 /**
  * The body's spans, all accepted, in request order (index i is spans[i]), or undefined when the
@@ -66,27 +65,6 @@ export function acceptedBatch(spans: Span[], receivedNs?: bigint): WorkingBatch 
   const indexes = new Array<number>(spans.length);
   for (let i = 0; i < spans.length; i++) indexes[i] = i;
   return { origin: 'tracing', spans, indexes, rejections: [], receivedNs, checked: true };
-}
-
-function giveUp(): never {
-  throw GIVE_UP;
-}
-
-// ---- byte classes -----------------------------------------------------------------------------------
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const MINUS = 0x2d;
-const DOT = 0x2e;
-const DIGIT_0 = 0x30;
-
-function isWhitespace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
 // ---- member names -----------------------------------------------------------------------------------
@@ -170,17 +148,9 @@ function hasRepeat(keys: string[], n: number): boolean {
   return new Set(keys.slice(0, n)).size !== n;
 }
 
-class FlatReader {
-  private readonly buf: SliceableBuffer;
-  private readonly view: DataView;
-  private readonly end: number;
+class FlatReader extends JsonByteReader {
   private readonly maxSpans: number;
   private readonly maxDepth: number;
-  private pos = 0;
-  /** The last string's [start, end) (its content, without quotes) and whether it held escapes. */
-  private strStart = 0;
-  private strEnd = 0;
-  private strEscaped = false;
   /** The previous span's raw trace_id and parent_id text (offsets into buf) and what they normalised to:
    *  spans of a request nearly always share both, so a repeat is a byte comparison (as validate's
    *  per-request memory, decision 0440). */
@@ -201,9 +171,7 @@ class FlatReader {
   private readonly eventAttributes = new ListTemplate();
 
   constructor(bytes: Uint8Array, limits: FlatLimits) {
-    this.buf = (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) as SliceableBuffer;
-    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
-    this.end = this.buf.length;
+    super(bytes);
     this.maxSpans = limits.maxSpans;
     this.maxDepth = limits.maxDepth;
   }
@@ -308,7 +276,7 @@ class FlatReader {
     const at = this.strStart;
     const length = this.strEnd - at;
     if (!this.strEscaped && length === this.traceLength && this.sameBytes(at, this.traceAt, length)) return this.traceValue;
-    const id = normaliseTraceId(this.stringValue()) ?? giveUp();
+    const id = normaliseTraceId(this.plainString()) ?? giveUp();
     this.traceAt = at;
     this.traceLength = this.strEscaped ? -1 : length;
     this.traceValue = id;
@@ -322,7 +290,7 @@ class FlatReader {
     this.expect(QUOTE);
     this.scanString();
     const at = this.strStart;
-    if (this.strEscaped || this.strEnd - at !== 16) return normaliseSpanId(this.stringValue()) ?? giveUp();
+    if (this.strEscaped || this.strEnd - at !== 16) return normaliseSpanId(this.plainString()) ?? giveUp();
     const b = this.buf;
     const text = fromCharCode(
       b[at], b[at + 1], b[at + 2], b[at + 3], b[at + 4], b[at + 5], b[at + 6], b[at + 7],
@@ -340,7 +308,7 @@ class FlatReader {
     let hex: string;
     if (!this.strEscaped && length === this.parentLength && this.sameBytes(at, this.parentAt, length)) hex = this.parentValue;
     else {
-      hex = spanIdHex(this.stringValue()) ?? giveUp();
+      hex = spanIdHex(this.plainString()) ?? giveUp();
       this.parentAt = at;
       this.parentLength = this.strEscaped ? -1 : length;
       this.parentValue = hex;
@@ -357,7 +325,7 @@ class FlatReader {
       this.scanString();
       const digits = this.strEscaped ? null : digitTimestampAt(this.buf, this.strStart, this.strEnd);
       if (digits !== null) return digits ?? giveUp();
-      return parseTimestamp(this.string0()) ?? giveUp();
+      return parseTimestamp(this.cachedString()) ?? giveUp();
     }
     if (c === MINUS || (c - DIGIT_0) >>> 0 <= 9) return parseTimestamp(this.number()) ?? giveUp();
     return giveUp();
@@ -386,7 +354,7 @@ class FlatReader {
         this.pos = at + length + 1;
       } else {
         this.scanString();
-        key = this.string0();
+        key = this.cachedString();
         if (isIndexLike(key)) giveUp();
         length = this.strEscaped ? -1 : this.strEnd - at;
       }
@@ -404,7 +372,7 @@ class FlatReader {
           this.pos = at + length + 1;
         } else {
           this.scanString();
-          value = this.string0();
+          value = this.cachedString();
           length = this.strEscaped ? -1 : this.strEnd - at;
         }
         template.valueAt[k] = at;
@@ -477,8 +445,7 @@ class FlatReader {
     return { name, timeNs, attributes: attributes ?? new AttributeList() };
   }
 
-  // ---- values ---------------------------------------------------------------------------------------
-
+  
   /**
    * A nested attribute value (an object or an array) under `key`, in an attribute object at `depth`:
    * parsed on its own by the general path's parser (exact wide integers, the nesting limit for where it
@@ -490,194 +457,6 @@ class FlatReader {
     const parsed = parseJsonBytes(this.buf.subarray(start, this.pos), this.maxDepth - depth);
     if (!parsed.ok) giveUp();
     flattenInto(parsed.value, key, list);
-  }
-
-  /** Moves past the object or array that starts here (its syntax is the parser's to check). */
-  private skipNested(): void {
-    const buf = this.buf;
-    let open = 0;
-    for (;;) {
-      if (this.pos >= this.end) giveUp();
-      const c = buf[this.pos++];
-      if (c === QUOTE) this.scanString();
-      else if (c === OPEN_BRACE || c === OPEN_BRACKET) open++;
-      else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && --open === 0) return;
-    }
-  }
-
-  /** A string, number, boolean or null. */
-  private scalar(): AttrScalar {
-    const c = this.peek();
-    if (c === QUOTE) return this.string();
-    if (c === MINUS || (c - DIGIT_0) >>> 0 <= 9) return this.number();
-    if (c === 0x74 /* t */) return this.literal('true', true);
-    if (c === 0x66 /* f */) return this.literal('false', false);
-    if (c === 0x6e /* n */) return this.literal('null', null);
-    return giveUp();
-  }
-
-  private literal<T>(text: string, value: T): T {
-    const end = this.pos + text.length;
-    if (end > this.end) giveUp();
-    for (let i = 0; i < text.length; i++) if (this.buf[this.pos + i] !== text.charCodeAt(i)) giveUp();
-    this.pos = end;
-    return value;
-  }
-
-  /** Consumes `null` (after whitespace) when it is next. */
-  private isNull(): boolean {
-    if (this.peek() !== 0x6e) return false;
-    this.literal('null', null);
-    return true;
-  }
-
-  /**
-   * A JSON number as JSON.parse gives it. Integers a double cannot hold exactly (the general path keeps
-   * them as bigint) and literals beyond a double's range give up.
-   */
-  private number(): number {
-    const buf = this.buf;
-    const start = this.pos;
-    const end = this.end;
-    let i = start;
-    if (buf[i] === MINUS) i++;
-    if (i >= end) giveUp();
-    let digits = 0;
-    let value = 0;
-    if (buf[i] === DIGIT_0) {
-      i++;
-      digits = 1;
-    } else {
-      let d: number;
-      while (i < end && (d = buf[i] - DIGIT_0) >>> 0 <= 9) {
-        value = value * 10 + d;
-        digits++;
-        i++;
-      }
-      if (digits === 0) giveUp();
-    }
-    let plain = true;
-    if (i < end && buf[i] === DOT) {
-      plain = false;
-      const from = ++i;
-      while (i < end && (buf[i] - DIGIT_0) >>> 0 <= 9) i++;
-      if (i === from) giveUp();
-    }
-    if (i < end && (buf[i] | 0x20) === 0x65 /* e or E */) {
-      plain = false;
-      i++;
-      if (i < end && (buf[i] === 0x2b || buf[i] === MINUS)) i++;
-      const from = i;
-      while (i < end && (buf[i] - DIGIT_0) >>> 0 <= 9) i++;
-      if (i === from) giveUp();
-    }
-    this.pos = i;
-    // Up to 15 digits, an integer is exact as accumulated; a minus sign goes through Number for -0.
-    if (plain && digits <= 15 && buf[start] !== MINUS) return value;
-    const n = Number(buf.latin1Slice(start, i));
-    if (!Number.isFinite(n) || (Number.isInteger(n) && !Number.isSafeInteger(n))) giveUp();
-    return n;
-  }
-
-  /** A string value (after whitespace). */
-  private string(): string {
-    this.expect(QUOTE);
-    this.scanString();
-    return this.string0();
-  }
-
-  /** A string expected to be ASCII (an id): no cache, since ids do not repeat. */
-  private asciiString(): string {
-    this.expect(QUOTE);
-    this.scanString();
-    return this.stringValue();
-  }
-
-  /** The string just scanned, through the cache. */
-  private string0(): string {
-    return this.strEscaped ? this.unescaped() : cachedUtf8(this.buf, this.view, this.strStart, this.strEnd);
-  }
-
-  /** The string just scanned, without the cache. */
-  private stringValue(): string {
-    return this.strEscaped ? this.unescaped() : this.buf.utf8Slice(this.strStart, this.strEnd);
-  }
-
-  /** Escapes are rare: JSON.parse of the quoted text decodes them exactly (and refuses bad ones). */
-  private unescaped(): string {
-    try {
-      return JSON.parse(this.buf.utf8Slice(this.strStart - 1, this.strEnd + 1)) as string;
-    } catch {
-      return giveUp();
-    }
-  }
-
-  /**
-   * Finds the end of the string whose opening quote was just consumed: sets strStart, strEnd (the
-   * closing quote's position) and strEscaped, and moves past the closing quote. Control characters are
-   * invalid JSON: give up. (The bytes are valid UTF-8: checked once for the whole body.)
-   */
-  private scanString(): void {
-    const buf = this.buf;
-    const view = this.view;
-    const end = this.end;
-    const start = this.pos;
-    let escaped = false;
-    let i = start;
-    for (;;) {
-      // Four bytes per step while none of them is a quote, a backslash or a control character (the
-      // usual zero-byte test on the word xor-ed with each; the borrow can only mark bytes above a real
-      // hit, which the byte steps below then find first).
-      while (i + 4 <= end) {
-        const w = view.getUint32(i, true);
-        const q = w ^ 0x22222222;
-        const b = w ^ 0x5c5c5c5c;
-        if ((((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b) | ((w - 0x20202020) & ~w)) & 0x80808080) break;
-        i += 4;
-      }
-      if (i >= end) giveUp();
-      const c = buf[i];
-      if (c === QUOTE) break;
-      if (c === BACKSLASH) {
-        // The backslash and the character it escapes (`\"` must not end the string); `\u` takes its
-        // four hex digits along as plain characters. JSON.parse checks the escape itself later.
-        escaped = true;
-        i += 2;
-      } else {
-        if (c < 0x20) giveUp();
-        i++;
-      }
-    }
-    this.strStart = start;
-    this.strEnd = i;
-    this.strEscaped = escaped;
-    this.pos = i + 1;
-  }
-
-  /** True when the string just scanned (unescaped) has exactly these bytes. */
-  private stringIs(name: Uint8Array): boolean {
-    return !this.strEscaped && this.strEnd - this.strStart === name.length && this.sameAs(name, this.strStart);
-  }
-
-  private sameAs(name: Uint8Array, at: number): boolean {
-    const buf = this.buf;
-    for (let i = 0; i < name.length; i++) if (buf[at + i] !== name[i]) return false;
-    return true;
-  }
-
-  /** True when body[a, a + length) and body[b, b + length) hold the same bytes: a word at a time, the
-   *  last word overlapping the one before when the length is not a multiple of four. */
-  private sameBytes(a: number, b: number, length: number): boolean {
-    const view = this.view;
-    if (length < 4) {
-      const buf = this.buf;
-      for (let i = 0; i < length; i++) if (buf[a + i] !== buf[b + i]) return false;
-      return true;
-    }
-    const last = length - 4;
-    let i = 0;
-    while (i < last && view.getInt32(a + i, true) === view.getInt32(b + i, true)) i += 4;
-    return i >= last && view.getInt32(a + last, true) === view.getInt32(b + last, true);
   }
 
   /**
@@ -713,32 +492,5 @@ class FlatReader {
       }
     }
     return giveUp();
-  }
-
-  // ---- structure ------------------------------------------------------------------------------------
-
-  /** The next byte after whitespace, not consumed; -1 at the end. */
-  private peek(): number {
-    const buf = this.buf;
-    let i = this.pos;
-    // Compact JSON has no whitespace: one test, then the loop only when there is some.
-    if (i < this.end && buf[i] > 0x20) return buf[i];
-    while (i < this.end && isWhitespace(buf[i])) i++;
-    this.pos = i;
-    return i < this.end ? buf[i] : -1;
-  }
-
-  /** The next byte after whitespace, consumed. */
-  private next(): number {
-    const c = this.peek();
-    this.pos++;
-    return c;
-  }
-
-  private expect(c: number): void {
-    // Compact JSON: the byte is usually right there.
-    const i = this.pos;
-    if (i < this.end && this.buf[i] === c) this.pos = i + 1;
-    else if (this.next() !== c) giveUp();
   }
 }
