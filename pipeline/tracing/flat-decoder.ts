@@ -8,11 +8,12 @@
 // CPU on flat bodies (decisions 0400, 0440).
 //
 // It is a shortcut, never a second set of rules: it answers only when the body is valid JSON of the
-// form it knows and every span in it is accepted, using the same normalisers as validate. Anything else
-// (a span validate would reject, a repeated id, a member it does not read, numbers a double cannot hold,
-// a body beyond the span-count limit or near the nesting limit) makes it answer
-// `undefined`, and the request takes the general path, which decides everything (errors and their
-// order included) as before. The differential test holds the two paths to the same spans.
+// form it knows and every span in it is accepted, using the same normalisers and part parsers as
+// validate. Anything else (a span validate would reject, a repeated id or member, a member name written
+// with escapes, numbers a double cannot hold, a body beyond the span-count limit or near the nesting
+// limit) makes it answer `undefined`, and the request takes the general path, which decides everything
+// (errors and their order included) as before. The differential test holds the two paths to the same
+// spans.
 import { isUtf8 } from 'node:buffer';
 import { flattenInto } from '../attributes/flatten.ts';
 import { AttributeList } from '../attributes/list.ts';
@@ -23,11 +24,15 @@ import {
 import { parseJsonBytes } from '../json/parse.ts';
 import { randomHex, spanIdHex, isZeroSpanId, normaliseSpanId, normaliseTraceId } from '../ids.ts';
 import { UniqueKeys } from '../otlp/decode-unique-keys.ts';
-import type { Span, SpanEvent } from '../span.ts';
+import type {
+  Attributes, OtlpExtras, Span, SpanEvent, SpanLink, SpanReference, SpanScope,
+} from '../span.ts';
 import {
   isSpanType, isTraceType, newSpan, spanStatus, SPAN_KIND_BY_NAME, STATUS_CODE_BY_NAME,
 } from '../span.ts';
 import { digitTimestampAt, parseTimestamp } from '../time.ts';
+import { attributesOf, parseLinks, parseOtlpExtras, parseReferences, parseScope } from './span-parts.ts';
+import { isJsonObject } from './tree.ts';
 
 export interface FlatLimits {
   /** The receiver's max_spans_per_request: a longer list is the general path's 413. */
@@ -39,6 +44,7 @@ export interface FlatLimits {
 /** Where attribute objects sit: body, spans, span, attributes; and body, spans, span, events, event,
  *  attributes. The decoder reads down to the deeper one itself (nested attribute values below it are
  *  checked against the limit as they are parsed). */
+const SPAN_DEPTH = 3;
 const SPAN_ATTRIBUTES_DEPTH = 4;
 const EVENT_ATTRIBUTES_DEPTH = 6;
 
@@ -72,6 +78,9 @@ export function acceptedBatch(spans: Span[], receivedNs?: bigint): WorkingBatch 
 const Field = {
   TraceId: 0, SpanId: 1, ParentId: 2, SpanName: 3, SpanKind: 4, StartTime: 5, EndTime: 6, StatusCode: 7,
   StatusMessage: 8, Attributes: 9, Events: 10, SessionId: 11, UserId: 12, SpanType: 13, TraceType: 14,
+  Links: 15, References: 16, Resource: 17, Scope: 18, Otlp: 19,
+  /** Any other name written without escapes: validate ignores it, so its value only has to be JSON. */
+  Other: 20,
 } as const;
 
 const SPAN_FIELD_NAMES: ReadonlyArray<readonly [string, number]> = [
@@ -80,6 +89,8 @@ const SPAN_FIELD_NAMES: ReadonlyArray<readonly [string, number]> = [
   ['end_time', Field.EndTime], ['status_code', Field.StatusCode], ['status_message', Field.StatusMessage],
   ['attributes', Field.Attributes], ['events', Field.Events], ['session_id', Field.SessionId],
   ['user_id', Field.UserId], ['span_type', Field.SpanType], ['trace_type', Field.TraceType],
+  ['links', Field.Links], ['references', Field.References], ['resource', Field.Resource], ['scope', Field.Scope],
+  ['otlp', Field.Otlp],
 ];
 
 /** The names a member may have, by length: [bytes, what it names]. */
@@ -141,6 +152,11 @@ class ListTemplate {
   /** -1: no string without escapes was seen at this position. */
   readonly valueLength: number[] = [];
   readonly values: string[] = [];
+}
+
+/** A part validate's parser accepted; its rejection reason (a string) gives up. */
+function accepted<T>(part: T | string): T {
+  return typeof part === 'string' ? giveUp() : part;
 }
 
 /** True when two of keys[0, n) are equal. */
@@ -224,11 +240,17 @@ class FlatReader extends JsonByteReader {
     let userId: string | undefined;
     let spanType: string | undefined;
     let traceType: string | undefined;
+    let links: SpanLink[] | undefined;
+    let references: SpanReference[] | undefined;
+    let resource: Attributes | undefined;
+    let scope: SpanScope | undefined;
+    let otlp: OtlpExtras | undefined;
     if (this.peek() === CLOSE_BRACE) this.pos++;
     else {
       for (let k = 0; ; k++) {
-        const field = this.memberName(SPAN_FIELDS, SPAN_FIELD_BYTES, this.spanOrder, this.spanOrderAt, k);
-        const bit = 1 << field;
+        const field = this.memberName(SPAN_FIELDS, SPAN_FIELD_BYTES, this.spanOrder, this.spanOrderAt, k, Field.Other);
+        // Other members may repeat (JSON.parse keeps the last of each, and validate reads none of them).
+        const bit = field === Field.Other ? 0 : 1 << field;
         if ((seen & bit) !== 0) giveUp();
         seen |= bit;
         // null is absent (ingest-api.md, terms): as if the member were not there.
@@ -249,6 +271,18 @@ class FlatReader extends JsonByteReader {
             case Field.UserId: userId = this.string(); break;
             case Field.SpanType: spanType = this.string(); if (!isSpanType(spanType)) giveUp(); break;
             case Field.TraceType: traceType = this.string(); if (!isTraceType(traceType)) giveUp(); break;
+            // The rarer members: their values as JSON, read by validate's own parsers.
+            case Field.Links: links = accepted(parseLinks(this.memberValue())); break;
+            case Field.References: references = accepted(parseReferences(this.memberValue())); break;
+            case Field.Resource: {
+              const value = this.memberValue();
+              if (!isJsonObject(value)) giveUp();
+              resource = attributesOf(value);
+              break;
+            }
+            case Field.Scope: scope = accepted(parseScope(this.memberValue())); break;
+            case Field.Otlp: otlp = parseOtlpExtras(this.memberValue()); break;
+            default: this.memberValue(); break;
           }
         }
         const c = this.next();
@@ -262,8 +296,13 @@ class FlatReader extends JsonByteReader {
     );
     span.parentId = parentId;
     span.events = events;
+    span.links = links;
+    span.references = references;
     span.sessionId = sessionId;
     span.userId = userId;
+    span.resource = resource;
+    span.scope = scope;
+    span.otlp = otlp;
     // Candidates only: `namespace` resolves the final types (ag-namespace.md §4).
     span.spanType = spanType;
     span.traceType = traceType;
@@ -427,7 +466,7 @@ class FlatReader extends JsonByteReader {
     if (this.peek() === CLOSE_BRACE) this.pos++;
     else {
       for (let k = 0; ; k++) {
-        const field = this.memberName(EVENT_FIELDS, EVENT_FIELD_BYTES, this.eventOrder, this.eventOrderAt, k);
+        const field = this.memberName(EVENT_FIELDS, EVENT_FIELD_BYTES, this.eventOrder, this.eventOrderAt, k, -1);
         const bit = 1 << field;
         if ((seen & bit) !== 0) giveUp();
         seen |= bit;
@@ -447,6 +486,19 @@ class FlatReader extends JsonByteReader {
 
   
   /**
+   * The next value as JSON.parse gives it: an object or array parsed on its own by the general path's
+   * parser (exact wide integers, the nesting limit for a member of a span), a scalar as read here.
+   */
+  private memberValue(): unknown {
+    const c = this.peek();
+    if (c !== OPEN_BRACE && c !== OPEN_BRACKET) return this.scalar();
+    const start = this.pos;
+    this.skipNested();
+    const parsed = parseJsonBytes(this.buf.subarray(start, this.pos), this.maxDepth - SPAN_DEPTH);
+    return parsed.ok ? parsed.value : giveUp();
+  }
+
+  /**
    * A nested attribute value (an object or an array) under `key`, in an attribute object at `depth`:
    * parsed on its own by the general path's parser (exact wide integers, the nesting limit for where it
    * sits) and flattened by flatten itself, so it comes out as the general path makes it.
@@ -460,15 +512,18 @@ class FlatReader extends JsonByteReader {
   }
 
   /**
-   * A member name from `table` and its colon; any other name gives up. The name in position k of the
-   * previous object of this kind (`order`) is tried first: a comparison instead of a scan.
+   * A member name from `table` and its colon; any other name is `other`, or gives up when `other` is
+   * -1. The name in position k of the previous object of this kind (`order`) is tried first: a
+   * comparison instead of a scan.
    */
-  private memberName(table: Array<Array<[Uint8Array, number]>>, names: Uint8Array[], order: number[], orderAt: number[], k: number): number {
+  private memberName(
+    table: Array<Array<[Uint8Array, number]>>, names: Uint8Array[], order: number[], orderAt: number[], k: number, other: number,
+  ): number {
     this.expect(QUOTE);
     const at = this.pos;
-    if (k < order.length) {
+    const predicted = k < order.length ? order[k] : -1;
+    if (predicted >= 0) {
       // Compared with the previous object's k-th name in the body, a word at a time.
-      const predicted = order[k];
       const length = names[predicted].length;
       if (at + length < this.end && this.buf[at + length] === QUOTE && this.sameBytes(at, orderAt[k], length)) {
         orderAt[k] = at;
@@ -478,19 +533,22 @@ class FlatReader extends JsonByteReader {
       }
     }
     this.scanString();
-    if (!this.strEscaped) {
-      const candidates = table[this.strEnd - at];
-      if (candidates !== undefined) {
-        for (let c = 0; c < candidates.length; c++) {
-          if (this.sameAs(candidates[c][0], at)) {
-            this.expect(COLON);
-            order[k] = candidates[c][1];
-            orderAt[k] = at;
-            return candidates[c][1];
-          }
+    // A name written with escapes may spell a known one: the general path reads those.
+    if (this.strEscaped) giveUp();
+    const candidates = table[this.strEnd - at];
+    if (candidates !== undefined) {
+      for (let c = 0; c < candidates.length; c++) {
+        if (this.sameAs(candidates[c][0], at)) {
+          this.expect(COLON);
+          order[k] = candidates[c][1];
+          orderAt[k] = at;
+          return candidates[c][1];
         }
       }
     }
-    return giveUp();
+    if (other < 0) giveUp();
+    this.expect(COLON);
+    order[k] = -1;
+    return other;
   }
 }

@@ -8,7 +8,7 @@ import { parseTimestamp } from '../../pipeline/time.ts';
 import { isJsonObject } from '../../pipeline/tracing/tree.ts';
 import {
   attributesOf, isAbsent, parseEvents, parseLinks, parseOtlpExtras, parseReferences, parseScope,
-} from './span-parts.ts';
+} from '../../pipeline/tracing/span-parts.ts';
 
 /**
  * The answer of a pure function for the last string it was asked about. Spans of one request nearly

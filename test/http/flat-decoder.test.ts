@@ -40,7 +40,7 @@ describe('POST /tracing/spans/ingest: the flat-body decoder and the general path
     expect(fast.spans).toEqual(general.spans);
   });
 
-  it('answer and append the same for nested attribute values', async () => {
+  it('answer and append the same for nested attribute values and the rarer members', async () => {
     const spans = [0, 1, 2].map((i) => ({
       trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
       span_id: `00f067aa0ba902b${i}`,
@@ -52,6 +52,11 @@ describe('POST /tracing/spans/ingest: the flat-body decoder and the general path
         'ag.type.span': 'chat',
         tags: ['a', 'b'],
       },
+      links: [{ trace_id: '5bf92f3577b34da6a3ce929d0e0e4736', span_id: 'a1b2c3d4e5f60718', attributes: { why: 'retry' } }],
+      resource: { 'service.name': 'svc', host: { name: 'h1' } },
+      scope: { name: 'agenta', version: '1.0' },
+      otlp: { trace_state: 'k=v' },
+      extra_member: [1, 2],
     }));
     const body = Buffer.from(JSON.stringify({ spans }));
     expect(decodeFlatSpans(body, { maxSpans: 100_000, maxDepth: 64 })).toHaveLength(3);
@@ -61,6 +66,8 @@ describe('POST /tracing/spans/ingest: the flat-body decoder and the general path
     expect(fast.res.text).toBe(general.res.text);
     expect(fast.spans).toEqual(general.spans);
     expect(fast.spans[1].attributes.get('ag.data.inputs.prompt.0.content')).toBe('question 1');
+    expect(fast.spans[2].links).toHaveLength(1);
+    expect(fast.spans[2].resource?.get('host.name')).toBe('h1');
   });
 
   it('a body with one rejected span takes the general path: 202 with the rejection, the others appended', async () => {
