@@ -95,11 +95,13 @@ export class TracingApiHandler {
     if (isReply(raw)) return raw;
     const bytes = decodeBody(raw, codings, limit);
     if (isReply(bytes)) return bytes;
-    if (route === 'ingest') {
+    if (route !== 'simple') {
       // The usual flat body, all of it valid: straight to spans (decision 0520). Otherwise undefined,
-      // and the general path below decides everything.
+      // and the general path below decides everything (an empty single trace included: §7's 400).
       const spans = decodeFlatSpans(bytes, this.#flatLimits);
-      if (spans !== undefined) return this.#ingestDecoded(spans, receivedNs, bytes.length);
+      if (spans !== undefined && (route === 'ingest' || spans.length > 0)) {
+        return this.#decoded(route, spans, receivedNs, bytes.length);
+      }
     }
     const parsed = parseJsonBytes(bytes, this.#config.max_nesting_depth);
     if (!parsed.ok) {
@@ -155,9 +157,13 @@ export class TracingApiHandler {
   }
 
   /** Spans the flat-body decoder accepted, every one: the rest of #tracing's path for them. */
-  async #ingestDecoded(spans: Span[], receivedNs: bigint, bodyBytes: number): Promise<Reply> {
+  async #decoded(route: 'ingest' | 'traces', spans: Span[], receivedNs: bigint, bodyBytes: number): Promise<Reply> {
     const batch = acceptedBatch(spans, receivedNs);
     this.#consumer.prepare(batch);
+    if (route === 'traces') {
+      const problem = checkTraceSpans(batch.spans);
+      if (problem !== undefined) return detailReply(400, problem);
+    }
     const refused = await this.#append(batch.spans, bodyBytes);
     return refused ?? { status: 202, body: linksBody(batch) };
   }

@@ -82,3 +82,47 @@ describe('POST /tracing/spans/ingest: the flat-body decoder and the general path
     expect(appended.map((s) => s.spanId)).toEqual(['00f067aa0ba902b0', '00f067aa0ba902b1']);
   });
 });
+
+describe('POST /tracing/traces/: the flat-body decoder and the general path', () => {
+  const trace = (edit: (spans: Array<Record<string, unknown>>) => void = () => {}) => {
+    const spans: Array<Record<string, unknown>> = [0, 1, 2].map((i) => ({
+      trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', span_id: `00f067aa0ba902b${i}`, span_name: `s${i}`,
+      start_time: 1776363498, end_time: 1776363499,
+      ...(i > 0 ? { parent_id: '00f067aa0ba902b0' } : {}),
+    }));
+    edit(spans);
+    return Buffer.from(JSON.stringify({ spans }));
+  };
+
+  async function both(body: Buffer) {
+    r.consumer.appended.length = 0;
+    const fast = await post(r.port, '/tracing/traces/', body);
+    const fastSpans = r.consumer.spans();
+    r.consumer.appended.length = 0;
+    const general = await post(r.port, '/tracing/traces/', escapedNames(body));
+    expect(fast.status).toBe(general.status);
+    expect(fast.text).toBe(general.text);
+    expect(fastSpans).toEqual(r.consumer.spans());
+    return fast;
+  }
+
+  it('one trace with one root: the same 202 and spans', async () => {
+    expect(decodeFlatSpans(trace(), { maxSpans: 100_000, maxDepth: 64 })).toHaveLength(3);
+    const res = await both(trace());
+    expect(res.status).toBe(202);
+    expect(res.json.count).toBe(3);
+  });
+
+  it('the §7 span checks answer the same: two trace ids, no root, two roots, no spans', async () => {
+    const twoTraces = await both(trace((s) => { s[2].trace_id = '5bf92f3577b34da6a3ce929d0e0e4736'; }));
+    expect(twoTraces.status).toBe(400);
+    expect(twoTraces.json.detail).toMatch(/^Spans must share one trace_id; found 2/);
+    const noRoot = await both(trace((s) => { s[0].parent_id = '00f067aa0ba902b9'; }));
+    expect(noRoot.json.detail).toBe('Missing root span');
+    const twoRoots = await both(trace((s) => { delete s[1].parent_id; }));
+    expect(twoRoots.json.detail).toBe('Too many root spans');
+    const empty = await both(Buffer.from('{"spans":[]}'));
+    expect(empty.status).toBe(400);
+    expect(empty.json.detail).toBe('Missing spans');
+  });
+});
