@@ -129,8 +129,12 @@ export class TracingApiHandler {
       const problem = checkTraceBody(body, count);
       if (problem !== undefined) return detailReply(400, problem);
     }
+    return this.#respond(route, this.#prepare(body, receivedNs), bodyBytes, count);
+  }
 
-    const batch = this.#prepare(body, receivedNs);
+  /** After the processors: §7's span checks (one trace), then the append and the 202 (§5.3). `count`:
+   *  spans submitted, of which `batch.spans` were accepted. */
+  async #respond(route: 'ingest' | 'traces', batch: WorkingBatch, bodyBytes: number, count: number): Promise<Reply> {
     if (batch.spans.length === 0 && batch.rejections.length > 0) return allRejectedReply(batch.rejections);
     if (route === 'traces') {
       const problem = checkTraceSpans(batch.spans);
@@ -157,15 +161,10 @@ export class TracingApiHandler {
   }
 
   /** Spans the flat-body decoder accepted, every one: the rest of #tracing's path for them. */
-  async #decoded(route: 'ingest' | 'traces', spans: Span[], receivedNs: bigint, bodyBytes: number): Promise<Reply> {
+  #decoded(route: 'ingest' | 'traces', spans: Span[], receivedNs: bigint, bodyBytes: number): Promise<Reply> {
     const batch = acceptedBatch(spans, receivedNs);
     this.#consumer.prepare(batch);
-    if (route === 'traces') {
-      const problem = checkTraceSpans(batch.spans);
-      if (problem !== undefined) return detailReply(400, problem);
-    }
-    const refused = await this.#append(batch.spans, bodyBytes);
-    return refused ?? { status: 202, body: linksBody(batch) };
+    return this.#respond(route, batch, bodyBytes, spans.length);
   }
 
   #prepare(body: TracingBody, receivedNs: bigint): WorkingBatch {
