@@ -154,6 +154,17 @@ class ListTemplate {
   readonly values: string[] = [];
 }
 
+/**
+ * An id's raw text (its offset and length in the body; -1: it held escapes, never compared) and what it
+ * normalised to. A repeat is a byte comparison instead of a scan and a new string (as validate's
+ * per-request memory, decision 0440). Only accepted ids are remembered.
+ */
+class IdMemo {
+  at = 0;
+  length = -1;
+  value = '';
+}
+
 /** A part validate's parser accepted; its rejection reason (a string) gives up. */
 function accepted<T>(part: T | string): T {
   return typeof part === 'string' ? giveUp() : part;
@@ -167,15 +178,9 @@ function hasRepeat(keys: string[], n: number): boolean {
 class FlatReader extends JsonByteReader {
   private readonly maxSpans: number;
   private readonly maxDepth: number;
-  /** The previous span's raw trace_id and parent_id text (offsets into buf) and what they normalised to:
-   *  spans of a request nearly always share both, so a repeat is a byte comparison (as validate's
-   *  per-request memory, decision 0440). */
-  private traceAt = 0;
-  private traceLength = -1;
-  private traceValue = '';
-  private parentAt = 0;
-  private parentLength = -1;
-  private parentValue = '';
+  /** The previous span's trace_id and parent_id: spans of a request nearly always share both. */
+  private readonly traceIds = new IdMemo();
+  private readonly parentIds = new IdMemo();
   /** The members of the previous span and event, in their order: the k-th name is compared with the
    *  previous one's k-th first. */
   private readonly spanOrder: number[] = [];
@@ -310,16 +315,7 @@ class FlatReader extends JsonByteReader {
   }
 
   private traceId(): string {
-    this.expect(QUOTE);
-    this.scanString();
-    const at = this.strStart;
-    const length = this.strEnd - at;
-    if (!this.strEscaped && length === this.traceLength && this.sameBytes(at, this.traceAt, length)) return this.traceValue;
-    const id = normaliseTraceId(this.plainString()) ?? giveUp();
-    this.traceAt = at;
-    this.traceLength = this.strEscaped ? -1 : length;
-    this.traceValue = id;
-    return id;
+    return this.id(this.traceIds, normaliseTraceId);
   }
 
   /** 16 characters, the usual form, are built by String.fromCharCode (a native slice is a C++ call,
@@ -340,19 +336,22 @@ class FlatReader extends JsonByteReader {
 
   /** The parent's id, undefined for the all-zero id (a root). */
   private parentId(): string | undefined {
+    const hex = this.id(this.parentIds, spanIdHex);
+    return isZeroSpanId(hex) ? undefined : hex;
+  }
+
+  /** A string id, normalised; the same bytes as the memo's last one give its answer again. */
+  private id(memo: IdMemo, normalise: (text: string) => string | undefined): string {
     this.expect(QUOTE);
     this.scanString();
     const at = this.strStart;
     const length = this.strEnd - at;
-    let hex: string;
-    if (!this.strEscaped && length === this.parentLength && this.sameBytes(at, this.parentAt, length)) hex = this.parentValue;
-    else {
-      hex = spanIdHex(this.plainString()) ?? giveUp();
-      this.parentAt = at;
-      this.parentLength = this.strEscaped ? -1 : length;
-      this.parentValue = hex;
-    }
-    return isZeroSpanId(hex) ? undefined : hex;
+    if (!this.strEscaped && length === memo.length && this.sameBytes(at, memo.at, length)) return memo.value;
+    const id = normalise(this.plainString()) ?? giveUp();
+    memo.at = at;
+    memo.length = this.strEscaped ? -1 : length;
+    memo.value = id;
+    return id;
   }
 
   /** A timestamp as validate reads it: a string (epoch digits, read from the bytes, or ISO 8601) or a
@@ -364,7 +363,7 @@ class FlatReader extends JsonByteReader {
       this.scanString();
       const digits = this.strEscaped ? null : digitTimestampAt(this.buf, this.strStart, this.strEnd);
       if (digits !== null) return digits ?? giveUp();
-      return parseTimestamp(this.cachedString()) ?? giveUp();
+      return parseTimestamp(this.plainString()) ?? giveUp();
     }
     if (c === MINUS || (c - DIGIT_0) >>> 0 <= 9) return parseTimestamp(this.number()) ?? giveUp();
     return giveUp();
@@ -422,7 +421,9 @@ class FlatReader extends JsonByteReader {
         // Entry k keeps the last string seen at k: still the text at its offset, so still comparable.
         const c = this.peek();
         if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-          this.nested(key, list, depth);
+          // Parsed on its own by the general path's parser and expanded by flatten itself, so it comes
+          // out as the general path makes it.
+          flattenInto(this.parsedValue(depth), key, list);
           nested = true;
         } else {
           list.append(key, this.scalar());
@@ -484,31 +485,23 @@ class FlatReader extends JsonByteReader {
     return { name, timeNs, attributes: attributes ?? new AttributeList() };
   }
 
-  
+
   /**
    * The next value as JSON.parse gives it: an object or array parsed on its own by the general path's
    * parser (exact wide integers, the nesting limit for a member of a span), a scalar as read here.
    */
   private memberValue(): unknown {
     const c = this.peek();
-    if (c !== OPEN_BRACE && c !== OPEN_BRACKET) return this.scalar();
-    const start = this.pos;
-    this.skipNested();
-    const parsed = parseJsonBytes(this.buf.subarray(start, this.pos), this.maxDepth - SPAN_DEPTH);
-    return parsed.ok ? parsed.value : giveUp();
+    return c === OPEN_BRACE || c === OPEN_BRACKET ? this.parsedValue(SPAN_DEPTH) : this.scalar();
   }
 
-  /**
-   * A nested attribute value (an object or an array) under `key`, in an attribute object at `depth`:
-   * parsed on its own by the general path's parser (exact wide integers, the nesting limit for where it
-   * sits) and flattened by flatten itself, so it comes out as the general path makes it.
-   */
-  private nested(key: string, list: AttributeList, depth: number): void {
+  /** The object or array that starts here, inside a container at `depth`, parsed on its own text (exact
+   *  wide integers, the nesting limit for where it sits). */
+  private parsedValue(depth: number): unknown {
     const start = this.pos;
     this.skipNested();
     const parsed = parseJsonBytes(this.buf.subarray(start, this.pos), this.maxDepth - depth);
-    if (!parsed.ok) giveUp();
-    flattenInto(parsed.value, key, list);
+    return parsed.ok ? parsed.value : giveUp();
   }
 
   /**
