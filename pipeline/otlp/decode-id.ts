@@ -9,6 +9,7 @@
 // A trace id usually repeats across the spans of a request, so the last one is remembered with its bytes:
 // comparing 16 bytes is cheaper than building the string again, and handing out one instance spares
 // hashing it again wherever trace ids are Map keys downstream.
+import type { SliceableBuffer } from '../string-cache.ts';
 
 /** Hex digit character codes by nibble. */
 const DIGIT: number[] = [48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 99, 100, 101, 102];
@@ -41,11 +42,6 @@ function hex16(b: Uint8Array, p: number): string {
   );
 }
 
-/** Node's native slicer behind `toString('hex', start, end)`. */
-interface HexSlicer {
-  hexSlice(start: number, end: number): string;
-}
-
 /**
  * True when `last` already holds the `last.length` bytes of `buf` at `start`; otherwise copies them in
  * and answers false. Spans of a request share their trace id and siblings their parent, so comparing
@@ -71,7 +67,7 @@ export function idHex(buf: Buffer, start: number, len: number): string {
     if (sameAsLast(lastTraceBytes, buf, start) && lastTraceHex !== '') return lastTraceHex;
     return (lastTraceHex = hex16(buf, start));
   }
-  return (buf as Buffer & HexSlicer).hexSlice(start, start + len);
+  return (buf as SliceableBuffer).hexSlice(start, start + len);
 }
 
 /** The last 8-byte parent id converted ('' before the first), and its bytes. */
