@@ -384,6 +384,8 @@ class FlatReader extends JsonByteReader {
     for (;; k++) {
       this.expect(QUOTE);
       // The key: the same bytes as the last list's k-th key (and its closing quote) give the same string.
+      // (The key and the value below are written out rather than shared through one helper: with both
+      // calls, V8 inlined only one of them into this loop, ~2% of decoding, measured in both orders.)
       let at = this.pos;
       let length = k < template.size ? template.keyLength[k] : -1;
       let key: string;
