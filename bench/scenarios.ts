@@ -64,10 +64,10 @@ function writeBodies(make: (i: number) => Buffer): string[] {
   });
 }
 
-// An open loop at a low rate warms V8's compiler slowly: at 100 requests/s the daemon's CPU share falls for
-// its first ~10 s (per-request code reaches optimised tiers only after thousands of calls) and is flat after
-// that, while the Collector's is flat from the start (decision 0530). A steady-rate figure is about a daemon
-// that has been running, so its window starts after that; a closed loop at full load is warm within 3 s.
+// An open loop at a low rate warms the daemon slowly: at 100 requests/s V8 is still optimising functions
+// for ~10 s and the daemon's CPU share falls until then, while the Collector's is flat from the start
+// (decision 0530). A steady-rate figure is about a daemon that has been running, so its window opens after
+// that; a closed loop at full load is warm within its 3 s.
 const STEADY_WARMUP_MS = 15_000;
 
 function load(url: string, contentType: string, bodyFiles: string[], ctx: BenchContext, rate?: number): LoadSpec {
