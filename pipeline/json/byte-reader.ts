@@ -16,17 +16,20 @@ export function giveUp(): never {
   throw GIVE_UP;
 }
 
-export const QUOTE = 0x22;
-export const BACKSLASH = 0x5c;
-export const COMMA = 0x2c;
-export const COLON = 0x3a;
-export const OPEN_BRACE = 0x7b;
-export const CLOSE_BRACE = 0x7d;
-export const OPEN_BRACKET = 0x5b;
-export const CLOSE_BRACKET = 0x5d;
-export const MINUS = 0x2d;
-export const DOT = 0x2e;
-export const DIGIT_0 = 0x30;
+// Module-local, not exported: V8 reads an exported `const` through its module cell on every use, also in
+// its own module, where a local one is folded into the compiled code as a number. Measured on a byte loop,
+// the exported form cost ~35% more (decision 0540). Each hot module keeps its own copy of what it compares.
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const MINUS = 0x2d;
+const DOT = 0x2e;
+const DIGIT_0 = 0x30;
 
 function isWhitespace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;

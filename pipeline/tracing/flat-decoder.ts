@@ -18,9 +18,7 @@ import { isUtf8 } from 'node:buffer';
 import { flattenInto } from '../attributes/flatten.ts';
 import { AttributeList } from '../attributes/list.ts';
 import type { WorkingBatch } from '../batch.ts';
-import {
-  CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, DIGIT_0, GIVE_UP, giveUp, JsonByteReader, MINUS, OPEN_BRACE, OPEN_BRACKET, QUOTE,
-} from '../json/byte-reader.ts';
+import { GIVE_UP, giveUp, JsonByteReader } from '../json/byte-reader.ts';
 import { parseJsonBytes } from '../json/parse.ts';
 import { randomHex, spanIdHex, isZeroSpanId, normaliseSpanId, normaliseTraceId } from '../ids.ts';
 import { UniqueKeys } from '../otlp/decode-unique-keys.ts';
@@ -33,6 +31,17 @@ import {
 import { digitTimestampAt, parseTimestamp } from '../time.ts';
 import { attributesOf, parseLinks, parseOtlpExtras, parseReferences, parseScope } from './span-parts.ts';
 import { isJsonObject } from './tree.ts';
+
+// The JSON byte codes as local constants, not imports (see byte-reader.ts and decision 0540).
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const MINUS = 0x2d;
+const DIGIT_0 = 0x30;
 
 export interface FlatLimits {
   /** The receiver's max_spans_per_request: a longer list is the general path's 413. */
