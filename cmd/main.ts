@@ -15,7 +15,7 @@ if (parseArgs(argv).kind === 'run') {
       process.execve!(next[0], next, process.env);
     } catch (err) {
       // Cannot replace the process (e.g. a sandbox refuses execve): run with V8's defaults.
-      createLogger().warn('running with V8\'s default heap and inlining: cannot re-execute with the V8 flags', { err });
+      createLogger().warn('running with V8\'s default young-generation size: cannot re-execute with the V8 flag', { err });
     }
   }
 }

@@ -2,24 +2,17 @@
 // changes neither heap sizes nor code already compiled), so the daemon replaces itself, same pid, with
 // a Node started with them, before it loads anything else.
 //
-// - A 16 MiB young-generation semi-space (decision 0280). V8 sizes its young generation for throughput:
-//   on a 64-bit machine a semi-space may grow to 32 MiB and the new space then holds about 100 MiB
-//   resident, most of tracehop's RSS under steady load. 16 MiB halves that at no CPU cost worth naming;
-//   smaller ones (8, 4, 2) cost 15% and more CPU in scavenges.
-// - Larger inlining budgets for the optimising compiler (decision 0510). The hot stages are loops over
-//   spans calling helpers a few hundred bytecodes long (the decoder's attribute reader, the writer's
-//   attribute map, the namespace plan); V8's defaults stop inlining them. About 2% less CPU per span,
-//   measured with two daemons side by side, for ~2-4 MiB more code.
+// The one flag is a 16 MiB young-generation semi-space (decision 0280). V8 sizes its young generation
+// for throughput: on a 64-bit machine a semi-space may grow to 32 MiB and the new space then holds tens
+// of MiB resident, a large share of tracehop's RSS under steady load. 16 MiB keeps less of it at no CPU
+// cost worth naming; smaller ones (8, 4, 2) cost 15% and more CPU in scavenges. The bench's steady-10k
+// scenario measures it in every run (a row with V8's own sizing beside the default).
 //
 // A flag the operator set (NODE_OPTIONS or the node command line) keeps the operator's value: that one
 // is not added. `NODE_OPTIONS=--max-semi-space-size=0` gives V8's own young-generation sizing back.
 
 /** What `tracehop` (run) adds to Node's own flags. */
-export const V8_FLAGS: readonly string[] = [
-  '--max-semi-space-size=16',
-  '--max-inlined-bytecode-size=1000',
-  '--max-inlined-bytecode-size-cumulative=3000',
-];
+export const V8_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
 
 /** A flag's name: what is before `=`, with V8's `_` spelling read as `-`. */
 function flagName(arg: string): string {
