@@ -1,16 +1,12 @@
-// The OTLP/HTTP listener: a Node HTTP server; the body is read straight from Node's IncomingMessage by
-// the shared handler. POST requests with a plain target and Host (every export, in practice) are
-// answered directly; the rest go through one Hono catch-all route (via @hono/node-server), whose adapter
-// also answers 400 to request targets it cannot make a URL of (docs/decisions/0410).
+// The OTLP/HTTP listener: a Node HTTP server handing every request to the shared handler, which reads
+// the body straight from Node's IncomingMessage, and writing its reply with the shared writer.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getRequestListener, type HttpBindings } from '@hono/node-server';
-import { Hono } from 'hono';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import { StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
-import { discardUnreadBody, isDirectRequest } from '../common/direct-request.ts';
-import { writeReply } from '../common/reply-writer.ts';
+import { sendReply } from '../common/reply-writer.ts';
+import { isServableTarget } from '../common/request-target.ts';
 import { encodeStatusJson, GrpcCode } from '../../pipeline/otlp/index.ts';
 import type { OtlpHttpProtocolConfig } from './config.ts';
 import { createOtlpHttpHandler, type OtlpHttpHandler, type OtlpHttpReply } from './http-handler.ts';
@@ -25,10 +21,6 @@ const INTERNAL: OtlpHttpReply = {
 };
 
 const JSON_TYPE = 'application/json';
-
-function toResponse(reply: OtlpHttpReply): Response {
-  return new Response(reply.body as string, { status: reply.status, headers: reply.headers });
-}
 
 export class OtlpHttpServer {
   readonly #config: OtlpHttpProtocolConfig;
@@ -54,32 +46,20 @@ export class OtlpHttpServer {
     }
   }
 
-  async #respond(bindings: HttpBindings): Promise<Response> {
-    return toResponse(await this.#reply(bindings.incoming));
-  }
-
-  /** The same reply as through Hono, written without its Request and Response objects. */
-  async #respondDirectly(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
-    const reply = await this.#reply(incoming);
-    try {
-      writeReply(outgoing, reply.status, JSON_TYPE, reply.headers, reply.body, false);
-      discardUnreadBody(incoming, outgoing);
-    } catch (error) {
-      // Our replies carry only valid headers; this is a bug, and the client gets no half answer.
-      this.#logger.error('writing the otlp answer failed', { error, method: incoming.method, url: incoming.url });
-      outgoing.destroy();
+  async #serve(incoming: IncomingMessage, outgoing: ServerResponse, defaultHost: string | undefined): Promise<void> {
+    if (!isServableTarget(incoming, defaultHost)) {
+      // As this listener always answered a target that makes no URL: a bare 400, no headers or body.
+      outgoing.writeHead(400);
+      outgoing.end();
+      return;
     }
+    const reply = await this.#reply(incoming);
+    sendReply(incoming, outgoing, reply, { contentType: JSON_TYPE, closing: false, withLength: incoming.method !== 'HEAD' }, this.#logger);
   }
 
   start(): Promise<void> {
     const { host, port } = parseEndpoint(this.#config.endpoint);
-    const app = new Hono<{ Bindings: HttpBindings }>();
-    app.all('*', (c) => this.#respond(c.env));
-    const listener = getRequestListener(app.fetch, { hostname: host });
-    const server = createServer((incoming, outgoing) => {
-      if (isDirectRequest(incoming)) void this.#respondDirectly(incoming, outgoing);
-      else void listener(incoming, outgoing);
-    });
+    const server = createServer((incoming, outgoing) => void this.#serve(incoming, outgoing, host));
     return new Promise((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException) => {
         reject(new StartupError(`otlp receiver: cannot listen on ${this.#config.endpoint} (http): ${error.code ?? error.message}`, { cause: error }));
