@@ -5,16 +5,14 @@
 // Why bytes and not a string: building the record with `+=` made a rope of small strings per span that
 // was then flattened and UTF-8 encoded into the file buffer: about 8 KB of short-lived garbage per span
 // and a sixth of the encoder's time in the escape-check regular expression (measured, docs/decisions/
-// 0260). Here each short printable-ASCII string is checked and copied in one char-code loop; a long one,
-// or one that needs escapes or holds non-ASCII characters, is UTF-8 encoded natively and escaped by a
-// WebAssembly SIMD kernel (wasm-escape.ts). Where the kernel gives up (lone surrogates, no WebAssembly,
-// huge texts), the bytes are checked here and anything that needs escaping goes through JSON.stringify,
-// whose output is exactly the JSON string literal, and is then UTF-8 encoded natively.
+// 0260). Here each short printable-ASCII string is checked and copied in one char-code loop. Escaping has
+// one implementation, V8's own: a long string, or one that needs escapes or holds non-ASCII characters,
+// goes through JSON.stringify, whose output is exactly the JSON string literal, and is UTF-8 encoded
+// natively into the buffer.
 import { AttributeList } from '../attributes/list.ts';
 import type { Utf8WriteBuffer } from '../output-buffer.ts';
 import { Piece, PieceCache, PiecePositions } from '../piece.ts';
 import type { AttrValue, Attributes } from '../span.ts';
-import { copyEscaped, escapeText } from './wasm-escape.ts';
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -30,7 +28,7 @@ const keyPieces = new PieceCache(4096, 128);
 /** The key positions of attribute maps written without positions of their own (see `attributes()`). */
 const otherPositions = new PiecePositions();
 
-/** Strings longer than this skip the char loop: the escape kernel (one native UTF-8 write) wins there. */
+/** Strings longer than this skip the char loop: JSON.stringify and one native UTF-8 write win there. */
 const LONG_STRING = 64;
 /** Long strings remembered per writer (see JsonWriter.longTexts). */
 const LONG_TEXTS = 16;
@@ -255,9 +253,8 @@ export class JsonWriter {
       this.pos = p;
       return;
     }
-    // Written again from the quote: the kernel measured ~25-40% cheaper than JSON.stringify plus the
-    // native write on short texts with escapes or non-ASCII characters (decision 0480).
-    this.escapedString(text);
+    // Written again from the quote.
+    this.utf8(JSON.stringify(text));
   }
 
   /** A long string (LLM inputs and outputs): copied when the same text was written lately, else written. */
@@ -271,7 +268,7 @@ export class JsonWriter {
       }
     }
     const at = this.pos;
-    this.escapedString(text);
+    this.utf8(JSON.stringify(text));
     const r = this.longNext;
     texts[r] = text;
     this.longStarts[r] = at;
@@ -279,73 +276,11 @@ export class JsonWriter {
     this.longNext = (r + 1) % LONG_TEXTS;
   }
 
-  /**
-   * Any text through the WebAssembly kernel (wasm-escape.ts): on long texts ~2.5-4x cheaper than the
-   * byte scan below when plain, more with newlines and quotes (decision 0480).
-   */
-  private escapedString(text: string): void {
-    const n = escapeText(text);
-    if (n < 0) {
-      this.scannedString(text);
-      return;
-    }
-    this.reserve(n + 2);
-    const buf = this.buf;
-    buf[this.pos] = QUOTE;
-    copyEscaped(buf, this.pos + 1, n);
-    buf[this.pos + 1 + n] = QUOTE;
-    this.pos += n + 2;
-  }
-
-  /**
-   * Where the kernel does not take a text: UTF-8 encoded natively, then its bytes checked for anything
-   * JSON escapes; checking bytes costs less than reading characters one by one. U+FFFD (EF BF BD) is
-   * what a lone surrogate becomes: such text (and any control character, quote or backslash) is written
-   * again through JSON.stringify, whose native escaping measured faster than escaping these bytes in
-   * place in JS (decision 0470).
-   */
-  private scannedString(text: string): void {
-    this.reserve(text.length * 3 + 2);
-    const buf = this.buf;
-    const view = this.view;
-    const start = this.pos;
-    buf[start] = QUOTE;
-    const end = start + 1 + buf.utf8Write(text, start + 1);
-    let i = start + 1;
-    while (i < end) {
-      // Four bytes per step, tested at once for a byte below 0x20, `"`, `\` or 0xef (the bit tricks of
-      // string(): exact yes/no answers for any bytes). A word that may hold one is checked byte by
-      // byte. Measured ~2.5x cheaper than testing every byte on ~300-byte texts (decision 0450).
-      if (i + 4 <= end) {
-        const w = view.getInt32(i, true);
-        const quote = w ^ 0x22222222;
-        const backslash = w ^ 0x5c5c5c5c;
-        const ef = w ^ 0xefefefef;
-        const hits = ((w - 0x20202020) & ~w) | ((quote - 0x01010101) & ~quote)
-          | ((backslash - 0x01010101) & ~backslash) | ((ef - 0x01010101) & ~ef);
-        if ((hits & 0x80808080) === 0) {
-          i += 4;
-          continue;
-        }
-      }
-      const c = buf[i];
-      // Of the 0xef-led characters only U+FFFD (EF BF BD) may stand for a lone surrogate: CJK full-width
-      // punctuation (U+FF0C "，" is EF BC 8C) stays on this path. Sending every 0xef through
-      // JSON.stringify made Chinese or Japanese text ~1.4x as costly (decision 0470).
-      if (c < 0x20 || c === QUOTE || c === 0x5c || (c === 0xef && buf[i + 1] === 0xbf && buf[i + 2] === 0xbd)) {
-        this.utf8(JSON.stringify(text));
-        return;
-      }
-      i++;
-    }
-    buf[end] = QUOTE;
-    this.pos = end + 1;
-  }
-
   /** Any text, UTF-8 encoded as is. */
   private utf8(text: string): void {
-    // UTF-8 needs at most 3 bytes per UTF-16 unit; write() would silently cut what does not fit.
-    this.reserve(text.length * 3);
+    // UTF-8 needs at most 3 bytes per UTF-16 unit; write() would silently cut what does not fit. Where
+    // that bound does not fit, the exact size is counted, so a buffer sized for the text is not grown.
+    if (this.pos + text.length * 3 > this.buf.length) this.reserve(Buffer.byteLength(text, 'utf8'));
     this.pos += this.buf.write(text, this.pos, 'utf8');
   }
 
