@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkingBatch } from '../pipeline/batch.ts';
 import { parseJsonBytes } from '../pipeline/json/parse.ts';
-import { decodeExportRequest } from '../pipeline/otlp/index.ts';
+import { ProtoDecoder } from '../pipeline/otlp/index.ts';
 import { encodeBatchJsonLines } from '../pipeline/record/index.ts';
 import type { TracingBody } from '../pipeline/batch.ts';
 import { factory as flatten } from '../processors/flatten/factory.ts';
@@ -204,8 +204,11 @@ function decodeTracing(body: Buffer): WorkingBatch {
   return { origin: 'tracing', tracing, spans: [], rejections: [] };
 }
 
+/** One decoder for the run, as a receiver keeps one. */
+const otlpDecoder = new ProtoDecoder();
+
 function decodeOtlp(body: Buffer): WorkingBatch {
-  return { origin: 'otlp', spans: decodeExportRequest(body).spans, rejections: [] };
+  return { origin: 'otlp', spans: otlpDecoder.decode(body).spans, rejections: [] };
 }
 
 const kafkaTopic = 'bench_spans';
