@@ -5,10 +5,10 @@
 // Why bytes and not a string: building the record with `+=` made a rope of small strings per span that
 // was then flattened and UTF-8 encoded into the file buffer: about 8 KB of short-lived garbage per span
 // and a sixth of the encoder's time in the escape-check regular expression (measured, docs/decisions/
-// 0260). Here each short printable-ASCII string is checked and copied in one char-code loop. Escaping has
-// one implementation, V8's own: a long string, or one that needs escapes or holds non-ASCII characters,
-// goes through JSON.stringify, whose output is exactly the JSON string literal, and is UTF-8 encoded
-// natively into the buffer.
+// 0260). Here each short printable-ASCII string is checked and copied in one char-code loop. Any other
+// string is UTF-8 encoded natively into the buffer and escaped there, in place (`escaped`): LLM inputs
+// and outputs, hundreds to thousands of characters full of newlines and quotes, are most of the bytes
+// of an LLM span, and JSON.stringify plus a second native write measured ~3x the time of this.
 import { AttributeList } from '../attributes/list.ts';
 import type { Utf8WriteBuffer } from '../output-buffer.ts';
 import { Piece, PieceCache, PiecePositions } from '../piece.ts';
@@ -22,13 +22,27 @@ const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const DIGIT_0 = 0x30;
+const BACKSLASH = 0x5c;
+const LETTER_U = 0x75;
+
+/** By how many bytes JSON's escape of each byte value grows the text: `\n` 1, `\u001f` 5, none 0. */
+const ESCAPE_GROWTH = new Uint8Array(256);
+/** The letter after the backslash of the two-byte escapes. */
+const SHORT_ESCAPE = new Uint8Array(256);
+for (let c = 0; c < 0x20; c++) ESCAPE_GROWTH[c] = 5;
+for (const [c, letter] of [[0x08, 'b'], [0x09, 't'], [0x0a, 'n'], [0x0c, 'f'], [0x0d, 'r'], [QUOTE, '"'], [BACKSLASH, '\\']] as const) {
+  ESCAPE_GROWTH[c] = 1;
+  SHORT_ESCAPE[c] = letter.charCodeAt(0);
+}
+/** Lowercase hex digits, as JSON.stringify writes `\u00XX`. */
+const HEX_DIGIT = new Uint8Array([...'0123456789abcdef'].map((d) => d.charCodeAt(0)));
 
 /** Encoded `,"key":` forms of attribute keys. */
 const keyPieces = new PieceCache(4096, 128);
 /** The key positions of attribute maps written without positions of their own (see `attributes()`). */
 const otherPositions = new PiecePositions();
 
-/** Strings longer than this skip the char loop: JSON.stringify and one native UTF-8 write win there. */
+/** Strings longer than this skip the char loop: the native UTF-8 write and the byte scan win there. */
 const LONG_STRING = 64;
 /** Long strings remembered per writer (see JsonWriter.longTexts). */
 const LONG_TEXTS = 16;
@@ -70,6 +84,9 @@ export class JsonWriter {
   private readonly sameTexts: string[] = new Array<string>(SAME_SLOTS).fill('');
   private readonly sameStarts = new Int32Array(SAME_SLOTS).fill(-1);
   private readonly sameEnds = new Int32Array(SAME_SLOTS);
+  /** Where `escaped` UTF-8 encodes a text before copying it out with its escapes (grown as needed). */
+  private scratch = Buffer.allocUnsafe(1024) as Utf8WriteBuffer;
+  private scratchView = new DataView(this.scratch.buffer, this.scratch.byteOffset, this.scratch.length);
 
   /** Writes into `into` when given (its old contents are overwritten), else into a new buffer. */
   constructor(capacity: number, into?: Buffer) {
@@ -254,7 +271,7 @@ export class JsonWriter {
       return;
     }
     // Written again from the quote.
-    this.utf8(JSON.stringify(text));
+    this.escaped(text);
   }
 
   /** A long string (LLM inputs and outputs): copied when the same text was written lately, else written. */
@@ -268,7 +285,7 @@ export class JsonWriter {
       }
     }
     const at = this.pos;
-    this.utf8(JSON.stringify(text));
+    this.escaped(text);
     const r = this.longNext;
     texts[r] = text;
     this.longStarts[r] = at;
@@ -276,12 +293,104 @@ export class JsonWriter {
     this.longNext = (r + 1) % LONG_TEXTS;
   }
 
-  /** Any text, UTF-8 encoded as is. */
-  private utf8(text: string): void {
-    // UTF-8 needs at most 3 bytes per UTF-16 unit; write() would silently cut what does not fit. Where
-    // that bound does not fit, the exact size is counted, so a buffer sized for the text is not grown.
-    if (this.pos + text.length * 3 > this.buf.length) this.reserve(Buffer.byteLength(text, 'utf8'));
-    this.pos += this.buf.write(text, this.pos, 'utf8');
+  /**
+   * Any text as a JSON string literal, as JSON.stringify writes it: UTF-8 encoded natively into the
+   * writer's scratch buffer, then copied into the output four bytes at a time while none of them needs
+   * an escape, escaping the bytes that do. A lone surrogate (which the UTF-8 encoding turns into U+FFFD,
+   * EF BF BD) is written as its `\udXXX` escape, by `illFormed`.
+   */
+  private escaped(text: string): void {
+    this.byte(QUOTE);
+    this.inner(text);
+    this.byte(QUOTE);
+  }
+
+  /** `escaped` without the quotes. */
+  private inner(text: string): void {
+    // UTF-8 needs at most 3 bytes per UTF-16 unit; utf8Write would silently cut what does not fit.
+    if (text.length * 3 > this.scratch.length) {
+      this.scratch = Buffer.allocUnsafe(Math.max(text.length * 3, this.scratch.length * 2)) as Utf8WriteBuffer;
+      this.scratchView = new DataView(this.scratch.buffer, this.scratch.byteOffset, this.scratch.length);
+    }
+    const src = this.scratch;
+    const srcView = this.scratchView;
+    const end = src.utf8Write(text, 0);
+    // Room for the text as it is; each escape makes room for itself below. Invariant: the output has
+    // room for what is left of the input from `o` on.
+    this.reserve(end);
+    let buf = this.buf;
+    let view = this.view;
+    const start = this.pos;
+    let o = start;
+    let i = 0;
+    while (i < end) {
+      // Eight, then four bytes at a time while none needs an escape (see `mayNeedEscape`).
+      if (i + 8 <= end) {
+        const w = srcView.getInt32(i, true);
+        const x = srcView.getInt32(i + 4, true);
+        if (!mayNeedEscape(w) && !mayNeedEscape(x)) {
+          view.setInt32(o, w, true);
+          view.setInt32(o + 4, x, true);
+          i += 8;
+          o += 8;
+          continue;
+        }
+      }
+      if (i + 4 <= end) {
+        const w = srcView.getInt32(i, true);
+        if (!mayNeedEscape(w)) {
+          view.setInt32(o, w, true);
+          i += 4;
+          o += 4;
+          continue;
+        }
+      }
+      const c = src[i++];
+      const grows = ESCAPE_GROWTH[c];
+      if (grows === 0) {
+        // U+FFFD: the text's own, or a lone surrogate's (rare either way).
+        if (c === 0xef && src[i] === 0xbf && src[i + 1] === 0xbd && !text.isWellFormed()) {
+          this.pos = start;
+          this.illFormed(text);
+          return;
+        }
+        buf[o++] = c;
+        continue;
+      }
+      if (o + 1 + grows + (end - i) > buf.length) {
+        this.pos = o;
+        this.grow(1 + grows + (end - i));
+        buf = this.buf;
+        view = this.view;
+      }
+      buf[o++] = BACKSLASH;
+      if (grows === 1) buf[o++] = SHORT_ESCAPE[c];
+      else {
+        buf[o++] = LETTER_U;
+        buf[o++] = DIGIT_0;
+        buf[o++] = DIGIT_0;
+        buf[o++] = HEX_DIGIT[c >> 4];
+        buf[o++] = HEX_DIGIT[c & 15];
+      }
+    }
+    this.pos = o;
+  }
+
+  /** `inner` of a text with lone surrogates: each well-formed run as usual, each lone surrogate as `\udXXX`. */
+  private illFormed(text: string): void {
+    let run = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0xd800 || c > 0xdfff) continue;
+      if (c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+        i++; // a pair
+        continue;
+      }
+      this.inner(text.slice(run, i));
+      this.raw('\\u' + c.toString(16));
+      run = i + 1;
+    }
+    this.inner(text.slice(run));
   }
 
   /** A number as JavaScript prints it (`'' + n`), without building the text for small integers. */
@@ -424,4 +533,18 @@ function writeMember(value: unknown, key: string): void {
   const w = target!;
   w.memberKey(key, position++, targetPositions);
   w.attrValue(value as AttrValue);
+}
+
+/**
+ * False when none of the four bytes of `w` is below 0x20, `"`, `\` or 0xef (the lead byte of U+FFFD);
+ * true when one may be. The classic "has a byte equal to / less than" bit tricks, exact as a yes/no
+ * answer for any bytes; `| 0` keeps each difference in int32 arithmetic.
+ */
+function mayNeedEscape(w: number): boolean {
+  const quote = w ^ 0x22222222;
+  const backslash = w ^ 0x5c5c5c5c;
+  const ef = w ^ 0xefefefef;
+  const hits = (((w - 0x20202020) | 0) & ~w) | (((quote - 0x01010101) | 0) & ~quote)
+    | (((backslash - 0x01010101) | 0) & ~backslash) | (((ef - 0x01010101) | 0) & ~ef);
+  return (hits & 0x80808080) !== 0;
 }
