@@ -9,7 +9,7 @@ import { nestedShape } from '../attributes/unflatten.ts';
 import { SizeGuess } from '../output-buffer.ts';
 import { ascii, PiecePositions } from '../piece.ts';
 import { JsonWriter } from './json-writer.ts';
-import { writeTimeNs } from './time-format.ts';
+import { TimeText } from './time-format.ts';
 
 export type AttributesShape = 'flat' | 'nested';
 
@@ -68,7 +68,7 @@ const SCRATCH_KEEP = 1024 * 1024;
 /** One span as one JSON object, without a trailing newline. */
 export function encodeSpanJson(span: Span, options?: JsonEncodeOptions): string {
   const w = scratchWriter();
-  writeSpan(w, span, options?.attributesShape === 'nested');
+  writeSpan(w, span, options?.attributesShape === 'nested', new TimeText());
   return w.buf.toString('utf8', 0, w.pos);
 }
 
@@ -104,8 +104,9 @@ export function writeBatchJsonLines(spans: readonly Span[], options: JsonEncodeO
   const nested = options?.attributesShape === 'nested';
   const expected = batchSize.bytesFor(spans.length, 256);
   const w = new JsonWriter(expected, spare !== undefined && spare.length >= expected ? spare : undefined);
+  const times = new TimeText();
   for (let i = 0; i < spans.length; i++) {
-    writeSpan(w, spans[i], nested);
+    writeSpan(w, spans[i], nested, times);
     w.byte(NEWLINE);
   }
   batchSize.learn(w.pos, spans.length);
@@ -121,7 +122,7 @@ const SAME_SPAN_TYPE = 3;
 const SAME_TRACE_TYPE = 4;
 const SAME_EVENT_NAME = 5;
 
-function writeSpan(w: JsonWriter, span: Span, nested: boolean): void {
+function writeSpan(w: JsonWriter, span: Span, nested: boolean, times: TimeText): void {
   w.copy(K_TRACE_ID);
   w.sameString(SAME_TRACE_ID, span.traceId);
   w.copy(K_SPAN_ID);
@@ -142,9 +143,9 @@ function writeSpan(w: JsonWriter, span: Span, nested: boolean): void {
     w.sameString(SAME_TRACE_TYPE, span.traceType);
   }
   w.copy(K_START_TIME);
-  writeTimeNs(w, span.startNs);
+  times.write(w, span.startNs);
   w.copy(K_END_TIME);
-  writeTimeNs(w, span.endNs);
+  times.write(w, span.endNs);
   w.copy(STATUS_MEMBERS[span.status.code] ?? STATUS_MEMBERS[0]);
   if (span.status.message !== undefined) {
     w.copy(K_STATUS_MESSAGE);
@@ -163,7 +164,7 @@ function writeSpan(w: JsonWriter, span: Span, nested: boolean): void {
   else w.attributes(span.attributes, SPAN_KEYS);
   if (span.events !== undefined) {
     w.copy(K_EVENTS);
-    writeEvents(w, span.events);
+    writeEvents(w, span.events, times);
   }
   if (span.links !== undefined) {
     w.copy(K_LINKS);
@@ -183,14 +184,14 @@ function writeSpan(w: JsonWriter, span: Span, nested: boolean): void {
   w.byte(0x7d);
 }
 
-function writeEvents(w: JsonWriter, events: readonly SpanEvent[]): void {
+function writeEvents(w: JsonWriter, events: readonly SpanEvent[], times: TimeText): void {
   w.byte(0x5b);
   for (let i = 0; i < events.length; i++) {
     const event = events[i];
     w.copy(i > 0 ? K_EVENT_NEXT : K_EVENT_FIRST);
     w.sameString(SAME_EVENT_NAME, event.name);
     w.copy(K_TIMESTAMP);
-    writeTimeNs(w, event.timeNs);
+    times.write(w, event.timeNs);
     w.copy(K_AFTER_TIME_ATTRIBUTES);
     w.attributes(event.attributes, EVENT_KEYS);
     if (event.droppedAttributesCount !== undefined) {
