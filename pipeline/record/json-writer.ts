@@ -37,10 +37,18 @@ for (const [c, letter] of [[0x08, 'b'], [0x09, 't'], [0x0a, 'n'], [0x0c, 'f'], [
 /** Lowercase hex digits, as JSON.stringify writes `\u00XX`. */
 const HEX_DIGIT = new Uint8Array([...'0123456789abcdef'].map((d) => d.charCodeAt(0)));
 
-/** Encoded `,"key":` forms of attribute keys. */
-const keyPieces = new PieceCache(4096, 128);
-/** The key positions of attribute maps written without positions of their own (see `attributes()`). */
-const otherPositions = new PiecePositions();
+/**
+ * What writers remember of attribute keys from one batch to the next: their encoded `,"key":` forms,
+ * and the keys of span and event attribute maps by position, as written last (PiecePositions). One per
+ * encoder (BatchLinesEncoder), handed to each writer it makes.
+ */
+export class KeyMemory {
+  readonly pieces = new PieceCache(4096, 128);
+  readonly spanKeys = new PiecePositions();
+  readonly eventKeys = new PiecePositions();
+  /** For attribute maps written without positions of their own (see `attributes()`). */
+  readonly otherKeys = new PiecePositions();
+}
 
 /** Strings longer than this skip the char loop: the native UTF-8 write and the byte scan win there. */
 const LONG_STRING = 64;
@@ -88,8 +96,14 @@ export class JsonWriter {
   private scratch = Buffer.allocUnsafe(1024) as Utf8WriteBuffer;
   private scratchView = new DataView(this.scratch.buffer, this.scratch.byteOffset, this.scratch.length);
 
-  /** Writes into `into` when given (its old contents are overwritten), else into a new buffer. */
-  constructor(capacity: number, into?: Buffer) {
+  readonly keys: KeyMemory;
+
+  /**
+   * Writes into `into` when given (its old contents are overwritten), else into a new buffer; `keys`
+   * carries what the writers of one encoder remember of attribute keys.
+   */
+  constructor(capacity: number, into?: Buffer, keys = new KeyMemory()) {
+    this.keys = keys;
     this.buf = (into ?? Buffer.allocUnsafe(Math.max(64, capacity))) as Utf8WriteBuffer;
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
   }
@@ -195,13 +209,13 @@ export class JsonWriter {
    * `attributes()`), from a bounded cache of the encoded forms (keys repeat in every span).
    */
   memberKey(key: string, i: number, seen: PiecePositions): void {
-    const encoded = keyPieces.getAt(key, i, seen);
+    const encoded = this.keys.pieces.getAt(key, i, seen);
     if (encoded === undefined) {
       const start = this.pos;
       this.byte(COMMA);
       this.string(key);
       this.byte(COLON);
-      keyPieces.remember(key, this.buf.subarray(start, this.pos));
+      this.keys.pieces.remember(key, this.buf.subarray(start, this.pos));
       return;
     }
     this.copy(encoded);
@@ -447,7 +461,7 @@ export class JsonWriter {
    * A flat attribute map as one JSON object, in map order. `seen` holds the keys of this kind of map
    * (a span's, an event's) by position, as written last time (PiecePositions).
    */
-  attributes(attributes: Attributes, seen: PiecePositions = otherPositions): void {
+  attributes(attributes: Attributes, seen: PiecePositions = this.keys.otherKeys): void {
     if (attributes.size === 0) {
       this.byte(OPEN_BRACE);
       this.byte(CLOSE_BRACE);
