@@ -5,8 +5,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkingBatch } from '../pipeline/batch.ts';
 import { parseJsonBytes } from '../pipeline/json/parse.ts';
-import { decodeExportRequest } from '../pipeline/otlp/index.ts';
-import { encodeBatchJsonLines } from '../pipeline/record/index.ts';
+import { ProtoDecoder } from '../pipeline/otlp/index.ts';
+import { BatchLinesEncoder } from '../pipeline/record/index.ts';
 import type { TracingBody } from '../pipeline/batch.ts';
 import { factory as flatten } from '../processors/flatten/factory.ts';
 import { factory as namespace } from '../processors/namespace/factory.ts';
@@ -174,6 +174,8 @@ async function otlpPair(
 /** Decode + sync processors + encode in one process, no HTTP, no exporter: the ceiling. */
 function limitLoop(ctx: BenchContext, label: string, decode: (body: Buffer) => WorkingBatch, bodies: Buffer[]): Row {
   const context = (id: string) => ({ id, logger: silentLogger });
+  // One encoder for the run, as an exporter keeps one (the string is what encodeBatchJsonLines gave).
+  const lines = new BatchLinesEncoder();
   const chain = [
     flatten.create({}, context('flatten')),
     validate.create({}, context('validate')),
@@ -186,7 +188,7 @@ function limitLoop(ctx: BenchContext, label: string, decode: (body: Buffer) => W
   for (let i = 0; performance.now() < deadline; i++) {
     const batch = decode(bodies[i % bodies.length]);
     for (const p of chain) p.process(batch);
-    bytes += encodeBatchJsonLines(batch.spans).length;
+    bytes += lines.encode(batch.spans).toString('utf8').length;
     spans += batch.spans.length;
   }
   const seconds = (performance.now() - started) / 1000;
@@ -204,8 +206,11 @@ function decodeTracing(body: Buffer): WorkingBatch {
   return { origin: 'tracing', tracing, spans: [], rejections: [] };
 }
 
+/** One decoder for the run, as a receiver keeps one. */
+const otlpDecoder = new ProtoDecoder();
+
 function decodeOtlp(body: Buffer): WorkingBatch {
-  return { origin: 'otlp', spans: decodeExportRequest(body).spans, rejections: [] };
+  return { origin: 'otlp', spans: otlpDecoder.decode(body).spans, rejections: [] };
 }
 
 const kafkaTopic = 'bench_spans';

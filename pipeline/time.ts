@@ -8,24 +8,16 @@ const NS_LIMIT = 1n << 64n;
 /** floor(2^64 / 1e9): a whole second below this one, plus any fraction, is always under 2^64 ns. */
 const MAX_SECONDS = 18_446_744_073;
 
-// The bigint work is most of the cost of a time (BigInt(text) alone ~60% of a 19-digit string), and the
-// times of one request fall within a few seconds of each other. So a time is built as whole seconds
-// plus a fraction below 1e9 (both exact doubles), and the seconds' bigint is kept from the last call:
-// when the second repeats, what is left is one small BigInt and one addition.
-let lastSeconds = -1;
-let lastSecondsNs = 0n;
-
+// A time is built as whole seconds plus a fraction below 1e9 (both exact doubles): one bigint product
+// and one small BigInt, rather than BigInt(text) of up to 19 digits.
 /**
  * `seconds` (an integer) + `fracNs` (0 <= fracNs < 1e9) as nanoseconds, or undefined outside
  * 0 <= ns < 2^64.
  */
 function secondsToNs(seconds: number, fracNs: number): bigint | undefined {
   if (seconds < 0 || seconds > MAX_SECONDS) return undefined;
-  if (seconds !== lastSeconds) {
-    lastSecondsNs = BigInt(seconds) * 1_000_000_000n;
-    lastSeconds = seconds;
-  }
-  const ns = fracNs === 0 ? lastSecondsNs : lastSecondsNs + BigInt(fracNs);
+  const secondsNs = BigInt(seconds) * 1_000_000_000n;
+  const ns = fracNs === 0 ? secondsNs : secondsNs + BigInt(fracNs);
   // Only the last second can reach 2^64 (2^64 ns is 18446744073.709551616 s).
   return seconds < MAX_SECONDS || ns < NS_LIMIT ? ns : undefined;
 }
@@ -160,21 +152,12 @@ function daysFromCivil(y: number, m: number, d: number): number {
   return era * 146097 + doe - 719468;
 }
 
-// The date part of the times of one request is nearly always the same day: its checks and day count
-// are kept for the last date seen (keyed by its numbers), so most times skip them.
-let lastDateKey = -1;
-let lastDateSeconds = 0;
-
 /** Seconds from the epoch to midnight UTC of the date, or NaN when there is no such date. */
 function dateSeconds(year: number, month: number, day: number): number {
   if (year < 0 || month < 1 || month > 12 || day < 1) return Number.NaN;
-  const key = year * 10_000 + month * 100 + day; // month and day are two digits: one key per date
-  if (key === lastDateKey) return lastDateSeconds;
   const monthDays = month === 2 && isLeapYear(year) ? 29 : MONTH_DAYS[month - 1];
   if (day > monthDays) return Number.NaN;
-  lastDateSeconds = daysFromCivil(year, month, day) * 86400;
-  lastDateKey = key;
-  return lastDateSeconds;
+  return daysFromCivil(year, month, day) * 86400;
 }
 
 /**

@@ -4,7 +4,7 @@
 // (the ingest stream holds the rest) instead of growing memory.
 import type { Writable } from 'node:stream';
 import type { Exporter } from '../../pipeline/component.ts';
-import { encodeBatchJsonLines, type AttributesShape } from '../../pipeline/record/index.ts';
+import { BatchLinesEncoder, type AttributesShape } from '../../pipeline/record/index.ts';
 import type { Span } from '../../pipeline/span.ts';
 
 export interface StdoutExporterOptions {
@@ -19,6 +19,7 @@ export interface StdoutExporterOptions {
 export class StdoutExporter implements Exporter {
   private readonly options: StdoutExporterOptions;
   private readonly out: Writable;
+  private readonly lines: BatchLinesEncoder;
   /** A closed stdout (EPIPE) emits 'error'; without a listener that would end the daemon. The failure
    *  itself reaches export() through the write callback. */
   private readonly ignoreStreamError = () => {};
@@ -26,6 +27,7 @@ export class StdoutExporter implements Exporter {
   constructor(options: StdoutExporterOptions) {
     this.options = options;
     this.out = options.out ?? process.stdout;
+    this.lines = new BatchLinesEncoder({ attributesShape: options.attributesShape });
   }
 
   async start(): Promise<void> {
@@ -35,7 +37,7 @@ export class StdoutExporter implements Exporter {
   async export(spans: Span[]): Promise<void> {
     if (spans.length === 0) return;
     const text = this.options.verbosity === 'detailed'
-      ? encodeBatchJsonLines(spans, { attributesShape: this.options.attributesShape })
+      ? this.lines.encode(spans).toString('utf8')
       : summaryLine(this.options.id, spans);
     await writeRespectingBackpressure(this.out, text);
   }

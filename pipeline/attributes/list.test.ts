@@ -20,8 +20,8 @@ function random(seed: number): () => number {
 
 describe('AttributeList', () => {
   it('answers every Map method as a Map does, over random operations on small and large lists', () => {
-    // Key pools below and above the size where a list may get the shared index; three lists at once,
-    // worked on in runs (a list gets the index after a run of lookups), so the index moves between them.
+    // Key pools below and above the size where a list may get an index of its own; three lists at once,
+    // worked on in runs (a list gets its index after a run of lookups).
     for (const keyCount of [5, 40]) {
       const next = random(keyCount);
       const lists = [new AttributeList(), new AttributeList(), new AttributeList()];

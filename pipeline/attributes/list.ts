@@ -6,8 +6,7 @@
 // through a callback; two arrays are a store per member and a plain indexed loop (decision 0450 has
 // the measurements). Lookups by key are rare (the general paths, a few per span in some exporters)
 // and stay correct: a scan, unless one large list is looked up again and again (a builder that `set`s
-// every member); that list gets the one key -> position index shared by all lists, so a list never
-// carries a table of its own.
+// every member); that list then builds a key -> position index of its own.
 //
 // It implements the whole Map interface, so every reader that uses the Map API (get, has, size,
 // forEach, keys, values, entries, for-of) works on it unchanged; code that must tell it from other
@@ -19,17 +18,10 @@ import type { AttrValue, Attributes } from '../span.ts';
 /** Lists up to this many members are always scanned. */
 const SCAN_AT_MOST = 16;
 /**
- * Scans of one larger list in a row before it gets the shared index: an exporter's few lookups per
+ * Scans of one larger list before it gets an index: an exporter's few lookups per
  * span stay scans (building the index costs more than a handful of them), a builder's many go indexed.
  */
 const SCANS_BEFORE_INDEX = 8;
-
-/** The list the shared index describes (undefined: none), and the index: key -> position in it. */
-let indexed: AttributeList | undefined;
-const index = new Map<string, number>();
-/** The larger list scanned last, and how many times in a row. */
-let scanned: AttributeList | undefined;
-let scans = 0;
 
 export class AttributeList implements Map<string, AttrValue> {
   /** Keys in order, unique (once a decoder's appends are settled: dropRepeats). Read directly by hot
@@ -37,6 +29,10 @@ export class AttributeList implements Map<string, AttrValue> {
   readonly keyArray: string[] = [];
   /** `valueArray[i]` is the value of `keyArray[i]`. */
   readonly valueArray: AttrValue[] = [];
+  /** Key -> position, built once this list is looked up often (undefined: none). */
+  private index: Map<string, number> | undefined;
+  /** Scans of this list while it is large and has no index. */
+  private scans = 0;
 
   get size(): number {
     return this.keyArray.length;
@@ -51,7 +47,7 @@ export class AttributeList implements Map<string, AttrValue> {
    * construction); `set` when in doubt. A duplicate added here would be written twice by encoders.
    */
   append(key: string, value: AttrValue): void {
-    if (indexed === this) index.set(key, this.keyArray.length);
+    this.index?.set(key, this.keyArray.length);
     this.keyArray.push(key);
     this.valueArray.push(value);
   }
@@ -59,16 +55,12 @@ export class AttributeList implements Map<string, AttrValue> {
   /** Position of `key`, or -1. */
   private find(key: string): number {
     const keys = this.keyArray;
-    if (indexed === this && keys.length > SCAN_AT_MOST) return index.get(key) ?? -1;
     if (keys.length > SCAN_AT_MOST) {
-      if (scanned !== this) {
-        scanned = this;
-        scans = 0;
-      }
-      if (++scans > SCANS_BEFORE_INDEX) {
-        index.clear();
+      if (this.index !== undefined) return this.index.get(key) ?? -1;
+      if (++this.scans > SCANS_BEFORE_INDEX) {
+        const index = new Map<string, number>();
         for (let i = 0; i < keys.length; i++) index.set(keys[i], i);
-        indexed = this;
+        this.index = index;
         return index.get(key) ?? -1;
       }
     }
@@ -114,7 +106,7 @@ export class AttributeList implements Map<string, AttrValue> {
         }
       }
     } else {
-      index.clear();
+      const index = new Map<string, number>();
       for (let i = 0; i < n; i++) {
         const k = keys[i];
         const at = index.get(k);
@@ -125,7 +117,7 @@ export class AttributeList implements Map<string, AttrValue> {
           values[kept++] = values[i];
         }
       }
-      indexed = this;
+      this.index = index;
     }
     if (kept < n) {
       keys.length = kept;
@@ -139,14 +131,14 @@ export class AttributeList implements Map<string, AttrValue> {
     if (i < 0) return false;
     this.keyArray.splice(i, 1);
     this.valueArray.splice(i, 1);
-    if (indexed === this) indexed = undefined;
+    this.index = undefined;
     return true;
   }
 
   clear(): void {
     this.keyArray.length = 0;
     this.valueArray.length = 0;
-    if (indexed === this) indexed = undefined;
+    this.index = undefined;
   }
 
   forEach(callback: (value: AttrValue, key: string, map: Map<string, AttrValue>) => void, thisArg?: unknown): void {

@@ -1,4 +1,4 @@
-// A process-wide cache of whole KeyValue messages that decode to one scalar: their bytes, key and value.
+// A decoder's cache of whole KeyValue messages that decode to one scalar: their bytes, key and value.
 //
 // Why: instrumentations send the same attribute again and again (span type, model, operation, small
 // token counts, session ids), and a KeyValue of up to 64 bytes is one comparison against the bytes it
@@ -18,15 +18,6 @@ export const MAX_CACHED_ATTRIBUTE = 64;
 /** Below this the sampled offsets would overlap; such tiny KeyValues are rare (empty keys, one-letter). */
 const MIN_CACHED_ATTRIBUTE = 8;
 
-const keys: string[] = new Array<string>(SLOTS).fill('');
-const values: AttrScalar[] = new Array<AttrScalar>(SLOTS).fill(null);
-/** Byte size of each slot's KeyValue; 0 marks an empty slot (a cached KeyValue has at least 8 bytes). */
-const sizes = new Int32Array(SLOTS);
-const bytes = new Uint8Array(SLOTS * MAX_CACHED_ATTRIBUTE);
-const bytesView = new DataView(bytes.buffer);
-/** The hash of the last KeyValue that missed in each slot (0: none). */
-const lastMiss = new Int32Array(SLOTS);
-
 /**
  * The slot hash of the KeyValue of `size` bytes at `start` (never 0), or 0 when its size is not cached.
  * Bits 1-12 choose the slot (bit 0 is forced to 1, so slots taken from the low bits would all be odd,
@@ -45,47 +36,63 @@ function slotOf(hash: number): number {
   return (hash >>> 1) & (SLOTS - 1);
 }
 
-/** True when the slot of `hash` holds exactly the `size` bytes at `start` of `b` (viewed also as `view`). */
-export function attributeCached(hash: number, b: Uint8Array, view: DataView, start: number, size: number): boolean {
-  const slot = slotOf(hash);
-  if (sizes[slot] !== size) return false;
-  const at = slot * MAX_CACHED_ATTRIBUTE;
-  // Four bytes per step, then the tail: as in the string cache (decision 0260, round 2).
-  const words = size & ~3;
-  let j = 0;
-  while (j < words && bytesView.getInt32(at + j, true) === view.getInt32(start + j, true)) j += 4;
-  if (j !== words) return false;
-  while (j < size && bytes[at + j] === b[start + j]) j++;
-  return j === size;
-}
+/** One decoder's cache (see the top of this file). */
+export class AttributeCache {
+  private readonly keys: string[] = new Array<string>(SLOTS).fill('');
+  private readonly values: AttrScalar[] = new Array<AttrScalar>(SLOTS).fill(null);
+  /** Byte size of each slot's KeyValue; 0 marks an empty slot (a cached KeyValue has at least 8 bytes). */
+  private readonly sizes = new Int32Array(SLOTS);
+  private readonly bytes = new Uint8Array(SLOTS * MAX_CACHED_ATTRIBUTE);
+  private readonly bytesView = new DataView(this.bytes.buffer);
+  /** The hash of the last KeyValue that missed in each slot (0: none). */
+  private readonly lastMiss = new Int32Array(SLOTS);
 
-export function cachedKey(hash: number): string {
-  return keys[slotOf(hash)];
-}
-
-export function cachedValue(hash: number): AttrScalar {
-  return values[slotOf(hash)];
-}
-
-/**
- * Offers the KeyValue of `size` bytes at `start`, which decoded to `key` and the scalar `value` and
- * missed the cache. It is stored only when the same hash missed in its slot just before: a KeyValue
- * that never repeats (an id, a unique text) then costs no copy and evicts nothing, and one that
- * repeats is cached from its second sighting on. Measured: the copies of never-repeating KeyValues
- * were ~8% of decoding a request whose attribute values are all distinct.
- */
-export function rememberAttribute(hash: number, b: Uint8Array, view: DataView, start: number, size: number, key: string, value: AttrScalar): void {
-  const slot = slotOf(hash);
-  if (lastMiss[slot] !== hash) {
-    lastMiss[slot] = hash;
-    return;
+  /** True when the slot of `hash` holds exactly the `size` bytes at `start` of `b` (viewed also as `view`). */
+  has(hash: number, b: Uint8Array, view: DataView, start: number, size: number): boolean {
+    const slot = slotOf(hash);
+    if (this.sizes[slot] !== size) return false;
+    const bytes = this.bytes;
+    const bytesView = this.bytesView;
+    const at = slot * MAX_CACHED_ATTRIBUTE;
+    // Four bytes per step, then the tail: as in the string cache (decision 0260, round 2).
+    const words = size & ~3;
+    let j = 0;
+    while (j < words && bytesView.getInt32(at + j, true) === view.getInt32(start + j, true)) j += 4;
+    if (j !== words) return false;
+    while (j < size && bytes[at + j] === b[start + j]) j++;
+    return j === size;
   }
-  keys[slot] = key;
-  values[slot] = value;
-  sizes[slot] = size;
-  const at = slot * MAX_CACHED_ATTRIBUTE;
-  const words = size & ~3;
-  let j = 0;
-  for (; j < words; j += 4) bytesView.setInt32(at + j, view.getInt32(start + j, true), true);
-  for (; j < size; j++) bytes[at + j] = b[start + j];
+
+  key(hash: number): string {
+    return this.keys[slotOf(hash)];
+  }
+
+  value(hash: number): AttrScalar {
+    return this.values[slotOf(hash)];
+  }
+
+  /**
+   * Offers the KeyValue of `size` bytes at `start`, which decoded to `key` and the scalar `value` and
+   * missed the cache. It is stored only when the same hash missed in its slot just before: a KeyValue
+   * that never repeats (an id, a unique text) then costs no copy and evicts nothing, and one that
+   * repeats is cached from its second sighting on. Measured: the copies of never-repeating KeyValues
+   * were ~8% of decoding a request whose attribute values are all distinct.
+   */
+  remember(hash: number, b: Uint8Array, view: DataView, start: number, size: number, key: string, value: AttrScalar): void {
+    const slot = slotOf(hash);
+    if (this.lastMiss[slot] !== hash) {
+      this.lastMiss[slot] = hash;
+      return;
+    }
+    this.keys[slot] = key;
+    this.values[slot] = value;
+    this.sizes[slot] = size;
+    const bytes = this.bytes;
+    const bytesView = this.bytesView;
+    const at = slot * MAX_CACHED_ATTRIBUTE;
+    const words = size & ~3;
+    let j = 0;
+    for (; j < words; j += 4) bytesView.setInt32(at + j, view.getInt32(start + j, true), true);
+    for (; j < size; j++) bytes[at + j] = b[start + j];
+  }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { idHex, parentIdHex } from './decode-id.ts';
+import { IdHex } from './decode-id.ts';
 import { seededRandom } from '../../test/helpers/random.ts';
 
 /** Buffer's own hex, the reference the JS conversion must match. */
@@ -7,7 +7,11 @@ function reference(bytes: Buffer): string {
   return bytes.toString('hex');
 }
 
-describe('idHex', () => {
+const ids = new IdHex();
+const idHex = (buf: Buffer, start: number, len: number) => ids.id(buf, start, len);
+const parentIdHex = (buf: Buffer, start: number, len: number) => ids.parentId(buf, start, len);
+
+describe('IdHex', () => {
   it('matches Buffer hex for every byte value and every length, at any offset', () => {
     const random = seededRandom(61);
     // Every byte value appears at every position of an 8- and a 16-byte id.

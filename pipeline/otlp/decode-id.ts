@@ -6,9 +6,9 @@
 // builds the one-byte string directly: about 25 ns for a span id and 55 ns for a trace id. Other lengths
 // (invalid, but validate judges them, not the decoder) keep the native path.
 //
-// A trace id usually repeats across the spans of a request, so the last one is remembered with its bytes:
-// comparing 16 bytes is cheaper than building the string again, and handing out one instance spares
-// hashing it again wherever trace ids are Map keys downstream.
+// A trace id usually repeats across the spans of a request, so a decoder's IdHex remembers the last one
+// with its bytes: comparing 16 bytes is cheaper than building the string again, and handing out one
+// instance spares hashing it again wherever trace ids are Map keys downstream.
 import type { SliceableBuffer } from '../string-cache.ts';
 
 /** Hex digit character codes by nibble. */
@@ -56,31 +56,36 @@ function sameAsLast(last: Uint8Array, buf: Buffer, start: number): boolean {
   return false;
 }
 
-/** The last 16-byte id converted ('' before the first), and its bytes. */
-let lastTraceHex = '';
-const lastTraceBytes = new Uint8Array(16);
-
 /** Lowercase hex of `len` bytes of `buf` at `start` (the bounds were checked by the caller). */
 export function idHex(buf: Buffer, start: number, len: number): string {
   if (len === 8) return hex8(buf, start);
-  if (len === 16) {
-    if (sameAsLast(lastTraceBytes, buf, start) && lastTraceHex !== '') return lastTraceHex;
-    return (lastTraceHex = hex16(buf, start));
-  }
+  if (len === 16) return hex16(buf, start);
   return (buf as SliceableBuffer).hexSlice(start, start + len);
 }
 
-/** The last 8-byte parent id converted ('' before the first), and its bytes. */
-let lastParentHex = '';
-const lastParentBytes = new Uint8Array(8);
+/** Id conversion for one decoder: the last trace id and parent id are remembered with their bytes. */
+export class IdHex {
+  /** The last 16-byte id converted ('' before the first), and its bytes. */
+  private lastTraceHex = '';
+  private readonly lastTraceBytes = new Uint8Array(16);
+  /** The last 8-byte parent id converted ('' before the first), and its bytes. */
+  private lastParentHex = '';
+  private readonly lastParentBytes = new Uint8Array(8);
 
-/**
- * `idHex` for parent span ids, remembered like trace ids. Alone this saves a string per span but little
- * time (round 3); the gain is downstream, where the shared instance makes the validator's check a
- * pointer comparison (0390).
- */
-export function parentIdHex(buf: Buffer, start: number, len: number): string {
-  if (len !== 8) return idHex(buf, start, len);
-  if (sameAsLast(lastParentBytes, buf, start) && lastParentHex !== '') return lastParentHex;
-  return (lastParentHex = hex8(buf, start));
+  /** `idHex`, the instance of the last call handed out again for the same 16 bytes. */
+  id(buf: Buffer, start: number, len: number): string {
+    if (len !== 16) return idHex(buf, start, len);
+    if (sameAsLast(this.lastTraceBytes, buf, start) && this.lastTraceHex !== '') return this.lastTraceHex;
+    return (this.lastTraceHex = hex16(buf, start));
+  }
+
+  /**
+   * `idHex` for parent span ids, remembered like trace ids. Alone this saves a string per span but
+   * little time; siblings then share one string instance.
+   */
+  parentId(buf: Buffer, start: number, len: number): string {
+    if (len !== 8) return idHex(buf, start, len);
+    if (sameAsLast(this.lastParentBytes, buf, start) && this.lastParentHex !== '') return this.lastParentHex;
+    return (this.lastParentHex = hex8(buf, start));
+  }
 }

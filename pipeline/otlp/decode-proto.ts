@@ -1,5 +1,6 @@
 // ExportTraceServiceRequest (protobuf) -> canonical spans, in one pass over the bytes with no
-// intermediate message objects. Field numbers are those of opentelemetry-proto (collector/trace/v1,
+// intermediate message objects. A ProtoDecoder keeps what it remembers from request to request (the
+// attribute cache, the last ids, the last key lists): one per receiver. Field numbers are those of opentelemetry-proto (collector/trace/v1,
 // trace/v1, common/v1, resource/v1); unknown fields are skipped.
 //
 // Decoding judges only the wire format. Whether a span is acceptable (id lengths, zero ids, times,
@@ -8,17 +9,11 @@
 import { newSpan, spanStatus, type AttrScalar, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../span.ts';
 import { flattenInto } from '../attributes/flatten.ts';
 import { AttributeList } from '../attributes/list.ts';
-import { attributeCached, attributeHash, cachedKey, cachedValue, rememberAttribute } from './decode-attribute-cache.ts';
-import { idHex, parentIdHex } from './decode-id.ts';
+import { AttributeCache, attributeHash } from './decode-attribute-cache.ts';
+import { IdHex } from './decode-id.ts';
 import { UniqueKeys } from './decode-unique-keys.ts';
 import { MAX_VALUE_DEPTH } from './errors.ts';
 import { ProtoReader, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-reader.ts';
-
-/**
- * Switch for the straight-line paths that have a general equivalent (the common KeyValue layout):
- * tests turn it off to compare both on the same bytes. Always on otherwise.
- */
-export const decodeFastPaths = { enabled: true };
 
 export interface DecodedRequest {
   spans: Span[];
@@ -87,24 +82,11 @@ const T_ANY_BYTES = (7 << 3) | WIRE_LEN;
 const T_LIST_VALUES = (1 << 3) | WIRE_LEN;
 
 /**
- * Decodes an ExportTraceServiceRequest. Throws OtlpDecodeError when the bytes are not a well-formed
- * message (truncated, a length past its parent, a bad wire type, values nested too deeply).
+ * Decodes an ExportTraceServiceRequest with a decoder of its own (tests, one-off uses); a receiver keeps
+ * one ProtoDecoder for all its requests.
  */
 export function decodeExportRequest(bytes: Uint8Array): DecodedRequest {
-  const r = new ProtoReader(bytes);
-  const spans: Span[] = [];
-  while (r.pos < r.end) {
-    const tag = r.tag();
-    if (tag === T_REQUEST_RESOURCE_SPANS) {
-      const len = r.length();
-      const saved = r.end;
-      r.end = r.pos + len;
-      readResourceSpans(r, spans);
-      r.pos = r.end;
-      r.end = saved;
-    } else r.skip(tag & 7, tag >>> 3);
-  }
-  return { spans };
+  return new ProtoDecoder().decode(bytes);
 }
 
 /** Runs `read` over the length-delimited message at the reader's position. */
@@ -120,330 +102,315 @@ function leave(r: ProtoReader, saved: number): void {
   r.end = saved;
 }
 
-/**
- * ResourceSpans. Its resource (1) and schema_url (3) apply to every span of its scope_spans (2), which
- * encoders usually write before the schema url: a first pass finds them, a second decodes the spans.
- */
-function readResourceSpans(r: ProtoReader, out: Span[]): void {
-  const start = r.pos;
-  let resource: Attributes | undefined;
-  let schemaUrl = '';
-  let anyScopeSpans = false;
-  while (r.pos < r.end) {
-    const tag = r.tag();
-    if (tag === T_RS_RESOURCE) {
-      const saved = enter(r);
-      resource = readResource(r);
-      leave(r, saved);
-    } else if (tag === T_RS_SCHEMA_URL) schemaUrl = r.string();
-    else {
-      if (tag === T_RS_SCOPE_SPANS) anyScopeSpans = true;
-      r.skip(tag & 7, tag >>> 3);
+export class ProtoDecoder {
+  private readonly attributeCache = new AttributeCache();
+  private readonly ids = new IdHex();
+  /** The repeat checks of span and event attributes (decode-unique-keys.ts). */
+  private readonly spanKeys = new UniqueKeys();
+  private readonly eventKeys = new UniqueKeys();
+
+  /**
+   * Decodes an ExportTraceServiceRequest. Throws OtlpDecodeError when the bytes are not a well-formed
+   * message (truncated, a length past its parent, a bad wire type, values nested too deeply).
+   */
+  decode(bytes: Uint8Array): DecodedRequest {
+    const r = new ProtoReader(bytes);
+    const spans: Span[] = [];
+    while (r.pos < r.end) {
+      const tag = r.tag();
+      if (tag === T_REQUEST_RESOURCE_SPANS) {
+        const saved = enter(r);
+        this.readResourceSpans(r, spans);
+        leave(r, saved);
+      } else r.skip(tag & 7, tag >>> 3);
+    }
+    return { spans };
+  }
+
+  /**
+   * ResourceSpans, and ScopeSpans below it, in two passes: the resource (1) and schema_url (3) of a
+   * ResourceSpans apply to every span of its scope_spans (2), and the scope (1) and schema_url (3) of a
+   * ScopeSpans to every span (2) of it, in whatever order they come (encoders write the urls last). A
+   * first pass finds them, a second decodes the spans.
+   */
+  private readResourceSpans(r: ProtoReader, out: Span[]): void {
+    const start = r.pos;
+    let resource: Attributes | undefined;
+    let schemaUrl = '';
+    let anyScopeSpans = false;
+    while (r.pos < r.end) {
+      const tag = r.tag();
+      if (tag === T_RS_RESOURCE) {
+        const saved = enter(r);
+        resource = this.readResource(r);
+        leave(r, saved);
+      } else if (tag === T_RS_SCHEMA_URL) schemaUrl = r.string();
+      else {
+        if (tag === T_RS_SCOPE_SPANS) anyScopeSpans = true;
+        r.skip(tag & 7, tag >>> 3);
+      }
+    }
+    if (!anyScopeSpans) return;
+    r.pos = start;
+    while (r.pos < r.end) {
+      const tag = r.tag();
+      if (tag === T_RS_SCOPE_SPANS) {
+        const saved = enter(r);
+        this.readScopeSpans(r, out, resource, schemaUrl);
+        leave(r, saved);
+      } else r.skip(tag & 7, tag >>> 3);
     }
   }
-  if (!anyScopeSpans) return;
-  r.pos = start;
-  while (r.pos < r.end) {
-    const tag = r.tag();
-    if (tag === T_RS_SCOPE_SPANS) {
-      const saved = enter(r);
-      readScopeSpans(r, out, resource, schemaUrl);
-      leave(r, saved);
-    } else r.skip(tag & 7, tag >>> 3);
-  }
-}
 
-function readResource(r: ProtoReader): Attributes | undefined {
-  let attrs: AttributeList | undefined;
-  while (r.pos < r.end) {
-    const tag = r.tag();
-    if (tag === T_RESOURCE_ATTRIBUTES) {
-      attrs ??= new AttributeList();
-      readKeyValue(r, attrs);
-    } else r.skip(tag & 7, tag >>> 3);
+  private readResource(r: ProtoReader): Attributes | undefined {
+    let attrs: AttributeList | undefined;
+    while (r.pos < r.end) {
+      const tag = r.tag();
+      if (tag === T_RESOURCE_ATTRIBUTES) {
+        attrs ??= new AttributeList();
+        this.readKeyValue(r, attrs);
+      } else r.skip(tag & 7, tag >>> 3);
+    }
+    attrs?.dropRepeats();
+    return attrs !== undefined && attrs.size > 0 ? attrs : undefined;
   }
-  attrs?.dropRepeats();
-  return attrs !== undefined && attrs.size > 0 ? attrs : undefined;
-}
 
-/**
- * ScopeSpans in one pass, for the order encoders write: the scope (1), the spans (2), the schema_url (3).
- * A schema url met after spans is added to their otlp extras afterwards, where it is the last field
- * anyway, so the spans come out as `readScopeSpansInTwoPasses` builds them. Anything else (a scope
- * after a span, a url changed after spans that carry one, a malformed message) starts over with that
- * general reader, so results and error messages are its own. Measured: the pass that only looked for
- * the scope and the url was ~3% of decoding (it reads every span's tag and length once more).
- */
-function readScopeSpans(r: ProtoReader, out: Span[], resource: Attributes | undefined, resourceSchemaUrl: string): void {
-  const start = r.pos;
-  const end = r.end;
-  const first = out.length;
-  if (!decodeFastPaths.enabled) {
-    readScopeSpansInTwoPasses(r, out, resource, resourceSchemaUrl);
-    return;
-  }
-  let scope: SpanScope | undefined;
-  let schemaUrl = '';
-  let ok = true;
-  try {
+  /** ScopeSpans: scope (1) and schema_url (3) first, as for ResourceSpans, then the spans (2). */
+  private readScopeSpans(r: ProtoReader, out: Span[], resource: Attributes | undefined, resourceSchemaUrl: string): void {
+    const start = r.pos;
+    let scope: SpanScope | undefined;
+    let schemaUrl = '';
+    let anySpans = false;
+    while (r.pos < r.end) {
+      const tag = r.tag();
+      if (tag === T_SS_SCOPE) {
+        const saved = enter(r);
+        scope = this.readScope(r);
+        leave(r, saved);
+      } else if (tag === T_SS_SCHEMA_URL) schemaUrl = r.string();
+      else {
+        if (tag === T_SS_SPANS) anySpans = true;
+        r.skip(tag & 7, tag >>> 3);
+      }
+    }
+    if (!anySpans) return;
+    r.pos = start;
     while (r.pos < r.end) {
       const tag = r.tag();
       if (tag === T_SS_SPANS) {
         const saved = enter(r);
-        out.push(readSpan(r, resource, scope, resourceSchemaUrl, schemaUrl));
+        out.push(this.readSpan(r, resource, scope, resourceSchemaUrl, schemaUrl));
         leave(r, saved);
-      } else if (tag === T_SS_SCOPE) {
-        if (out.length > first) {
-          ok = false;
+      } else r.skip(tag & 7, tag >>> 3);
+    }
+  }
+
+  private readScope(r: ProtoReader): SpanScope | undefined {
+    let name = '';
+    let version = '';
+    let attrs: AttributeList | undefined;
+    while (r.pos < r.end) {
+      const tag = r.tag();
+      if (tag === T_SCOPE_NAME) name = r.string();
+      else if (tag === T_SCOPE_VERSION) version = r.string();
+      else if (tag === T_SCOPE_ATTRIBUTES) {
+        attrs ??= new AttributeList();
+        this.readKeyValue(r, attrs);
+      } else r.skip(tag & 7, tag >>> 3);
+    }
+    attrs?.dropRepeats();
+    const hasAttrs = attrs !== undefined && attrs.size > 0;
+    if (name === '' && version === '' && !hasAttrs) return undefined;
+    const scope: SpanScope = { name };
+    if (version !== '') scope.version = version;
+    if (hasAttrs) scope.attributes = attrs;
+    return scope;
+  }
+
+  /** The hex of a length-delimited bytes field holding a parent span id (decode-id.ts). */
+  private readParentId(r: ProtoReader): string {
+    const len = r.length();
+    const start = r.pos;
+    r.pos += len;
+    return this.ids.parentId(r.buf, start, len);
+  }
+
+  /** The hex of a length-delimited bytes field. */
+  private readId(r: ProtoReader): string {
+    const len = r.length();
+    const start = r.pos;
+    r.pos += len;
+    return this.ids.id(r.buf, start, len);
+  }
+
+  private readSpan(
+    r: ProtoReader,
+    resource: Attributes | undefined,
+    scope: SpanScope | undefined,
+    resourceSchemaUrl: string,
+    scopeSchemaUrl: string,
+  ): Span {
+    let traceId = '';
+    let spanId = '';
+    let parentId = '';
+    let traceState = '';
+    let name = '';
+    let kind = 0;
+    let startNs = 0n;
+    let endNs = 0n;
+    let flags = 0;
+    let droppedAttributes = 0;
+    let droppedEvents = 0;
+    let droppedLinks = 0;
+    let statusCode = 0;
+    let statusMessage = '';
+    const attributes = new AttributeList();
+    let events: SpanEvent[] | undefined;
+    let links: SpanLink[] | undefined;
+    while (r.pos < r.end) {
+      const tag = r.tag();
+      switch (tag) {
+        case T_SPAN_TRACE_ID: traceId = this.readId(r); break;
+        case T_SPAN_SPAN_ID: spanId = this.readId(r); break;
+        case T_SPAN_TRACE_STATE: traceState = r.string(); break;
+        case T_SPAN_PARENT_SPAN_ID: parentId = this.readParentId(r); break;
+        case T_SPAN_NAME: name = r.string(); break;
+        case T_SPAN_KIND: kind = r.int32(); break;
+        case T_SPAN_START: startNs = r.fixed64(); break;
+        case T_SPAN_END: endNs = r.fixed64(); break;
+        case T_SPAN_ATTRIBUTES: this.readKeyValue(r, attributes); break;
+        case T_SPAN_DROPPED_ATTRIBUTES: droppedAttributes = r.uint32(); break;
+        case T_SPAN_EVENTS: {
+          const saved = enter(r);
+          // A one-element literal, not `[]` then push (which reserves 17 slots): most spans have one event.
+          const event = this.readEvent(r);
+          if (events === undefined) events = [event];
+          else events.push(event);
+          leave(r, saved);
           break;
         }
-        const saved = enter(r);
-        scope = readScope(r);
-        leave(r, saved);
-      } else if (tag === T_SS_SCHEMA_URL) schemaUrl = r.string();
-      else r.skip(tag & 7, tag >>> 3);
+        case T_SPAN_DROPPED_EVENTS: droppedEvents = r.uint32(); break;
+        case T_SPAN_LINKS: {
+          const saved = enter(r);
+          (links ??= []).push(this.readLink(r));
+          leave(r, saved);
+          break;
+        }
+        case T_SPAN_DROPPED_LINKS: droppedLinks = r.uint32(); break;
+        case T_SPAN_STATUS: {
+          const saved = enter(r);
+          while (r.pos < r.end) {
+            const t = r.tag();
+            if (t === T_STATUS_CODE) statusCode = r.int32();
+            else if (t === T_STATUS_MESSAGE) statusMessage = r.string();
+            else r.skip(t & 7, t >>> 3);
+          }
+          leave(r, saved);
+          break;
+        }
+        case T_SPAN_FLAGS: flags = r.fixed32(); break;
+        default: r.skip(tag & 7, tag >>> 3);
+      }
     }
-  } catch {
-    ok = false;
-  }
-  if (ok) ok = settleScopeSchemaUrl(out, first, schemaUrl);
-  if (ok) return;
-  // A throw leaves the bounds of whatever message it came from: restore this one's.
-  out.length = first;
-  r.pos = start;
-  r.end = end;
-  readScopeSpansInTwoPasses(r, out, resource, resourceSchemaUrl);
-}
-
-/**
- * Gives the spans from `first` on the final scope schema url: a span decoded before the url was read
- * gets it added, as readSpan would have (otlp is its last property, scopeSchemaUrl the last of otlp).
- * False when a span carries another non-empty url (the field came twice): the caller starts over.
- */
-function settleScopeSchemaUrl(spans: Span[], first: number, url: string): boolean {
-  for (let i = first; i < spans.length; i++) {
-    const span = spans[i];
-    const had = span.otlp?.scopeSchemaUrl ?? '';
-    if (had === url) continue;
-    if (had !== '') return false;
-    if (span.otlp !== undefined) span.otlp.scopeSchemaUrl = url;
-    else {
+    this.spanKeys.settle(attributes);
+    // newSpan: every field, so one hidden class for all spans (pipeline/span.ts SPAN_FIELDS).
+    const status = spanStatus(statusCode, statusMessage === '' ? undefined : statusMessage);
+    const span = newSpan(traceId, spanId, name, kind, startNs, endNs, status, attributes);
+    // Empty parent bytes mean a root (otlp.md); all-zero ones are validate's to judge.
+    if (parentId !== '') span.parentId = parentId;
+    if (events !== undefined) span.events = events;
+    if (links !== undefined) span.links = links;
+    if (resource !== undefined) span.resource = resource;
+    if (scope !== undefined) span.scope = scope;
+    if (traceState !== '' || flags !== 0 || droppedAttributes !== 0 || droppedEvents !== 0 || droppedLinks !== 0
+      || resourceSchemaUrl !== '' || scopeSchemaUrl !== '') {
       const otlp: OtlpExtras = {};
-      otlp.scopeSchemaUrl = url;
+      if (traceState !== '') otlp.traceState = traceState;
+      if (flags !== 0) otlp.flags = flags;
+      if (droppedAttributes !== 0) otlp.droppedAttributesCount = droppedAttributes;
+      if (droppedEvents !== 0) otlp.droppedEventsCount = droppedEvents;
+      if (droppedLinks !== 0) otlp.droppedLinksCount = droppedLinks;
+      if (resourceSchemaUrl !== '') otlp.resourceSchemaUrl = resourceSchemaUrl;
+      if (scopeSchemaUrl !== '') otlp.scopeSchemaUrl = scopeSchemaUrl;
       span.otlp = otlp;
     }
+    return span;
   }
-  return true;
-}
 
-/** ScopeSpans: scope (1) and schema_url (3) first, as for ResourceSpans, then the spans (2). */
-function readScopeSpansInTwoPasses(r: ProtoReader, out: Span[], resource: Attributes | undefined, resourceSchemaUrl: string): void {
-  const start = r.pos;
-  let scope: SpanScope | undefined;
-  let schemaUrl = '';
-  let anySpans = false;
-  while (r.pos < r.end) {
-    const tag = r.tag();
-    if (tag === T_SS_SCOPE) {
-      const saved = enter(r);
-      scope = readScope(r);
-      leave(r, saved);
-    } else if (tag === T_SS_SCHEMA_URL) schemaUrl = r.string();
-    else {
-      if (tag === T_SS_SPANS) anySpans = true;
-      r.skip(tag & 7, tag >>> 3);
+  private readEvent(r: ProtoReader): SpanEvent {
+    let timeNs = 0n;
+    let name = '';
+    let dropped = 0;
+    const attributes = new AttributeList();
+    while (r.pos < r.end) {
+      const tag = r.tag();
+      if (tag === T_EVENT_TIME) timeNs = r.fixed64();
+      else if (tag === T_EVENT_NAME) name = r.string();
+      else if (tag === T_EVENT_ATTRIBUTES) this.readKeyValue(r, attributes);
+      else if (tag === T_EVENT_DROPPED_ATTRIBUTES) dropped = r.uint32();
+      else r.skip(tag & 7, tag >>> 3);
     }
+    this.eventKeys.settle(attributes);
+    const event: SpanEvent = { name, timeNs, attributes };
+    if (dropped !== 0) event.droppedAttributesCount = dropped;
+    return event;
   }
-  if (!anySpans) return;
-  r.pos = start;
-  while (r.pos < r.end) {
-    const tag = r.tag();
-    if (tag === T_SS_SPANS) {
-      const saved = enter(r);
-      out.push(readSpan(r, resource, scope, resourceSchemaUrl, schemaUrl));
-      leave(r, saved);
-    } else r.skip(tag & 7, tag >>> 3);
-  }
-}
 
-function readScope(r: ProtoReader): SpanScope | undefined {
-  let name = '';
-  let version = '';
-  let attrs: AttributeList | undefined;
-  while (r.pos < r.end) {
-    const tag = r.tag();
-    if (tag === T_SCOPE_NAME) name = r.string();
-    else if (tag === T_SCOPE_VERSION) version = r.string();
-    else if (tag === T_SCOPE_ATTRIBUTES) {
-      attrs ??= new AttributeList();
-      readKeyValue(r, attrs);
-    } else r.skip(tag & 7, tag >>> 3);
-  }
-  attrs?.dropRepeats();
-  const hasAttrs = attrs !== undefined && attrs.size > 0;
-  if (name === '' && version === '' && !hasAttrs) return undefined;
-  const scope: SpanScope = { name };
-  if (version !== '') scope.version = version;
-  if (hasAttrs) scope.attributes = attrs;
-  return scope;
-}
-
-/** The hex of a length-delimited bytes field holding a parent span id (decode-id.ts parentIdHex). */
-function readParentId(r: ProtoReader): string {
-  const len = r.length();
-  const start = r.pos;
-  r.pos += len;
-  return parentIdHex(r.buf, start, len);
-}
-
-/** The hex of a length-delimited bytes field. */
-function readId(r: ProtoReader): string {
-  const len = r.length();
-  const start = r.pos;
-  r.pos += len;
-  return idHex(r.buf, start, len);
-}
-
-/** The repeat checks of span and event attributes (decode-unique-keys.ts). */
-const spanKeys = new UniqueKeys();
-const eventKeys = new UniqueKeys();
-
-function readSpan(
-  r: ProtoReader,
-  resource: Attributes | undefined,
-  scope: SpanScope | undefined,
-  resourceSchemaUrl: string,
-  scopeSchemaUrl: string,
-): Span {
-  let traceId = '';
-  let spanId = '';
-  let parentId = '';
-  let traceState = '';
-  let name = '';
-  let kind = 0;
-  let startNs = 0n;
-  let endNs = 0n;
-  let flags = 0;
-  let droppedAttributes = 0;
-  let droppedEvents = 0;
-  let droppedLinks = 0;
-  let statusCode = 0;
-  let statusMessage = '';
-  const attributes = new AttributeList();
-  let events: SpanEvent[] | undefined;
-  let links: SpanLink[] | undefined;
-  while (r.pos < r.end) {
-    const tag = r.tag();
-    switch (tag) {
-      case T_SPAN_TRACE_ID: traceId = readId(r); break;
-      case T_SPAN_SPAN_ID: spanId = readId(r); break;
-      case T_SPAN_TRACE_STATE: traceState = r.string(); break;
-      case T_SPAN_PARENT_SPAN_ID: parentId = readParentId(r); break;
-      case T_SPAN_NAME: name = r.string(); break;
-      case T_SPAN_KIND: kind = r.int32(); break;
-      case T_SPAN_START: startNs = r.fixed64(); break;
-      case T_SPAN_END: endNs = r.fixed64(); break;
-      case T_SPAN_ATTRIBUTES: readKeyValue(r, attributes); break;
-      case T_SPAN_DROPPED_ATTRIBUTES: droppedAttributes = r.uint32(); break;
-      case T_SPAN_EVENTS: {
-        const saved = enter(r);
-        // A one-element literal, not `[]` then push (which reserves 17 slots): most spans have one event.
-        const event = readEvent(r);
-        if (events === undefined) events = [event];
-        else events.push(event);
-        leave(r, saved);
-        break;
-      }
-      case T_SPAN_DROPPED_EVENTS: droppedEvents = r.uint32(); break;
-      case T_SPAN_LINKS: {
-        const saved = enter(r);
-        (links ??= []).push(readLink(r));
-        leave(r, saved);
-        break;
-      }
-      case T_SPAN_DROPPED_LINKS: droppedLinks = r.uint32(); break;
-      case T_SPAN_STATUS: {
-        const saved = enter(r);
-        while (r.pos < r.end) {
-          const t = r.tag();
-          if (t === T_STATUS_CODE) statusCode = r.int32();
-          else if (t === T_STATUS_MESSAGE) statusMessage = r.string();
-          else r.skip(t & 7, t >>> 3);
-        }
-        leave(r, saved);
-        break;
-      }
-      case T_SPAN_FLAGS: flags = r.fixed32(); break;
-      default: r.skip(tag & 7, tag >>> 3);
+  private readLink(r: ProtoReader): SpanLink {
+    let traceId = '';
+    let spanId = '';
+    let traceState = '';
+    let flags = 0;
+    let dropped = 0;
+    const attributes = new AttributeList();
+    while (r.pos < r.end) {
+      const tag = r.tag();
+      if (tag === T_LINK_TRACE_ID) traceId = this.readId(r);
+      else if (tag === T_LINK_SPAN_ID) spanId = this.readId(r);
+      else if (tag === T_LINK_TRACE_STATE) traceState = r.string();
+      else if (tag === T_LINK_ATTRIBUTES) this.readKeyValue(r, attributes);
+      else if (tag === T_LINK_DROPPED_ATTRIBUTES) dropped = r.uint32();
+      else if (tag === T_LINK_FLAGS) flags = r.fixed32();
+      else r.skip(tag & 7, tag >>> 3);
     }
+    attributes.dropRepeats();
+    const link: SpanLink = { traceId, spanId, attributes };
+    if (traceState !== '') link.traceState = traceState;
+    if (flags !== 0) link.flags = flags;
+    if (dropped !== 0) link.droppedAttributesCount = dropped;
+    return link;
   }
-  spanKeys.settle(attributes);
-  // newSpan: every field, so one hidden class for all spans (pipeline/span.ts SPAN_FIELDS).
-  const status = spanStatus(statusCode, statusMessage === '' ? undefined : statusMessage);
-  const span = newSpan(traceId, spanId, name, kind, startNs, endNs, status, attributes);
-  // Empty parent bytes mean a root (otlp.md); all-zero ones are validate's to judge.
-  if (parentId !== '') span.parentId = parentId;
-  if (events !== undefined) span.events = events;
-  if (links !== undefined) span.links = links;
-  if (resource !== undefined) span.resource = resource;
-  if (scope !== undefined) span.scope = scope;
-  if (traceState !== '' || flags !== 0 || droppedAttributes !== 0 || droppedEvents !== 0 || droppedLinks !== 0
-    || resourceSchemaUrl !== '' || scopeSchemaUrl !== '') {
-    const otlp: OtlpExtras = {};
-    if (traceState !== '') otlp.traceState = traceState;
-    if (flags !== 0) otlp.flags = flags;
-    if (droppedAttributes !== 0) otlp.droppedAttributesCount = droppedAttributes;
-    if (droppedEvents !== 0) otlp.droppedEventsCount = droppedEvents;
-    if (droppedLinks !== 0) otlp.droppedLinksCount = droppedLinks;
-    if (resourceSchemaUrl !== '') otlp.resourceSchemaUrl = resourceSchemaUrl;
-    if (scopeSchemaUrl !== '') otlp.scopeSchemaUrl = scopeSchemaUrl;
-    span.otlp = otlp;
-  }
-  return span;
-}
 
-function readEvent(r: ProtoReader): SpanEvent {
-  let timeNs = 0n;
-  let name = '';
-  let dropped = 0;
-  const attributes = new AttributeList();
-  while (r.pos < r.end) {
-    const tag = r.tag();
-    if (tag === T_EVENT_TIME) timeNs = r.fixed64();
-    else if (tag === T_EVENT_NAME) name = r.string();
-    else if (tag === T_EVENT_ATTRIBUTES) readKeyValue(r, attributes);
-    else if (tag === T_EVENT_DROPPED_ATTRIBUTES) dropped = r.uint32();
-    else r.skip(tag & 7, tag >>> 3);
+  /** A KeyValue message at the reader's position (its tag was read) into `out`, flattened. */
+  private readKeyValue(r: ProtoReader, out: AttributeList): void {
+    const saved = enter(r);
+    const start = r.pos;
+    const size = r.end - start;
+    // The same KeyValue bytes as lately: the same key and scalar value (decode-attribute-cache.ts).
+    const hash = attributeHash(r.buf, start, size);
+    const cache = this.attributeCache;
+    if (hash !== 0 && cache.has(hash, r.buf, r.view, start, size)) {
+      out.append(cache.key(hash), cache.value(hash));
+      leave(r, saved);
+      return;
+    }
+    let key = '';
+    let value: Decoded = null;
+    while (r.pos < r.end) {
+      const tag = r.tag();
+      if (tag === T_KV_KEY) key = r.string();
+      else if (tag === T_KV_VALUE) {
+        const s = enter(r);
+        value = readAnyValue(r, 0);
+        leave(r, s);
+      } else r.skip(tag & 7, tag >>> 3);
+    }
+    leave(r, saved);
+    if (value === null || typeof value !== 'object') {
+      out.append(key, value);
+      if (hash !== 0) cache.remember(hash, r.buf, r.view, start, size, key, value);
+    } else setValue(out, key, value);
   }
-  eventKeys.settle(attributes);
-  const event: SpanEvent = { name, timeNs, attributes };
-  if (dropped !== 0) event.droppedAttributesCount = dropped;
-  return event;
-}
-
-function readLink(r: ProtoReader): SpanLink {
-  let traceId = '';
-  let spanId = '';
-  let traceState = '';
-  let flags = 0;
-  let dropped = 0;
-  const attributes = new AttributeList();
-  while (r.pos < r.end) {
-    const tag = r.tag();
-    if (tag === T_LINK_TRACE_ID) traceId = readId(r);
-    else if (tag === T_LINK_SPAN_ID) spanId = readId(r);
-    else if (tag === T_LINK_TRACE_STATE) traceState = r.string();
-    else if (tag === T_LINK_ATTRIBUTES) readKeyValue(r, attributes);
-    else if (tag === T_LINK_DROPPED_ATTRIBUTES) dropped = r.uint32();
-    else if (tag === T_LINK_FLAGS) flags = r.fixed32();
-    else r.skip(tag & 7, tag >>> 3);
-  }
-  attributes.dropRepeats();
-  const link: SpanLink = { traceId, spanId, attributes };
-  if (traceState !== '') link.traceState = traceState;
-  if (flags !== 0) link.flags = flags;
-  if (dropped !== 0) link.droppedAttributesCount = dropped;
-  return link;
 }
 
 // ---- attributes ---------------------------------------------------------------------------------
@@ -453,68 +420,6 @@ function readLink(r: ProtoReader): SpanLink {
  * arrays) a value for `flattenInto`: a kvlist is an ordered Map, an array a plain array.
  */
 type Decoded = AttrValue | Map<string, unknown> | unknown[];
-
-/** A KeyValue message at the reader's position (its tag was read) into `out`, flattened. */
-function readKeyValue(r: ProtoReader, out: AttributeList): void {
-  const saved = enter(r);
-  const start = r.pos;
-  const buf = r.buf;
-  // Straight line for the layout every SDK writes: the key (1), then the value (2) as the last field.
-  // One-byte tags are compared as bytes (both are below 0x80). Anything else (fields out of order,
-  // repeated or unknown) restarts below, on the general loop.
-  if (decodeFastPaths.enabled && start < r.end && buf[start] === T_KV_KEY) {
-    // The same KeyValue bytes as last time: the same key and scalar value (decode-attribute-cache.ts).
-    const size = r.end - start;
-    const hash = attributeHash(buf, start, size);
-    if (hash !== 0 && attributeCached(hash, buf, r.view, start, size)) {
-      out.append(cachedKey(hash), cachedValue(hash));
-      leave(r, saved);
-      return;
-    }
-    r.pos = start + 1;
-    const key = r.string();
-    if (r.pos < r.end && buf[r.pos] === T_KV_VALUE) {
-      r.pos++;
-      const len = r.length();
-      if (r.pos + len === r.end) {
-        const valueStart = r.pos;
-        // A single string, the most common value, without the AnyValue loop.
-        if (len > 0 && buf[valueStart] === T_ANY_STRING) {
-          r.pos = valueStart + 1;
-          const value = r.string();
-          if (r.pos === r.end) {
-            out.append(key, value);
-            if (hash !== 0) rememberAttribute(hash, buf, r.view, start, size, key, value);
-            leave(r, saved);
-            return;
-          }
-          r.pos = valueStart;
-        }
-        const value = readAnyValue(r, 0);
-        if (value === null || typeof value !== 'object') {
-          out.append(key, value);
-          if (hash !== 0) rememberAttribute(hash, buf, r.view, start, size, key, value);
-        } else setValue(out, key, value);
-        leave(r, saved);
-        return;
-      }
-    }
-    r.pos = start;
-  }
-  let key = '';
-  let value: Decoded = null;
-  while (r.pos < r.end) {
-    const tag = r.tag();
-    if (tag === T_KV_KEY) key = r.string();
-    else if (tag === T_KV_VALUE) {
-      const s = enter(r);
-      value = readAnyValue(r, 0);
-      leave(r, s);
-    } else r.skip(tag & 7, tag >>> 3);
-  }
-  leave(r, saved);
-  setValue(out, key, value);
-}
 
 /**
  * Adds a decoded value: scalars and arrays of scalars as they are, anything nested flattened. Members

@@ -7,9 +7,6 @@ import type { Utf8WriteBuffer } from '../output-buffer.ts';
 import { Piece } from '../piece.ts';
 import { hexToBytes } from './hex.ts';
 
-const fixedSlot = new BigUint64Array(1);
-const fixedHalves = new Uint32Array(fixedSlot.buffer);
-
 /** Bytes of the varint of `n` (n >= 0). */
 export function varintBytes(n: number): number {
   // Comparisons, not divisions: this runs twice per span when cutting requests (closedSize).
@@ -25,6 +22,9 @@ export class ProtoWriter {
   buf: Buffer;
   view: DataView;
   pos = 0;
+  /** Scratch for fixed64: a bigint stored here is read back as two 32-bit halves. */
+  private readonly fixedSlot = new BigUint64Array(1);
+  private readonly fixedHalves = new Uint32Array(this.fixedSlot.buffer);
 
   constructor(initialSize = 64 * 1024) {
     this.buf = Buffer.allocUnsafe(initialSize);
@@ -84,9 +84,9 @@ export class ProtoWriter {
     // Through a BigUint64Array (stored modulo 2^64, like BigInt.asUintN(64, v)) and two 32-bit halves:
     // optimised code stores a bigint into a typed array as machine arithmetic, where asUintN and
     // setBigUint64 built a heap BigInt per time (three times per span).
-    fixedSlot[0] = v;
-    this.view.setUint32(this.pos, fixedHalves[LOW_HALF], true);
-    this.view.setUint32(this.pos + 4, fixedHalves[HIGH_HALF], true);
+    this.fixedSlot[0] = v;
+    this.view.setUint32(this.pos, this.fixedHalves[LOW_HALF], true);
+    this.view.setUint32(this.pos + 4, this.fixedHalves[HIGH_HALF], true);
     this.pos += 8;
   }
 

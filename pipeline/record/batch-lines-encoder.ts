@@ -7,7 +7,9 @@
 // 1415 -> 0 B of external memory per span; encode CPU in-process is unchanged within noise
 // (docs/decisions/0380), the gain is the allocation and GC pressure the daemon no longer carries.
 import type { Span } from '../span.ts';
+import { SizeGuess } from '../output-buffer.ts';
 import { writeBatchJsonLines, type JsonEncodeOptions } from './encode-json.ts';
+import { KeyMemory } from './json-writer.ts';
 
 /** A buffer bigger than this (a batch of huge spans) is let go rather than kept for the next batch. */
 const KEEP_AT_MOST = 16 * 1024 * 1024;
@@ -20,6 +22,10 @@ export class BatchLinesEncoder {
   private spare: Buffer | undefined;
   /** The whole buffers behind the views handed out and not released yet. */
   private lent: Buffer[] = [];
+  /** Attribute keys as written in earlier batches. */
+  private readonly keys = new KeyMemory();
+  /** The next batch's buffer size, from the bytes per span the last one needed. */
+  private readonly size = new SizeGuess(1024);
 
   constructor(options?: JsonEncodeOptions) {
     this.options = options;
@@ -32,7 +38,7 @@ export class BatchLinesEncoder {
    */
   encode(spans: readonly Span[]): Buffer {
     if (spans.length === 0) return Buffer.alloc(0);
-    const w = writeBatchJsonLines(spans, this.options, this.spare);
+    const w = writeBatchJsonLines(spans, this.options, this.spare, this.keys, this.size);
     this.spare = undefined;
     if (w.buf.length <= KEEP_AT_MOST) {
       if (this.lent.length >= LENT_AT_MOST) this.lent.shift();

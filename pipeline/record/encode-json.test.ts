@@ -285,7 +285,7 @@ describe('the byte writer behind every form', () => {
     const expected = copies.map((s) => encodeSpanJson(s) + '\n').join('');
     expect(encodeBatchJsonLinesBuffer(shared).toString('utf8')).toBe(expected);
     expect(encodeBatchJsonLines(shared)).toBe(expected);
-    // The one-record forms reuse a scratch buffer: nothing of the previous record may leak in.
+    // One record at a time: nothing of the previous record may leak in.
     expect(shared.map((s) => encodeSpanJson(s) + '\n').join('')).toBe(expected);
     expect(encodeSpanJson(shared[0])).toContain('"resource":{"service.name":"shop","service.version":"1.0"},' +
       '"scope":{"name":"lib","version":"2","attributes":{"a.b":1}}}');

@@ -7,9 +7,9 @@ import { SPAN_KIND_NAMES, STATUS_CODE_NAMES } from '../span.ts';
 import type { Attributes, OtlpExtras, Span, SpanEvent, SpanLink, SpanReference, SpanScope } from '../span.ts';
 import { nestedShape } from '../attributes/unflatten.ts';
 import { SizeGuess } from '../output-buffer.ts';
-import { ascii, PiecePositions } from '../piece.ts';
-import { JsonWriter } from './json-writer.ts';
-import { writeTimeNs } from './time-format.ts';
+import { ascii } from '../piece.ts';
+import { JsonWriter, KeyMemory } from './json-writer.ts';
+import { TimeText } from './time-format.ts';
 
 export type AttributesShape = 'flat' | 'nested';
 
@@ -57,26 +57,11 @@ const K_FIRST_ATTRIBUTES = ascii('"attributes":');
 const K_SCOPE_NAME = ascii('{"name":');
 const K_SCOPE_VERSION = ascii(',"version":');
 
-/** The keys of span and of event attributes by position, as last written (PiecePositions). */
-const SPAN_KEYS = new PiecePositions();
-const EVENT_KEYS = new PiecePositions();
-
-/** Reused for the one-record forms; it grows to the largest record seen, up to SCRATCH_KEEP kept. */
-let scratch = new JsonWriter(4096);
-const SCRATCH_KEEP = 1024 * 1024;
-
 /** One span as one JSON object, without a trailing newline. */
 export function encodeSpanJson(span: Span, options?: JsonEncodeOptions): string {
-  const w = scratchWriter();
-  writeSpan(w, span, options?.attributesShape === 'nested');
+  const w = new JsonWriter(4096);
+  writeSpan(w, span, options?.attributesShape === 'nested', new TimeText());
   return w.buf.toString('utf8', 0, w.pos);
-}
-
-/** The scratch writer, emptied; one that grew past SCRATCH_KEEP for a huge record is let go. */
-function scratchWriter(): JsonWriter {
-  if (scratch.buf.length > SCRATCH_KEEP) scratch = new JsonWriter(4096);
-  scratch.reset();
-  return scratch;
 }
 
 /** Spans as JSON lines: each record followed by `\n` (empty string for no spans). */
@@ -84,31 +69,32 @@ export function encodeBatchJsonLines(spans: readonly Span[], options?: JsonEncod
   return encodeBatchJsonLinesBuffer(spans, options).toString('utf8');
 }
 
-/** The next batch's buffer size, from the bytes per span the last one needed. */
-const batchSize = new SizeGuess(1024);
-
 /**
- * Spans as JSON lines in UTF-8, for writers: every record is written straight into one buffer, sized
- * from the previous batch so that it rarely has to grow.
+ * Spans as JSON lines in UTF-8, by a writer of their own; an exporter keeps a BatchLinesEncoder, which
+ * remembers keys and sizes from batch to batch.
  */
 export function encodeBatchJsonLinesBuffer(spans: readonly Span[], options?: JsonEncodeOptions): Buffer {
   if (spans.length === 0) return Buffer.alloc(0);
-  return writeBatchJsonLines(spans, options, undefined).bytes();
+  return writeBatchJsonLines(spans, options, undefined, new KeyMemory(), new SizeGuess(1024)).bytes();
 }
 
 /**
  * The JSON lines of `spans` (at least one) in a writer whose bytes are the batch: written into `spare`
- * when it holds the size expected from the last batch, else into a new buffer (see BatchLinesEncoder).
+ * when it holds the size `size` expects from the last batch, else into a new buffer (see
+ * BatchLinesEncoder, which keeps `keys` and `size` from batch to batch).
  */
-export function writeBatchJsonLines(spans: readonly Span[], options: JsonEncodeOptions | undefined, spare: Buffer | undefined): JsonWriter {
+export function writeBatchJsonLines(
+  spans: readonly Span[], options: JsonEncodeOptions | undefined, spare: Buffer | undefined, keys: KeyMemory, size: SizeGuess,
+): JsonWriter {
   const nested = options?.attributesShape === 'nested';
-  const expected = batchSize.bytesFor(spans.length, 256);
-  const w = new JsonWriter(expected, spare !== undefined && spare.length >= expected ? spare : undefined);
+  const expected = size.bytesFor(spans.length, 256);
+  const w = new JsonWriter(expected, spare !== undefined && spare.length >= expected ? spare : undefined, keys);
+  const times = new TimeText();
   for (let i = 0; i < spans.length; i++) {
-    writeSpan(w, spans[i], nested);
+    writeSpan(w, spans[i], nested, times);
     w.byte(NEWLINE);
   }
-  batchSize.learn(w.pos, spans.length);
+  size.learn(w.pos, spans.length);
   return w;
 }
 
@@ -121,7 +107,7 @@ const SAME_SPAN_TYPE = 3;
 const SAME_TRACE_TYPE = 4;
 const SAME_EVENT_NAME = 5;
 
-function writeSpan(w: JsonWriter, span: Span, nested: boolean): void {
+function writeSpan(w: JsonWriter, span: Span, nested: boolean, times: TimeText): void {
   w.copy(K_TRACE_ID);
   w.sameString(SAME_TRACE_ID, span.traceId);
   w.copy(K_SPAN_ID);
@@ -142,9 +128,9 @@ function writeSpan(w: JsonWriter, span: Span, nested: boolean): void {
     w.sameString(SAME_TRACE_TYPE, span.traceType);
   }
   w.copy(K_START_TIME);
-  writeTimeNs(w, span.startNs);
+  times.write(w, span.startNs);
   w.copy(K_END_TIME);
-  writeTimeNs(w, span.endNs);
+  times.write(w, span.endNs);
   w.copy(STATUS_MEMBERS[span.status.code] ?? STATUS_MEMBERS[0]);
   if (span.status.message !== undefined) {
     w.copy(K_STATUS_MESSAGE);
@@ -160,10 +146,10 @@ function writeSpan(w: JsonWriter, span: Span, nested: boolean): void {
   }
   w.copy(K_ATTRIBUTES);
   if (nested) w.plainValue(nestedShape(span.attributes));
-  else w.attributes(span.attributes, SPAN_KEYS);
+  else w.attributes(span.attributes, w.keys.spanKeys);
   if (span.events !== undefined) {
     w.copy(K_EVENTS);
-    writeEvents(w, span.events);
+    writeEvents(w, span.events, times);
   }
   if (span.links !== undefined) {
     w.copy(K_LINKS);
@@ -183,16 +169,16 @@ function writeSpan(w: JsonWriter, span: Span, nested: boolean): void {
   w.byte(0x7d);
 }
 
-function writeEvents(w: JsonWriter, events: readonly SpanEvent[]): void {
+function writeEvents(w: JsonWriter, events: readonly SpanEvent[], times: TimeText): void {
   w.byte(0x5b);
   for (let i = 0; i < events.length; i++) {
     const event = events[i];
     w.copy(i > 0 ? K_EVENT_NEXT : K_EVENT_FIRST);
     w.sameString(SAME_EVENT_NAME, event.name);
     w.copy(K_TIMESTAMP);
-    writeTimeNs(w, event.timeNs);
+    times.write(w, event.timeNs);
     w.copy(K_AFTER_TIME_ATTRIBUTES);
-    w.attributes(event.attributes, EVENT_KEYS);
+    w.attributes(event.attributes, w.keys.eventKeys);
     if (event.droppedAttributesCount !== undefined) {
       w.copy(K_EVENT_DROPPED);
       w.integerOrText(event.droppedAttributesCount);

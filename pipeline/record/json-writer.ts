@@ -5,16 +5,14 @@
 // Why bytes and not a string: building the record with `+=` made a rope of small strings per span that
 // was then flattened and UTF-8 encoded into the file buffer: about 8 KB of short-lived garbage per span
 // and a sixth of the encoder's time in the escape-check regular expression (measured, docs/decisions/
-// 0260). Here each short printable-ASCII string is checked and copied in one char-code loop; a long one,
-// or one that needs escapes or holds non-ASCII characters, is UTF-8 encoded natively and escaped by a
-// WebAssembly SIMD kernel (wasm-escape.ts). Where the kernel gives up (lone surrogates, no WebAssembly,
-// huge texts), the bytes are checked here and anything that needs escaping goes through JSON.stringify,
-// whose output is exactly the JSON string literal, and is then UTF-8 encoded natively.
+// 0260). Here each short printable-ASCII string is checked and copied in one char-code loop. Any other
+// string is UTF-8 encoded natively into the buffer and escaped there, in place (`escaped`): LLM inputs
+// and outputs, hundreds to thousands of characters full of newlines and quotes, are most of the bytes
+// of an LLM span, and JSON.stringify plus a second native write measured ~3x the time of this.
 import { AttributeList } from '../attributes/list.ts';
 import type { Utf8WriteBuffer } from '../output-buffer.ts';
 import { Piece, PieceCache, PiecePositions } from '../piece.ts';
 import type { AttrValue, Attributes } from '../span.ts';
-import { copyEscaped, escapeText } from './wasm-escape.ts';
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -24,13 +22,35 @@ const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const DIGIT_0 = 0x30;
+const BACKSLASH = 0x5c;
+const LETTER_U = 0x75;
 
-/** Encoded `,"key":` forms of attribute keys. */
-const keyPieces = new PieceCache(4096, 128);
-/** The key positions of attribute maps written without positions of their own (see `attributes()`). */
-const otherPositions = new PiecePositions();
+/** By how many bytes JSON's escape of each byte value grows the text: `\n` 1, `\u001f` 5, none 0. */
+const ESCAPE_GROWTH = new Uint8Array(256);
+/** The letter after the backslash of the two-byte escapes. */
+const SHORT_ESCAPE = new Uint8Array(256);
+for (let c = 0; c < 0x20; c++) ESCAPE_GROWTH[c] = 5;
+for (const [c, letter] of [[0x08, 'b'], [0x09, 't'], [0x0a, 'n'], [0x0c, 'f'], [0x0d, 'r'], [QUOTE, '"'], [BACKSLASH, '\\']] as const) {
+  ESCAPE_GROWTH[c] = 1;
+  SHORT_ESCAPE[c] = letter.charCodeAt(0);
+}
+/** Lowercase hex digits, as JSON.stringify writes `\u00XX`. */
+const HEX_DIGIT = new Uint8Array([...'0123456789abcdef'].map((d) => d.charCodeAt(0)));
 
-/** Strings longer than this skip the char loop: the escape kernel (one native UTF-8 write) wins there. */
+/**
+ * What writers remember of attribute keys from one batch to the next: their encoded `,"key":` forms,
+ * and the keys of span and event attribute maps by position, as written last (PiecePositions). One per
+ * encoder (BatchLinesEncoder), handed to each writer it makes.
+ */
+export class KeyMemory {
+  readonly pieces = new PieceCache(4096, 128);
+  readonly spanKeys = new PiecePositions();
+  readonly eventKeys = new PiecePositions();
+  /** For attribute maps written without positions of their own (see `attributes()`). */
+  readonly otherKeys = new PiecePositions();
+}
+
+/** Strings longer than this skip the char loop: the native UTF-8 write and the byte scan win there. */
 const LONG_STRING = 64;
 /** Long strings remembered per writer (see JsonWriter.longTexts). */
 const LONG_TEXTS = 16;
@@ -72,9 +92,18 @@ export class JsonWriter {
   private readonly sameTexts: string[] = new Array<string>(SAME_SLOTS).fill('');
   private readonly sameStarts = new Int32Array(SAME_SLOTS).fill(-1);
   private readonly sameEnds = new Int32Array(SAME_SLOTS);
+  /** Where `escaped` UTF-8 encodes a text before copying it out with its escapes (grown as needed). */
+  private scratch = Buffer.allocUnsafe(1024) as Utf8WriteBuffer;
+  private scratchView = new DataView(this.scratch.buffer, this.scratch.byteOffset, this.scratch.length);
 
-  /** Writes into `into` when given (its old contents are overwritten), else into a new buffer. */
-  constructor(capacity: number, into?: Buffer) {
+  readonly keys: KeyMemory;
+
+  /**
+   * Writes into `into` when given (its old contents are overwritten), else into a new buffer; `keys`
+   * carries what the writers of one encoder remember of attribute keys.
+   */
+  constructor(capacity: number, into?: Buffer, keys = new KeyMemory()) {
+    this.keys = keys;
     this.buf = (into ?? Buffer.allocUnsafe(Math.max(64, capacity))) as Utf8WriteBuffer;
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
   }
@@ -180,13 +209,13 @@ export class JsonWriter {
    * `attributes()`), from a bounded cache of the encoded forms (keys repeat in every span).
    */
   memberKey(key: string, i: number, seen: PiecePositions): void {
-    const encoded = keyPieces.getAt(key, i, seen);
+    const encoded = this.keys.pieces.getAt(key, i, seen);
     if (encoded === undefined) {
       const start = this.pos;
       this.byte(COMMA);
       this.string(key);
       this.byte(COLON);
-      keyPieces.remember(key, this.buf.subarray(start, this.pos));
+      this.keys.pieces.remember(key, this.buf.subarray(start, this.pos));
       return;
     }
     this.copy(encoded);
@@ -255,9 +284,8 @@ export class JsonWriter {
       this.pos = p;
       return;
     }
-    // Written again from the quote: the kernel measured ~25-40% cheaper than JSON.stringify plus the
-    // native write on short texts with escapes or non-ASCII characters (decision 0480).
-    this.escapedString(text);
+    // Written again from the quote.
+    this.escaped(text);
   }
 
   /** A long string (LLM inputs and outputs): copied when the same text was written lately, else written. */
@@ -271,7 +299,7 @@ export class JsonWriter {
       }
     }
     const at = this.pos;
-    this.escapedString(text);
+    this.escaped(text);
     const r = this.longNext;
     texts[r] = text;
     this.longStarts[r] = at;
@@ -280,73 +308,103 @@ export class JsonWriter {
   }
 
   /**
-   * Any text through the WebAssembly kernel (wasm-escape.ts): on long texts ~2.5-4x cheaper than the
-   * byte scan below when plain, more with newlines and quotes (decision 0480).
+   * Any text as a JSON string literal, as JSON.stringify writes it: UTF-8 encoded natively into the
+   * writer's scratch buffer, then copied into the output four bytes at a time while none of them needs
+   * an escape, escaping the bytes that do. A lone surrogate (which the UTF-8 encoding turns into U+FFFD,
+   * EF BF BD) is written as its `\udXXX` escape, by `illFormed`.
    */
-  private escapedString(text: string): void {
-    const n = escapeText(text);
-    if (n < 0) {
-      this.scannedString(text);
-      return;
-    }
-    this.reserve(n + 2);
-    const buf = this.buf;
-    buf[this.pos] = QUOTE;
-    copyEscaped(buf, this.pos + 1, n);
-    buf[this.pos + 1 + n] = QUOTE;
-    this.pos += n + 2;
+  private escaped(text: string): void {
+    this.byte(QUOTE);
+    this.inner(text);
+    this.byte(QUOTE);
   }
 
-  /**
-   * Where the kernel does not take a text: UTF-8 encoded natively, then its bytes checked for anything
-   * JSON escapes; checking bytes costs less than reading characters one by one. U+FFFD (EF BF BD) is
-   * what a lone surrogate becomes: such text (and any control character, quote or backslash) is written
-   * again through JSON.stringify, whose native escaping measured faster than escaping these bytes in
-   * place in JS (decision 0470).
-   */
-  private scannedString(text: string): void {
-    this.reserve(text.length * 3 + 2);
-    const buf = this.buf;
-    const view = this.view;
+  /** `escaped` without the quotes. */
+  private inner(text: string): void {
+    // UTF-8 needs at most 3 bytes per UTF-16 unit; utf8Write would silently cut what does not fit.
+    if (text.length * 3 > this.scratch.length) {
+      this.scratch = Buffer.allocUnsafe(Math.max(text.length * 3, this.scratch.length * 2)) as Utf8WriteBuffer;
+      this.scratchView = new DataView(this.scratch.buffer, this.scratch.byteOffset, this.scratch.length);
+    }
+    const src = this.scratch;
+    const srcView = this.scratchView;
+    const end = src.utf8Write(text, 0);
+    // Room for the text as it is; each escape makes room for itself below. Invariant: the output has
+    // room for what is left of the input from `o` on.
+    this.reserve(end);
+    let buf = this.buf;
+    let view = this.view;
     const start = this.pos;
-    buf[start] = QUOTE;
-    const end = start + 1 + buf.utf8Write(text, start + 1);
-    let i = start + 1;
+    let o = start;
+    let i = 0;
     while (i < end) {
-      // Four bytes per step, tested at once for a byte below 0x20, `"`, `\` or 0xef (the bit tricks of
-      // string(): exact yes/no answers for any bytes). A word that may hold one is checked byte by
-      // byte. Measured ~2.5x cheaper than testing every byte on ~300-byte texts (decision 0450).
-      if (i + 4 <= end) {
-        const w = view.getInt32(i, true);
-        const quote = w ^ 0x22222222;
-        const backslash = w ^ 0x5c5c5c5c;
-        const ef = w ^ 0xefefefef;
-        const hits = ((w - 0x20202020) & ~w) | ((quote - 0x01010101) & ~quote)
-          | ((backslash - 0x01010101) & ~backslash) | ((ef - 0x01010101) & ~ef);
-        if ((hits & 0x80808080) === 0) {
-          i += 4;
+      // Eight, then four bytes at a time while none needs an escape (see `mayNeedEscape`).
+      if (i + 8 <= end) {
+        const w = srcView.getInt32(i, true);
+        const x = srcView.getInt32(i + 4, true);
+        if (!mayNeedEscape(w) && !mayNeedEscape(x)) {
+          view.setInt32(o, w, true);
+          view.setInt32(o + 4, x, true);
+          i += 8;
+          o += 8;
           continue;
         }
       }
-      const c = buf[i];
-      // Of the 0xef-led characters only U+FFFD (EF BF BD) may stand for a lone surrogate: CJK full-width
-      // punctuation (U+FF0C "，" is EF BC 8C) stays on this path. Sending every 0xef through
-      // JSON.stringify made Chinese or Japanese text ~1.4x as costly (decision 0470).
-      if (c < 0x20 || c === QUOTE || c === 0x5c || (c === 0xef && buf[i + 1] === 0xbf && buf[i + 2] === 0xbd)) {
-        this.utf8(JSON.stringify(text));
-        return;
+      if (i + 4 <= end) {
+        const w = srcView.getInt32(i, true);
+        if (!mayNeedEscape(w)) {
+          view.setInt32(o, w, true);
+          i += 4;
+          o += 4;
+          continue;
+        }
       }
-      i++;
+      const c = src[i++];
+      const grows = ESCAPE_GROWTH[c];
+      if (grows === 0) {
+        // U+FFFD: the text's own, or a lone surrogate's (rare either way).
+        if (c === 0xef && src[i] === 0xbf && src[i + 1] === 0xbd && !text.isWellFormed()) {
+          this.pos = start;
+          this.illFormed(text);
+          return;
+        }
+        buf[o++] = c;
+        continue;
+      }
+      if (o + 1 + grows + (end - i) > buf.length) {
+        this.pos = o;
+        this.grow(1 + grows + (end - i));
+        buf = this.buf;
+        view = this.view;
+      }
+      buf[o++] = BACKSLASH;
+      if (grows === 1) buf[o++] = SHORT_ESCAPE[c];
+      else {
+        buf[o++] = LETTER_U;
+        buf[o++] = DIGIT_0;
+        buf[o++] = DIGIT_0;
+        buf[o++] = HEX_DIGIT[c >> 4];
+        buf[o++] = HEX_DIGIT[c & 15];
+      }
     }
-    buf[end] = QUOTE;
-    this.pos = end + 1;
+    this.pos = o;
   }
 
-  /** Any text, UTF-8 encoded as is. */
-  private utf8(text: string): void {
-    // UTF-8 needs at most 3 bytes per UTF-16 unit; write() would silently cut what does not fit.
-    this.reserve(text.length * 3);
-    this.pos += this.buf.write(text, this.pos, 'utf8');
+  /** `inner` of a text with lone surrogates: each well-formed run as usual, each lone surrogate as `\udXXX`. */
+  private illFormed(text: string): void {
+    let run = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0xd800 || c > 0xdfff) continue;
+      if (c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+        i++; // a pair
+        continue;
+      }
+      this.inner(text.slice(run, i));
+      this.raw('\\u' + c.toString(16));
+      run = i + 1;
+    }
+    this.inner(text.slice(run));
   }
 
   /** A number as JavaScript prints it (`'' + n`), without building the text for small integers. */
@@ -403,7 +461,7 @@ export class JsonWriter {
    * A flat attribute map as one JSON object, in map order. `seen` holds the keys of this kind of map
    * (a span's, an event's) by position, as written last time (PiecePositions).
    */
-  attributes(attributes: Attributes, seen: PiecePositions = otherPositions): void {
+  attributes(attributes: Attributes, seen: PiecePositions = this.keys.otherKeys): void {
     if (attributes.size === 0) {
       this.byte(OPEN_BRACE);
       this.byte(CLOSE_BRACE);
@@ -421,15 +479,14 @@ export class JsonWriter {
         this.attrValue(values[i]);
       }
     } else {
-      // A Map (a nested-shape tree, or built outside tracehop): forEach with a module-level callback.
-      // `for (const [k, v] of map)` allocates an entry array per member (measured, about 100 bytes
-      // each), which is garbage the collector has to chase; keys() with get() is twice the cost of
-      // forEach (measured again in round 3).
-      target = this;
-      targetPositions = seen;
-      position = 0;
-      attributes.forEach(writeMember);
-      target = undefined;
+      // A Map (a nested-shape tree, or built outside tracehop): forEach, whose callback allocates less
+      // than `for (const [k, v] of map)` (an entry array per member, about 100 bytes each, measured);
+      // keys() with get() is twice the cost of forEach.
+      let i = 0;
+      attributes.forEach((value, key) => {
+        this.memberKey(key, i++, seen);
+        this.attrValue(value);
+      });
     }
     this.buf[start] = OPEN_BRACE;
     this.byte(CLOSE_BRACE);
@@ -480,13 +537,16 @@ export class JsonWriter {
   }
 }
 
-// The writer of the attributes() walk. Attribute values are flat (never Maps), so the walk does not nest.
-let target: JsonWriter | undefined;
-let targetPositions = otherPositions;
-let position = 0;
-
-function writeMember(value: unknown, key: string): void {
-  const w = target!;
-  w.memberKey(key, position++, targetPositions);
-  w.attrValue(value as AttrValue);
+/**
+ * False when none of the four bytes of `w` is below 0x20, `"`, `\` or 0xef (the lead byte of U+FFFD);
+ * true when one may be. The classic "has a byte equal to / less than" bit tricks, exact as a yes/no
+ * answer for any bytes; `| 0` keeps each difference in int32 arithmetic.
+ */
+function mayNeedEscape(w: number): boolean {
+  const quote = w ^ 0x22222222;
+  const backslash = w ^ 0x5c5c5c5c;
+  const ef = w ^ 0xefefefef;
+  const hits = (((w - 0x20202020) | 0) & ~w) | (((quote - 0x01010101) | 0) & ~quote)
+    | (((backslash - 0x01010101) | 0) & ~backslash) | (((ef - 0x01010101) | 0) & ~ef);
+  return (hits & 0x80808080) !== 0;
 }

@@ -9,31 +9,41 @@ function isIntIn(v: unknown, min: number, max: number): boolean {
   return typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
 }
 
-// The last trace id and parent id that passed. Spans of a request mostly share their trace id (the
-// decoder even hands out one string instance for it, decode-id.ts) and siblings share a parent, so most
-// checks are a string comparison (a pointer comparison for the shared instance) instead of a scan of
-// 32 or 16 characters: that scan was most of this function's time (~5% of the in-process OTLP path).
-// Exact: validity is a function of the string's content, and only valid ids are remembered.
-let lastTraceId = '';
-let lastParentId = '';
-
 /**
- * The rejection reason for a decoded span, or undefined when it may pass. An empty or all-zero parent
- * id means "root" and is removed from the span here (the one change this makes).
+ * The receiver rules for one validate processor. It remembers the last trace id and parent id that
+ * passed: spans of a request mostly share their trace id (the decoder even hands out one string
+ * instance for it, decode-id.ts) and siblings share a parent, so most checks are a string comparison (a
+ * pointer comparison for the shared instance) instead of a scan of 32 or 16 characters, which was most
+ * of this check's time. Exact: validity is a function of the string's content, and only valid ids are
+ * remembered.
  */
-export function otlpSpanProblem(span: Span): string | undefined {
-  const traceId = span.traceId;
-  if (traceId !== lastTraceId || traceId === '') {
-    if (!isCanonicalHexId(traceId, 32)) return 'invalid trace_id';
-    lastTraceId = traceId;
+export class OtlpRules {
+  private lastTraceId = '';
+  private lastParentId = '';
+
+  /**
+   * The rejection reason for a decoded span, or undefined when it may pass. An empty or all-zero parent
+   * id means "root" and is removed from the span here (the one change this makes).
+   */
+  problem(span: Span): string | undefined {
+    const traceId = span.traceId;
+    if (traceId !== this.lastTraceId || traceId === '') {
+      if (!isCanonicalHexId(traceId, 32)) return 'invalid trace_id';
+      this.lastTraceId = traceId;
+    }
+    if (!isCanonicalHexId(span.spanId, 16)) return 'invalid span_id';
+    const parent = span.parentId;
+    if (parent !== undefined && (parent !== this.lastParentId || parent === '')) {
+      if (parent === '' || parent === ZERO_SPAN) delete span.parentId;
+      else if (!isCanonicalHexId(parent, 16)) return 'invalid parent_id';
+      else this.lastParentId = parent;
+    }
+    return otherProblem(span);
   }
-  if (!isCanonicalHexId(span.spanId, 16)) return 'invalid span_id';
-  const parent = span.parentId;
-  if (parent !== undefined && (parent !== lastParentId || parent === '')) {
-    if (parent === '' || parent === ZERO_SPAN) delete span.parentId;
-    else if (!isCanonicalHexId(parent, 16)) return 'invalid parent_id';
-    else lastParentId = parent;
-  }
+}
+
+/** The rules past the ids. */
+function otherProblem(span: Span): string | undefined {
   if (typeof span.startNs !== 'bigint' || span.startNs <= 0n) return 'missing start_time';
   if (typeof span.endNs !== 'bigint' || span.endNs <= 0n) return 'missing end_time';
   if (!isIntIn(span.kind, 0, 5)) return 'invalid span_kind';

@@ -3,15 +3,16 @@
 import type { Rejection, SpanDraft, WorkingBatch } from '../../pipeline/batch.ts';
 import type { SyncProcessor } from '../../pipeline/component.ts';
 import type { Span } from '../../pipeline/span.ts';
-import { otlpSpanProblem } from './otlp-rules.ts';
+import { OtlpRules } from './otlp-rules.ts';
 import { checkDraft, newLineage } from './tracing-span.ts';
 
 export class ValidateProcessor implements SyncProcessor {
   readonly sync = true as const;
+  private readonly otlpRules = new OtlpRules();
 
   process(batch: WorkingBatch): void {
     if (batch.drafts !== undefined) validateDrafts(batch, batch.drafts);
-    else if (batch.checked !== true) validateDecoded(batch);
+    else if (batch.checked !== true) validateDecoded(batch, this.otlpRules);
   }
 }
 
@@ -76,7 +77,7 @@ function validateDrafts(batch: WorkingBatch, drafts: SpanDraft[]): void {
 }
 
 /** OTLP: bad spans move to rejections (index = position); no de-duplication. */
-function validateDecoded(batch: WorkingBatch): void {
+function validateDecoded(batch: WorkingBatch, rules: OtlpRules): void {
   const input = batch.spans;
   const n = input.length;
   // Nearly every request is all valid: the accepted spans are then the input array itself, and the
@@ -89,7 +90,7 @@ function validateDecoded(batch: WorkingBatch): void {
   const rejections: Rejection[] = hadRejections ? batch.rejections : [];
   for (let i = 0; i < n; i++) {
     const span = input[i];
-    const reason = otlpSpanProblem(span);
+    const reason = rules.problem(span);
     if (reason === undefined) {
       if (spans !== input) spans.push(span);
       indexes[accepted++] = i;

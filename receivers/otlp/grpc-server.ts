@@ -6,7 +6,7 @@ import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type S
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import { StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
-import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, type DecodedRequest } from '../../pipeline/otlp/index.ts';
+import { encodeExportResponse, OtlpDecodeError, ProtoDecoder, type DecodedRequest } from '../../pipeline/otlp/index.ts';
 import type { OtlpGrpcProtocolConfig } from './config.ts';
 import { parseEndpoint } from './endpoint.ts';
 import { ingest, retryAfterSeconds } from './ingest.ts';
@@ -47,6 +47,7 @@ export class OtlpGrpcServer {
   readonly #config: OtlpGrpcProtocolConfig;
   readonly #consumer: IngestConsumer;
   readonly #logger: Logger;
+  readonly #decoder = new ProtoDecoder();
   #server: Server | undefined;
   #port = 0;
   #host = '';
@@ -68,7 +69,7 @@ export class OtlpGrpcServer {
       if (behind !== undefined) await behind;
       let decoded: DecodedRequest;
       try {
-        decoded = decodeExportRequest(call.request);
+        decoded = this.#decoder.decode(call.request);
       } catch (e) {
         if (!(e instanceof OtlpDecodeError)) throw e;
         callback(error(status.INVALID_ARGUMENT, `cannot decode the request: ${e.message}`));

@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import {
-  decodeExportRequest, decodeExportRequestJson, encodeExportResponse, encodeExportResponseJson, encodeStatus,
+  ProtoDecoder, decodeExportRequestJson, encodeExportResponse, encodeExportResponseJson, encodeStatus,
   encodeStatusJson, GrpcCode, OtlpDecodeError, type DecodedRequest, type PartialSuccess,
 } from '../../pipeline/otlp/index.ts';
 import { declaredTooLarge, decompress, parseContentEncoding, readBody } from '../common/request-body.ts';
@@ -66,6 +66,7 @@ export const READY_REPLY: OtlpHttpReply = {
 /** Builds the handler. Anything but POST (and GET when the ready check is allowed) is 405. */
 export function createOtlpHttpHandler(options: OtlpHttpOptions): OtlpHttpHandler {
   const { consumer, logger, maxRequestBodySize: limit } = options;
+  const decoder = new ProtoDecoder();
   return async (method, incoming, allowReadyCheck = true) => {
     if (method === 'GET' && allowReadyCheck) return READY_REPLY;
     if (method !== 'POST') {
@@ -102,7 +103,7 @@ export function createOtlpHttpHandler(options: OtlpHttpOptions): OtlpHttpHandler
 
     let decoded: DecodedRequest;
     try {
-      decoded = encoding === 'proto' ? decodeExportRequest(body.bytes) : decodeExportRequestJson(body.bytes);
+      decoded = encoding === 'proto' ? decoder.decode(body.bytes) : decodeExportRequestJson(body.bytes);
     } catch (error) {
       if (error instanceof OtlpDecodeError) {
         return statusReply(400, GrpcCode.INVALID_ARGUMENT, `cannot decode the request: ${error.message}`, encoding);
