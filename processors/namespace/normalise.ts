@@ -1,81 +1,82 @@
 // S1-S7 for one span (ag-namespace.md §2): split off the `ag` keys, decode, rewrite aliases, map semantic
-// conventions, parse data slots, unflatten and clean. A span with no `ag` key and no semantic-convention
-// work skips all of it.
-import { asList } from '../../pipeline/attributes/list.ts';
+// conventions, parse data slots, then unflatten and clean. The last two build a tree only when some slot
+// needs one (slots.ts): a span whose `ag` keys are already what S7 would write is bucketed by slot.
+import { AttributeList, asList } from '../../pipeline/attributes/list.ts';
 import type { TreeMap } from '../../pipeline/attributes/trie.ts';
 import { unflattenOrdered } from '../../pipeline/attributes/unflatten.ts';
 import type { AttrValue, Attributes } from '../../pipeline/span.ts';
 import { rewriteAliases } from './aliases.ts';
 import { cleanTree, emptyCleaned, resetCleaned, type Cleaned } from './clean.ts';
 import { decodeDataSlots, decodeTyped } from './decode.ts';
-import { normaliseFast } from './fast.ts';
 import { isAgKey } from './keys.ts';
-import { PLAN_FULL, PLAN_TAKEN, normalisePlanned, planFor } from './plan.ts';
 import { Quarantine } from './quarantine.ts';
-import { applySemconv, familyMask } from './semconv/index.ts';
-
-/** Shared by every span with nothing quarantined; never written to. */
-export const NO_QUARANTINE = new Quarantine();
-
-/**
- * The fast path (fast.ts) is on unless a test turns it off to compare both paths; it never changes the
- * output, only how it is computed. `hits` counts the spans that took it (tests check both paths ran).
- * `plans` turns its per-key-sequence plans (plan.ts) on and off; `planned` counts the spans they took.
- */
-export const fastPath = { enabled: true, hits: 0, plans: true, planned: 0 };
+import { SemconvMapper, keyFamilies } from './semconv/index.ts';
+import { SlotPlacer } from './slots.ts';
 
 export interface Normalised {
   c: Cleaned;
   q: Quarantine;
+  /** Set when the tree slots were placed without a tree: they are written from here, not from `c`. */
+  placed: SlotPlacer | undefined;
 }
 
-/** What the fast path returns: one object reused for every span (see normalise). */
-const fastResult: Normalised = { c: emptyCleaned(), q: NO_QUARANTINE };
+/** One processor's normaliser: the semantic-convention rows and the slot placer keep their memos here. */
+export class Normaliser {
+  private readonly semconv = new SemconvMapper();
+  private readonly placer = new SlotPlacer();
+  private readonly scratch: Normalised = { c: emptyCleaned(), q: new Quarantine(), placed: undefined };
 
-/**
- * `fast` false keeps the full path (propagate_metrics reads the token/cost trees the fast path does not build).
- * With `fast`, the result may be scratch that the next call overwrites: the caller finishes the span first
- * (the processor does; this saves the Cleaned, FastSlots and result objects of every span).
- */
-export function normalise(attrs: Attributes, semconv: boolean, fast = false): Normalised {
-  // Receivers and the disk stream build lists; a Map (a test, a custom receiver) is copied into one.
-  const list = asList(attrs);
-  if (fast && fastPath.enabled) {
-    // Already canonical and nothing to rewrite or quarantine (the common case): no trie, no tree.
-    const c = resetCleaned(fastResult.c);
-    const plan = fastPath.plans ? planFor(list, semconv) : undefined;
-    let general = true;
-    if (plan !== undefined && !plan.refused) {
-      const r = normalisePlanned(plan, list, c);
-      if (r === PLAN_TAKEN) {
-        fastPath.hits++;
-        fastPath.planned++;
-        return fastResult;
+  /**
+   * S1-S7 into a result the next call overwrites (the caller finishes the span first): the Cleaned,
+   * Quarantine and placed slots of every span are the same objects.
+   */
+  next(attrs: Attributes, semconv: boolean): Normalised {
+    const w = this.scratch;
+    resetCleaned(w.c);
+    w.q.clear();
+    w.placed = undefined;
+    return this.run(attrs, semconv, w, true);
+  }
+
+  /** S1-S7 into a result of its own, every slot as a tree (propagate_metrics reads the token trees). */
+  kept(attrs: Attributes, semconv: boolean): Normalised {
+    return this.run(attrs, semconv, { c: emptyCleaned(), q: new Quarantine(), placed: undefined }, false);
+  }
+
+  private run(attrs: Attributes, semconv: boolean, w: Normalised, place: boolean): Normalised {
+    // Receivers and the disk stream build lists; a Map (a test, a custom receiver) is copied into one.
+    const list = asList(attrs);
+    const { keyArray, valueArray } = list;
+    let mask = 0;
+    let ag: AttributeList | undefined;
+    for (let i = 0; i < keyArray.length; i++) {
+      const k = keyArray[i];
+      if (semconv) mask = keyFamilies(k, mask);
+      if (isAgKey(k)) (ag ??= new AttributeList()).append(k, valueArray[i]);
+    }
+    if (ag === undefined && mask === 0) return w;
+    ag ??= new AttributeList();
+    const q = w.q;
+    ag = decodeTyped(ag);
+    ag = rewriteAliases(ag, q);
+    // S5 before S4 for the explicit keys (and inside S4 for each family's output): the quarantine order is
+    // the same as one S5 pass over the whole map, and claims see the keys as the output spells them.
+    ag = decodeDataSlots(ag, q);
+    if (mask !== 0) ag = this.semconv.apply(list, ag, mask, q);
+    if (place && q.size === 0) {
+      if (this.placer.place(ag, w.c)) {
+        w.placed = this.placer;
+        return w;
       }
-      general = r !== PLAN_FULL;
-      if (general) resetCleaned(c);
+      resetCleaned(w.c);
     }
-    if (general && normaliseFast(list, semconv, c)) {
-      fastPath.hits++;
-      return fastResult;
-    }
+    cleanAsTree(ag, w.c, q);
+    return w;
   }
-  const mask = semconv ? familyMask(list) : 0;
-  let ag: Attributes | undefined;
-  const { keyArray, valueArray } = list;
-  for (let i = 0; i < keyArray.length; i++) {
-    if (isAgKey(keyArray[i])) (ag ??= new Map()).set(keyArray[i], valueArray[i]);
-  }
-  const c = emptyCleaned();
-  if (ag === undefined && mask === 0) return { c, q: NO_QUARANTINE };
-  ag ??= new Map();
-  const q = new Quarantine();
-  ag = decodeTyped(ag);
-  ag = rewriteAliases(ag, q);
-  // S5 before S4 for the explicit keys (and inside S4 for each family's output): the quarantine order is
-  // the same as one S5 pass over the whole map, and claims see the keys as the output spells them.
-  ag = decodeDataSlots(ag, q);
-  if (mask !== 0) ag = applySemconv(list, ag, mask, q);
+}
+
+/** S6 and S7 over the tree of the `ag` keys. */
+function cleanAsTree(ag: AttributeList, c: Cleaned, q: Quarantine): void {
   // `ag` itself cannot hold a value in the layout; taken out first so it does not shadow every ag.* key.
   let invalid: AttrValue | undefined;
   if (ag.has('ag')) {
@@ -93,5 +94,4 @@ export function normalise(attrs: Attributes, semconv: boolean, fast = false): No
   if (agTree instanceof Map) cleanTree(agTree as TreeMap, c, q);
   else if (agTree !== undefined) q.add(['_invalid'], agTree);
   if (invalid !== undefined && invalid !== null) q.add(['_invalid'], invalid);
-  return { c, q };
 }

@@ -1,19 +1,20 @@
 // Each semantic-convention family on realistic attribute sets (ag-namespace.md §6), row by row, and the
 // cross-family precedence rules of §6.1.
 import { describe, expect, it } from 'vitest';
+import { AttributeList } from '../../../pipeline/attributes/list.ts';
 import type { AttrValue, Attributes } from '../../../pipeline/span.ts';
 import { KeySpace } from '../keys.ts';
 import { Quarantine } from '../quarantine.ts';
 import { genai } from './genai.ts';
-import { applySemconv, familyMask } from './index.ts';
+import { SemconvMapper, familyMask } from './index.ts';
 import { messagePath, openinference } from './openinference.ts';
 import { openllmetry } from './openllmetry.ts';
-import { runFamily, type Family } from './rows.ts';
+import { FamilyRunner, type Family } from './rows.ts';
 import { vercel } from './vercel.ts';
 
 const attrs = (o: Record<string, AttrValue>): Attributes => new Map(Object.entries(o));
-const map = (f: Family, o: Record<string, AttrValue>) => Object.fromEntries(runFamily(f, attrs(o), new KeySpace()));
-const mapList = (f: Family, o: Record<string, AttrValue>) => [...runFamily(f, attrs(o), new KeySpace())];
+const map = (f: Family, o: Record<string, AttrValue>) => Object.fromEntries(new FamilyRunner(f).run(attrs(o), new KeySpace()));
+const mapList = (f: Family, o: Record<string, AttrValue>) => [...new FamilyRunner(f).run(attrs(o), new KeySpace())];
 
 describe('gen_ai (§6.4)', () => {
   it('maps an OpenAI chat span from opentelemetry-instrumentation-openai-v2', () => {
@@ -259,7 +260,7 @@ describe('Vercel AI SDK (§6.5)', () => {
 describe('precedence across families (§6.1)', () => {
   const run = (o: Record<string, AttrValue>, explicit: Record<string, AttrValue> = {}) => {
     const a = attrs(o);
-    return [...applySemconv(a, attrs(explicit), familyMask(a), new Quarantine())];
+    return [...new SemconvMapper().apply(a, AttributeList.from(attrs(explicit)), familyMask(a), new Quarantine())];
   };
 
   it('a higher family claims a whole target: message lists are never mixed', () => {

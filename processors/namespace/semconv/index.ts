@@ -1,15 +1,15 @@
 // S4: semantic-convention mapping (ag-namespace.md §6.1). Families run only when a span has a key that
 // could feed them (one first-character lookup per key), and a family's output is dropped key by key when
 // the explicit ag keys or a higher family already hold that key, or a key above or below it.
+import type { AttributeList } from '../../../pipeline/attributes/list.ts';
 import type { AttrValue, Attributes } from '../../../pipeline/span.ts';
-import { anyStringDataSlot, decodeDataSlots, decodeTyped } from '../decode.ts';
+import { decodeDataSlots, decodeTyped } from '../decode.ts';
 import { ClaimList } from '../keys.ts';
 import type { Quarantine } from '../quarantine.ts';
 import { genai } from './genai.ts';
 import { openinference } from './openinference.ts';
 import { openllmetry } from './openllmetry.ts';
-import { planFamily, runFamily, runPlannedFamily, type Family, type FamilyPlan } from './rows.ts';
-import { PlannedOutput } from './planned-output.ts';
+import { FamilyRunner, type Family } from './rows.ts';
 import { vercel } from './vercel.ts';
 
 /** Highest precedence first. */
@@ -70,122 +70,34 @@ export function claimExplicit(claimed: ClaimList, k: string, v: AttrValue): void
   }
 }
 
-/**
- * Runs the families in `mask`, highest first, each in row order, against the claims; returns their output
- * (decoded by S2 and S5) in that order, or undefined when nothing was mapped.
- *
- * Claims are made by keys in the form a second run would read them back: explicit keys are already decoded
- * when claimed, and each family's output is decoded (S2, S5) before it claims. Without that, a first run
- * could drop a row because of a key that the output then spells differently, and a second run would map it.
- */
-export function mapFamilies(attrs: Attributes, claimed: ClaimList, mask: number, q: Quarantine): Attributes | undefined {
-  let all: Attributes | undefined;
-  for (let f = 0; f < FAMILIES.length; f++) {
-    if ((mask & (1 << f)) === 0) continue;
-    let mapped = runFamily(FAMILIES[f], attrs, claimed);
-    if (mapped.size === 0) continue;
-    mapped = decodeDataSlots(decodeTyped(mapped), q);
-    if (all === undefined) all = mapped;
-    else for (const [k, v] of mapped) all.set(k, v);
-    // Rows of one family never drop each other, so its keys claim only after the whole family ran.
-    for (const [k, v] of mapped) if (v !== null || nullIsContent(k)) claimed.add(k);
-  }
-  return all;
-}
+/** The four families ready to run for one processor (their memos and scratch are its own). */
+export class SemconvMapper {
+  private readonly runners = FAMILIES.map((f) => new FamilyRunner(f));
 
-/**
- * The families in `mask` planned for spans with exactly these keys and these explicit claims, highest
- * first, leaving out families with no row to run (plan.ts).
- */
-export function planFamilies(keys: readonly string[], claimed: ClaimList, mask: number): FamilyPlan[] {
-  const plans: FamilyPlan[] = [];
-  for (let f = 0; f < FAMILIES.length; f++) {
-    if ((mask & (1 << f)) === 0) continue;
-    const plan = planFamily(FAMILIES[f], keys, claimed);
-    if (plan.rows.length > 0) plans.push(plan);
-  }
-  return plans;
-}
-
-/** The output of the planned families of the current span, merged; reused, read by finishFast before the next span. */
-const plannedOutput = new PlannedOutput();
-
-/** One lower family's output before it is merged into plannedOutput; reused. */
-const familyOutput = new PlannedOutput();
-
-/** What higher families mapped on the current span, for the planned lower ones; reused. */
-const laterClaims = new ClaimList();
-
-/**
- * True when S2 or S5 would change this family's output: an `@ag.type=` value, or (for a family that can
- * reach a data slot) a string at one.
- */
-function needsDecoding(out: PlannedOutput, dataSlots: boolean): boolean {
-  return out.anyTyped() || (dataSlots && anyStringDataSlot(out));
-}
-
-/**
- * mapFamilies for a span with the keys the plans were made for (`values[i]` the value of key i): the
- * explicit claims were applied when planning, so only what a higher family maps here is checked.
- *
- * The families write into reused lists rather than a Map each (on LLM-call spans, three families
- * mapping ~35 keys, the Maps, their merge and their claims were ~6% of the daemon's CPU, measured in
- * docs/decisions/0460). When S2 or S5 would rewrite some family's output, the span takes the Map path
- * below instead, which decodes each family before the next one claims.
- */
-export function mapPlanned(plans: readonly FamilyPlan[], attrs: Attributes, values: readonly AttrValue[], q: Quarantine): Attributes | PlannedOutput | undefined {
-  const all = plannedOutput;
-  all.clear();
-  laterClaims.clear();
-  // Whether `all` holds a key that claimed nothing (null outside a free-form slot): only such a key can
-  // be written again by a lower family, which then replaces its value in place, as Map.set would.
-  let unclaimed = false;
-  for (let p = 0; p < plans.length; p++) {
-    const out = p === 0 ? all : familyOutput;
-    out.clear();
-    runPlannedFamily(plans[p], attrs, values, p > 0 ? laterClaims : undefined, out);
-    if (out.size === 0) continue;
-    if (needsDecoding(out, plans[p].dataSlots)) return mapPlannedDecoding(plans, attrs, values, q);
-    const last = p + 1 === plans.length;
-    for (let i = 0; i < out.size; i++) {
-      const k = out.keys[i];
-      const v = out.values[i];
-      if (out !== all) {
-        if (unclaimed) all.set(k, v);
-        else all.append(k, v);
-      }
-      if (v !== null || nullIsContent(k)) {
-        if (!last) laterClaims.add(k);
-      } else unclaimed = true;
+  /**
+   * Appends the families' output to `ag` (the explicit keys after S2, S3 and S5) and returns it: the
+   * families in `mask`, highest first, each in row order, against the claims.
+   *
+   * Claims are made by keys in the form a second run would read them back: explicit keys are already
+   * decoded when claimed, and each family's output is decoded (S2, S5) before it claims. Without that, a
+   * first run could drop a row because of a key that the output then spells differently, and a second
+   * run would map it.
+   */
+  apply(attrs: Attributes, ag: AttributeList, mask: number, q: Quarantine): AttributeList {
+    if (mask === 0) return ag;
+    const claimed = new ClaimList();
+    ag.forEach((v, k) => claimExplicit(claimed, k, v));
+    for (let f = 0; f < FAMILIES.length; f++) {
+      if ((mask & (1 << f)) === 0) continue;
+      let mapped = this.runners[f].run(attrs, claimed);
+      if (mapped.size === 0) continue;
+      mapped = decodeDataSlots(decodeTyped(mapped), q);
+      // Rows of one family never drop each other, so its keys claim only after the whole family ran.
+      mapped.forEach((v, k) => {
+        ag.set(k, v);
+        if (v !== null || nullIsContent(k)) claimed.add(k);
+      });
     }
+    return ag;
   }
-  return all.size === 0 ? undefined : all;
-}
-
-/** mapPlanned with S2 and S5 applied to each family's output before the next family claims. */
-function mapPlannedDecoding(plans: readonly FamilyPlan[], attrs: Attributes, values: readonly AttrValue[], q: Quarantine): Attributes | undefined {
-  let all: Attributes | undefined;
-  laterClaims.clear();
-  for (let p = 0; p < plans.length; p++) {
-    let mapped: Attributes = new Map();
-    runPlannedFamily(plans[p], attrs, values, p > 0 ? laterClaims : undefined, mapped);
-    if (mapped.size === 0) continue;
-    mapped = decodeTyped(mapped);
-    // S5 only where a planned row can reach a data slot (decided with the plan; mapFamilies always runs it).
-    if (plans[p].dataSlots) mapped = decodeDataSlots(mapped, q);
-    if (all === undefined) all = mapped;
-    else for (const [k, v] of mapped) all.set(k, v);
-    if (p + 1 < plans.length) for (const [k, v] of mapped) if (v !== null || nullIsContent(k)) laterClaims.add(k);
-  }
-  return all;
-}
-
-/** Appends the mapped keys to `ag` (the explicit keys after S2, S3 and S5). Returns the same map. */
-export function applySemconv(attrs: Attributes, ag: Attributes, mask: number, q: Quarantine): Attributes {
-  if (mask === 0) return ag;
-  const claimed = new ClaimList();
-  for (const [k, v] of ag) claimExplicit(claimed, k, v);
-  const mapped = mapFamilies(attrs, claimed, mask, q);
-  if (mapped !== undefined) for (const [k, v] of mapped) ag.set(k, v);
-  return ag;
 }

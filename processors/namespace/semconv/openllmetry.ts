@@ -2,10 +2,9 @@
 import type { Attributes } from '../../../pipeline/span.ts';
 import { isPlainObject } from '../keys.ts';
 import { decodeJson, lowerType, putValue, type Family, type Row } from './rows.ts';
-import type { RowOutput } from './planned-output.ts';
 
 /** Rows 3/4: the member `inputs` / `outputs` of the entity JSON (a string or an object), else nothing. */
-function entityMember(attrs: Attributes, out: RowOutput, src: string, member: string, dst: string): void {
+function entityMember(attrs: Attributes, out: Attributes, src: string, member: string, dst: string): void {
   const v = attrs.get(src);
   if (v === undefined) return;
   const decoded = decodeJson(v);
@@ -14,19 +13,19 @@ function entityMember(attrs: Attributes, out: RowOutput, src: string, member: st
   if (typeof m === 'string' || isPlainObject(m)) putValue(out, dst, m);
 }
 
-function entityInput(attrs: Attributes, out: RowOutput): void {
+function entityInput(attrs: Attributes, out: Attributes): void {
   entityMember(attrs, out, 'traceloop.entity.input', 'inputs', 'ag.data.inputs');
 }
 
-function entityOutput(attrs: Attributes, out: RowOutput): void {
+function entityOutput(attrs: Attributes, out: Attributes): void {
   entityMember(attrs, out, 'traceloop.entity.output', 'outputs', 'ag.data.outputs');
 }
 
 const rows: Row[] = [
   { kind: 'type', src: 'traceloop.span.kind', map: lowerType },
   { kind: 'type', src: 'llm.request.type', map: lowerType },
-  { kind: 'custom', dst: 'ag.data.inputs', sources: ['traceloop.entity.input'], run: entityInput },
-  { kind: 'custom', dst: 'ag.data.outputs', sources: ['traceloop.entity.output'], run: entityOutput },
+  { kind: 'custom', dst: 'ag.data.inputs', run: entityInput },
+  { kind: 'custom', dst: 'ag.data.outputs', run: entityOutput },
   { kind: 'prefix', src: 'gen_ai.prompt', dst: 'ag.data.inputs.prompt' },
   { kind: 'prefix', src: 'gen_ai.completion', dst: 'ag.data.outputs.completion' },
   { kind: 'prefix', src: 'llm.request.functions', dst: 'ag.data.inputs.functions' },

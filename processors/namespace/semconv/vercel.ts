@@ -1,7 +1,6 @@
 // Vercel AI SDK `ai.*` attributes (ag-namespace.md §6.5), the highest-precedence family.
 import type { Attributes } from '../../../pipeline/span.ts';
 import { put, type Family, type Row } from './rows.ts';
-import type { RowOutput } from './planned-output.ts';
 
 const EMBED_OPERATIONS = new Set(['ai.embed', 'ai.embed.doEmbed', 'ai.embedMany', 'ai.embedMany.doEmbed']);
 
@@ -13,18 +12,18 @@ function operationType(value: string): string | undefined {
 
 /** Row 12: the text is the whole output, or `outputs.text` when tool calls sit beside it (two targets,
  *  so two rows: each is claimed on its own). */
-function responseText(attrs: Attributes, out: RowOutput): void {
+function responseText(attrs: Attributes, out: Attributes): void {
   const v = attrs.get('ai.response.text');
   if (v !== undefined && !attrs.has('ai.response.toolCalls')) put(out, 'ag.data.outputs', v);
 }
 
-function responseTextBesideToolCalls(attrs: Attributes, out: RowOutput): void {
+function responseTextBesideToolCalls(attrs: Attributes, out: Attributes): void {
   const v = attrs.get('ai.response.text');
   if (v !== undefined && attrs.has('ai.response.toolCalls')) put(out, 'ag.data.outputs.text', v);
 }
 
 /** Row 16: a single finish reason becomes a one-element list, like gen_ai's finish_reasons. */
-function finishReason(attrs: Attributes, out: RowOutput): void {
+function finishReason(attrs: Attributes, out: Attributes): void {
   const v = attrs.get('ai.response.finishReason');
   if (v === undefined) return;
   put(out, 'ag.meta.response.finish_reasons', Array.isArray(v) ? v : [v]);
@@ -55,12 +54,12 @@ const rows: Row[] = [
   { kind: 'json', src: 'ai.prompt.messages', dst: 'ag.data.inputs.prompt' },
   { kind: 'copy', src: 'ai.toolCall.name', dst: 'ag.data.inputs.name' },
   { kind: 'json', src: 'ai.toolCall.args', dst: 'ag.data.inputs.args' },
-  { kind: 'custom', dst: 'ag.data.outputs', sources: ['ai.response.text'], run: responseText },
-  { kind: 'custom', dst: 'ag.data.outputs.text', sources: ['ai.response.text'], run: responseTextBesideToolCalls },
+  { kind: 'custom', dst: 'ag.data.outputs', run: responseText },
+  { kind: 'custom', dst: 'ag.data.outputs.text', run: responseTextBesideToolCalls },
   { kind: 'json', src: 'ai.response.object', dst: 'ag.data.outputs' },
   { kind: 'json', src: 'ai.response.toolCalls', dst: 'ag.data.outputs.toolCalls' },
   { kind: 'json', src: 'ai.toolCall.result', dst: 'ag.data.outputs' },
-  { kind: 'custom', dst: 'ag.meta.response.finish_reasons', sources: ['ai.response.finishReason'], run: finishReason },
+  { kind: 'custom', dst: 'ag.meta.response.finish_reasons', run: finishReason },
   { kind: 'copy', src: 'ai.telemetry.metadata.userId', dst: 'ag.user.id' },
   { kind: 'copy', src: 'ai.telemetry.metadata.sessionId', dst: 'ag.session.id' },
 ];
