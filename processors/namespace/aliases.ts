@@ -44,6 +44,11 @@ function aliasTarget(k: string): string | undefined {
   return undefined;
 }
 
+/** A key S3 rewrites or removes. */
+export function isAlias(k: string): boolean {
+  return aliasTarget(k) !== undefined;
+}
+
 export function rewriteAliases(ag: AttributeList, q: Quarantine): AttributeList {
   let any = false;
   for (const k of ag.keys()) if (aliasTarget(k) !== undefined) { any = true; break; }

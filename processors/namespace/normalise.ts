@@ -5,12 +5,12 @@ import { AttributeList, asList } from '../../pipeline/attributes/list.ts';
 import type { TreeMap } from '../../pipeline/attributes/trie.ts';
 import { unflattenOrdered } from '../../pipeline/attributes/unflatten.ts';
 import type { AttrValue, Attributes } from '../../pipeline/span.ts';
-import { rewriteAliases } from './aliases.ts';
+import { isAlias, rewriteAliases } from './aliases.ts';
 import { cleanTree, emptyCleaned, resetCleaned, type Cleaned } from './clean.ts';
 import { decodeDataSlots, decodeTyped } from './decode.ts';
 import { isAgKey } from './keys.ts';
 import { Quarantine } from './quarantine.ts';
-import { SemconvMapper, keyFamilies } from './semconv/index.ts';
+import { SemconvMapper, everyKeyClaims, keyFamilies, type FamilyMatches } from './semconv/index.ts';
 import { SlotPlacer } from './slots.ts';
 
 export interface Normalised {
@@ -20,11 +20,38 @@ export interface Normalised {
   placed: SlotPlacer | undefined;
 }
 
-/** One processor's normaliser: the semantic-convention rows and the slot placer keep their memos here. */
+/**
+ * What the steps decide from a span's keys alone, kept per key sequence: spans of one instrumentation
+ * carry the same keys in the same order, span after span.
+ */
+interface KeyPlan {
+  semconv: boolean;
+  keys: string[];
+  /** Positions of the `ag` keys (S1). */
+  ag: Int32Array;
+  /** Some `ag` key is an alias (S3 has work unless S2 changed the keys). */
+  aliases: boolean;
+  /** The slot codes of the `ag` keys (SlotPlacer.codesOf), for spans where S2-S5 keep them. */
+  codes: Int8Array;
+  /** The semantic-convention rows with a source among the keys, and those the explicit keys leave free. */
+  matches: FamilyMatches | undefined;
+  kept: FamilyMatches | undefined;
+}
+
+/** Key sequences kept; a new one replaces the oldest. Enough for the span kinds of a few instrumentations. */
+const PLANS = 16;
+/** Spans with more keys are not kept (a plan copies its keys). */
+const PLAN_MAX_KEYS = 128;
+
+/** One processor's normaliser: the key plans, the semantic-convention rows and the slot placer keep
+ *  their memos here. */
 export class Normaliser {
   private readonly semconv = new SemconvMapper();
   private readonly placer = new SlotPlacer();
   private readonly scratch: Normalised = { c: emptyCleaned(), q: new Quarantine(), placed: undefined };
+  private readonly plans: KeyPlan[] = [];
+  private nextPlan = 0;
+  private last: KeyPlan | undefined;
 
   /**
    * S1-S7 into a result the next call overwrites (the caller finishes the span first): the Cleaned,
@@ -46,25 +73,23 @@ export class Normaliser {
   private run(attrs: Attributes, semconv: boolean, w: Normalised, place: boolean): Normalised {
     // Receivers and the disk stream build lists; a Map (a test, a custom receiver) is copied into one.
     const list = asList(attrs);
+    const plan = this.planFor(list, semconv);
+    if (plan.ag.length === 0 && plan.matches === undefined) return w;
+    const explicit = new AttributeList();
     const { keyArray, valueArray } = list;
-    let mask = 0;
-    let ag: AttributeList | undefined;
-    for (let i = 0; i < keyArray.length; i++) {
-      const k = keyArray[i];
-      if (semconv) mask = keyFamilies(k, mask);
-      if (isAgKey(k)) (ag ??= new AttributeList()).append(k, valueArray[i]);
-    }
-    if (ag === undefined && mask === 0) return w;
-    ag ??= new AttributeList();
+    for (let j = 0; j < plan.ag.length; j++) explicit.append(keyArray[plan.ag[j]], valueArray[plan.ag[j]]);
     const q = w.q;
-    ag = decodeTyped(ag);
-    ag = rewriteAliases(ag, q);
+    let ag = decodeTyped(explicit);
+    if (plan.aliases || ag !== explicit) ag = rewriteAliases(ag, q);
     // S5 before S4 for the explicit keys (and inside S4 for each family's output): the quarantine order is
     // the same as one S5 pass over the whole map, and claims see the keys as the output spells them.
     ag = decodeDataSlots(ag, q);
-    if (mask !== 0) ag = this.semconv.apply(list, ag, mask, q);
+    if (plan.matches !== undefined) {
+      const kept = ag === explicit && everyKeyClaims(ag);
+      ag = this.semconv.apply(list, ag, kept ? plan.kept as FamilyMatches : plan.matches, kept, q);
+    }
     if (place && q.size === 0) {
-      if (this.placer.place(ag, w.c)) {
+      if (this.placer.place(ag, w.c, ag === explicit ? plan.codes : undefined)) {
         w.placed = this.placer;
         return w;
       }
@@ -73,6 +98,52 @@ export class Normaliser {
     cleanAsTree(ag, w.c, q);
     return w;
   }
+
+  /** The plan for these keys: the last one used, a kept one, or a new one (kept when small enough). */
+  private planFor(list: AttributeList, semconv: boolean): KeyPlan {
+    const keys = list.keyArray;
+    if (this.last !== undefined && sameKeys(this.last, keys, semconv)) return this.last;
+    for (let i = 0; i < this.plans.length; i++) {
+      if (sameKeys(this.plans[i], keys, semconv)) return (this.last = this.plans[i]);
+    }
+    const plan = this.makePlan(keys, semconv);
+    if (keys.length <= PLAN_MAX_KEYS) {
+      this.plans[this.nextPlan] = plan;
+      this.nextPlan = (this.nextPlan + 1) % PLANS;
+    }
+    return (this.last = plan);
+  }
+
+  private makePlan(keys: string[], semconv: boolean): KeyPlan {
+    let mask = 0;
+    const ag: number[] = [];
+    const agKeys: string[] = [];
+    let aliases = false;
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i];
+      if (semconv) mask = keyFamilies(k, mask);
+      if (!isAgKey(k)) continue;
+      ag.push(i);
+      agKeys.push(k);
+      if (isAlias(k)) aliases = true;
+    }
+    let matches: FamilyMatches | undefined;
+    let kept: FamilyMatches | undefined;
+    if (mask !== 0) {
+      matches = this.semconv.match(keys, mask);
+      if (matches.every((m) => m === undefined)) matches = undefined;
+      else kept = this.semconv.keep(matches, agKeys);
+    }
+    const codes = this.placer.codesOf(agKeys);
+    return { semconv, keys: keys.slice(), ag: Int32Array.from(ag), aliases, codes, matches, kept };
+  }
+}
+
+function sameKeys(plan: KeyPlan, keys: readonly string[], semconv: boolean): boolean {
+  const own = plan.keys;
+  if (plan.semconv !== semconv || own.length !== keys.length) return false;
+  for (let i = 0; i < own.length; i++) if (own[i] !== keys[i]) return false;
+  return true;
 }
 
 /** S6 and S7 over the tree of the `ag` keys. */

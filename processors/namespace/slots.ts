@@ -244,17 +244,27 @@ export class SlotPlacer {
   private readonly seenKey: number[] = [];
   private readonly seenEnd: number[] = [];
 
+  /** The codes of these keys, for a caller that keeps them per key sequence (see place). */
+  codesOf(keys: readonly string[]): Int8Array {
+    return Int8Array.from(keys, keyCodeOf);
+  }
+
   /**
    * Places the `ag` keys left after S2-S5 (unique, in order): scalar slots into `c`, tree slots here.
    * True when no slot needs its tree; false (with `c` possibly half-filled) when the tree must be built.
+   * `codes`: the codes (codesOf) of the first keys, when the caller has them.
    */
-  place(ag: AttributeList, c: Cleaned): boolean {
+  place(ag: AttributeList, c: Cleaned, codes: Int8Array | undefined): boolean {
     if (this.count > SCRATCH_KEEP) { this.keys = []; this.values = []; this.slots = []; }
     this.count = 0;
     this.present = 0;
     const keys = ag.keyArray;
     const values = ag.valueArray;
-    for (let i = 0; i < keys.length; i++) if (!this.placeCoded(this.codeOf(keys[i]), keys[i], values[i], c)) return false;
+    let i = 0;
+    if (codes !== undefined) {
+      for (; i < codes.length; i++) if (!this.placeCoded(codes[i], keys[i], values[i], c)) return false;
+    }
+    for (; i < keys.length; i++) if (!this.placeCoded(this.codeOf(keys[i]), keys[i], values[i], c)) return false;
     const known = this.knownCanonical() ?? this.canonicalOrder();
     if (known === undefined) return false;
     this.order = known.order;

@@ -12,9 +12,14 @@ import { openllmetry } from './openllmetry.ts';
 import { FamilyRunner, type Family } from './rows.ts';
 import { vercel } from './vercel.ts';
 
-const attrs = (o: Record<string, AttrValue>): Attributes => new Map(Object.entries(o));
-const map = (f: Family, o: Record<string, AttrValue>) => Object.fromEntries(new FamilyRunner(f).run(attrs(o), new KeySpace()));
-const mapList = (f: Family, o: Record<string, AttrValue>) => [...new FamilyRunner(f).run(attrs(o), new KeySpace())];
+const attrs = (o: Record<string, AttrValue>): AttributeList => AttributeList.from(new Map(Object.entries(o)));
+const runFamily = (f: Family, o: Record<string, AttrValue>) => {
+  const runner = new FamilyRunner(f);
+  const a = attrs(o);
+  return runner.run(a, runner.match(a.keyArray), new KeySpace());
+};
+const map = (f: Family, o: Record<string, AttrValue>) => Object.fromEntries(runFamily(f, o));
+const mapList = (f: Family, o: Record<string, AttrValue>) => [...runFamily(f, o)];
 
 describe('gen_ai (§6.4)', () => {
   it('maps an OpenAI chat span from opentelemetry-instrumentation-openai-v2', () => {
@@ -260,7 +265,8 @@ describe('Vercel AI SDK (§6.5)', () => {
 describe('precedence across families (§6.1)', () => {
   const run = (o: Record<string, AttrValue>, explicit: Record<string, AttrValue> = {}) => {
     const a = attrs(o);
-    return [...new SemconvMapper().apply(a, AttributeList.from(attrs(explicit)), familyMask(a), new Quarantine())];
+    const mapper = new SemconvMapper();
+    return [...mapper.apply(a, attrs(explicit), mapper.match(a.keyArray, familyMask(a)), false, new Quarantine())];
   };
 
   it('a higher family claims a whole target: message lists are never mixed', () => {

@@ -9,7 +9,7 @@ import type { Quarantine } from '../quarantine.ts';
 import { genai } from './genai.ts';
 import { openinference } from './openinference.ts';
 import { openllmetry } from './openllmetry.ts';
-import { FamilyRunner, type Family } from './rows.ts';
+import { FamilyRunner, type Family, type RowMatch } from './rows.ts';
 import { vercel } from './vercel.ts';
 
 /** Highest precedence first. */
@@ -55,48 +55,103 @@ function nullIsContent(k: string): boolean {
 }
 
 /**
- * Adds one explicit `ag` key (after S2, S3 and S5) to the claims.
+ * Adds one explicit `ag` key (after S2, S3 and S5) to the claims; false when it claims nothing.
  *
  * null means absent: it claims nothing, so a second run (where it is gone) maps the same way. `ag` itself
  * is always quarantined (as ag.unsupported._invalid), so it claims nothing either. What was quarantined (or
  * shadowed) on a first run comes back as ag.unsupported[._shadowed].<p>: it still claims ag.<p>, as the
  * original key did then, so a second run maps exactly as the first.
  */
-export function claimExplicit(claimed: ClaimList, k: string, v: AttrValue): void {
-  if ((v === null && !nullIsContent(k)) || k === 'ag') return;
+function claimExplicit(claimed: ClaimList, k: string, v: AttrValue): boolean {
+  if ((v === null && !nullIsContent(k)) || k === 'ag') return false;
   claimed.add(k);
   if (k.startsWith('ag.unsupported.')) {
     claimed.add(k.startsWith('ag.unsupported._shadowed.') ? 'ag.' + k.slice(25) : 'ag.' + k.slice(15));
   }
+  return true;
 }
+
+/**
+ * True when every explicit key claims (no `ag` key, no null outside a free-form slot): the claims then
+ * depend on the keys alone, and rows can be matched against them once per key sequence (SemconvMapper.keep).
+ */
+export function everyKeyClaims(ag: AttributeList): boolean {
+  const keys = ag.keyArray;
+  const values = ag.valueArray;
+  for (let i = 0; i < keys.length; i++) if ((values[i] === null && !nullIsContent(keys[i])) || keys[i] === 'ag') return false;
+  return true;
+}
+
+/** The rows of each family with a source on a span: by family, undefined for a family with none. */
+export type FamilyMatches = (RowMatch | undefined)[];
 
 /** The four families ready to run for one processor (their memos and scratch are its own). */
 export class SemconvMapper {
   private readonly runners = FAMILIES.map((f) => new FamilyRunner(f));
 
+  /** The rows of the families in `mask` with a source among `keys`; depends on the keys only. */
+  match(keys: readonly string[], mask: number): FamilyMatches {
+    const matches: FamilyMatches = new Array(FAMILIES.length).fill(undefined);
+    for (let f = 0; f < FAMILIES.length; f++) {
+      if ((mask & (1 << f)) === 0) continue;
+      const m = this.runners[f].match(keys);
+      if (m.rows.length > 0) matches[f] = m;
+    }
+    return matches;
+  }
+
+  /** `matches` without the rows the explicit keys `agKeys` claim (every one claiming, everyKeyClaims). */
+  keep(matches: FamilyMatches, agKeys: readonly string[]): FamilyMatches {
+    const claimed = new ClaimList();
+    for (let i = 0; i < agKeys.length; i++) claimExplicit(claimed, agKeys[i], '');
+    return matches.map((m, f) => {
+      if (m === undefined) return undefined;
+      const kept = this.runners[f].keep(m, claimed);
+      return kept.rows.length > 0 ? kept : undefined;
+    });
+  }
+
   /**
    * Appends the families' output to `ag` (the explicit keys after S2, S3 and S5) and returns it: the
-   * families in `mask`, highest first, each in row order, against the claims.
+   * matched rows of each family, highest first, each in row order, against the claims. `explicitKept`:
+   * the rows claimed by the explicit keys were already left out (keep), and every explicit key claims.
    *
    * Claims are made by keys in the form a second run would read them back: explicit keys are already
    * decoded when claimed, and each family's output is decoded (S2, S5) before it claims. Without that, a
    * first run could drop a row because of a key that the output then spells differently, and a second
    * run would map it.
    */
-  apply(attrs: Attributes, ag: AttributeList, mask: number, q: Quarantine): AttributeList {
-    if (mask === 0) return ag;
+  apply(attrs: AttributeList, ag: AttributeList, matches: FamilyMatches, explicitKept: boolean, q: Quarantine): AttributeList {
+    let lowest = -1;
+    for (let f = 0; f < matches.length; f++) if (matches[f] !== undefined) lowest = f;
+    if (lowest < 0) return ag;
     const claimed = new ClaimList();
-    ag.forEach((v, k) => claimExplicit(claimed, k, v));
-    for (let f = 0; f < FAMILIES.length; f++) {
-      if ((mask & (1 << f)) === 0) continue;
-      let mapped = this.runners[f].run(attrs, claimed);
+    // Whether `ag` holds a key that claimed nothing (a null outside a free-form slot): only such a key can
+    // be mapped again, and it then takes the new value in place (Map.set). Any other mapped key is new.
+    let unclaimed = false;
+    if (!explicitKept) {
+      const keys = ag.keyArray;
+      const values = ag.valueArray;
+      for (let i = 0; i < keys.length; i++) if (!claimExplicit(claimed, keys[i], values[i])) unclaimed = true;
+    }
+    for (let f = 0; f <= lowest; f++) {
+      const m = matches[f];
+      if (m === undefined) continue;
+      let mapped = this.runners[f].run(attrs, m, claimed);
       if (mapped.size === 0) continue;
       mapped = decodeDataSlots(decodeTyped(mapped), q);
-      // Rows of one family never drop each other, so its keys claim only after the whole family ran.
-      mapped.forEach((v, k) => {
-        ag.set(k, v);
-        if (v !== null || nullIsContent(k)) claimed.add(k);
-      });
+      // Rows of one family never drop each other, so its keys claim only after the whole family ran; the
+      // lowest family's claims would serve no one.
+      const mk = mapped.keyArray;
+      const mv = mapped.valueArray;
+      for (let j = 0; j < mk.length; j++) {
+        const k = mk[j];
+        const v = mv[j];
+        if (unclaimed) ag.set(k, v);
+        else ag.append(k, v);
+        if (v === null && !nullIsContent(k)) unclaimed = true;
+        else if (f < lowest) claimed.add(k);
+      }
     }
     return ag;
   }

@@ -56,14 +56,14 @@ export function messagePath(rest: string): string {
 function tools(attrs: Attributes, out: Attributes): void {
   const prefix = 'llm.tools.';
   const suffix = '.tool.json_schema';
-  for (const [k, v] of attrs) {
-    if (!k.startsWith(prefix) || !k.endsWith(suffix) || k.length <= prefix.length + suffix.length) continue;
+  attrs.forEach((v, k) => {
+    if (!k.startsWith(prefix) || !k.endsWith(suffix) || k.length <= prefix.length + suffix.length) return;
     const i = k.slice(prefix.length, k.length - suffix.length);
-    if (i.includes('.')) continue;
+    if (i.includes('.')) return;
     const decoded = decodeJson(v);
     if (decoded !== null && typeof decoded === 'object') putValue(out, 'ag.data.inputs.tools.' + i, decoded);
     else put(out, 'ag.data.inputs.tools.' + i + '.tool.json_schema', v);
-  }
+  });
 }
 
 const copies = (pairs: [string, string][]): Row[] =>
@@ -71,20 +71,20 @@ const copies = (pairs: [string, string][]): Row[] =>
 
 const rows: Row[] = [
   { kind: 'type', src: 'openinference.span.kind', map: kindType },
-  { kind: 'custom', dst: 'ag.data.inputs', run: inputValue },
-  { kind: 'custom', dst: 'ag.data.outputs', run: outputValue },
+  { kind: 'custom', dst: 'ag.data.inputs', sources: ['input.value'], run: inputValue },
+  { kind: 'custom', dst: 'ag.data.outputs', sources: ['output.value'], run: outputValue },
   ...copies([
     ['input.mime_type', 'ag.meta.input.mime_type'],
     ['output.mime_type', 'ag.meta.output.mime_type'],
     ['llm.model_name', 'ag.meta.request.model'],
     ['llm.model_name', 'ag.meta.response.model'],
   ]),
-  { kind: 'custom', dst: 'ag.meta.request', run: invocationParameters },
+  { kind: 'custom', dst: 'ag.meta.request', sources: ['llm.invocation_parameters'], run: invocationParameters },
   ...copies([['llm.provider', 'ag.meta.provider'], ['llm.system', 'ag.meta.system']]),
   { kind: 'prefix', src: 'llm.token_count', dst: 'ag.metrics.tokens.incremental' },
   { kind: 'prefix', src: 'llm.input_messages', dst: 'ag.data.inputs.prompt', path: messagePath },
   { kind: 'prefix', src: 'llm.output_messages', dst: 'ag.data.outputs.completion', path: messagePath },
-  { kind: 'custom', dst: 'ag.data.inputs.tools', run: tools },
+  { kind: 'custom', dst: 'ag.data.inputs.tools', sources: ['llm.tools.'], run: tools },
   ...copies([
     ['llm.function_call', 'ag.data.outputs.function_call'],
     ['llm.prompt_template.template', 'ag.meta.prompt_template.template'],

@@ -24,8 +24,8 @@ function entityOutput(attrs: Attributes, out: Attributes): void {
 const rows: Row[] = [
   { kind: 'type', src: 'traceloop.span.kind', map: lowerType },
   { kind: 'type', src: 'llm.request.type', map: lowerType },
-  { kind: 'custom', dst: 'ag.data.inputs', run: entityInput },
-  { kind: 'custom', dst: 'ag.data.outputs', run: entityOutput },
+  { kind: 'custom', dst: 'ag.data.inputs', sources: ['traceloop.entity.input'], run: entityInput },
+  { kind: 'custom', dst: 'ag.data.outputs', sources: ['traceloop.entity.output'], run: entityOutput },
   { kind: 'prefix', src: 'gen_ai.prompt', dst: 'ag.data.inputs.prompt' },
   { kind: 'prefix', src: 'gen_ai.completion', dst: 'ag.data.outputs.completion' },
   { kind: 'prefix', src: 'llm.request.functions', dst: 'ag.data.inputs.functions' },

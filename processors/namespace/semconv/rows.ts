@@ -18,8 +18,11 @@ export type Row =
   | { kind: 'json'; src: string; dst: string }
   /** the value mapped to a span type, landing at ag.type.span only when valid */
   | { kind: 'type'; src: string; map: (value: string) => string | undefined }
-  /** anything the kinds above cannot say; `dst` is the target it writes at or below */
-  | { kind: 'custom'; dst: string; run: (attrs: Attributes, out: Attributes) => void };
+  /**
+   * anything the kinds above cannot say; `dst` is the target it writes at or below. `sources`: the key
+   * prefixes it reads its input from; a span with no key starting with one of them gets nothing from it.
+   */
+  | { kind: 'custom'; dst: string; sources: readonly string[]; run: (attrs: Attributes, out: Attributes) => void };
 
 export interface Family {
   name: string;
@@ -64,6 +67,13 @@ export interface Claims {
   conflicts(target: string): boolean;
 }
 
+/** The rows of a family with a source among a span's keys, in row order, and the position of each
+ *  row's (first) source key. */
+export interface RowMatch {
+  rows: number[];
+  at: number[];
+}
+
 /**
  * One family's rows ready to run, with the memos and scratch of one processor: the rows fed by one exact
  * source key by that key, so a span's few keys are looked up in the table instead of every row looking
@@ -72,37 +82,39 @@ export interface Claims {
 export class FamilyRunner {
   readonly family: Family;
   private readonly bySource = new Map<string, number[]>();
-  /** 1 at the (ASCII) first character of some source key: other keys skip the lookup. */
+  /** 1 at the (ASCII) first character of some exact source key: other keys skip the lookup. */
   private readonly firstChar = new Uint8Array(128);
-  /** Prefix rows' `src.`. */
+  /** Prefix and custom rows by the (ASCII) first character of their source prefixes, and those prefixes. */
+  private readonly scannedByChar: number[][] = Array.from({ length: 128 }, () => []);
+  private readonly sources: string[][];
+  /** Prefix rows' `src.` and `dst.`. */
   private readonly prefixDot: string[];
+  private readonly dstDot: string[];
   /**
    * Prefix rows' target keys by source key. Spans of one instrumentation carry the same keys span after
    * span, so a source key maps to the very same target string each time: no slicing and concatenating
    * per key and span, and later lookups find a string whose hash is already computed.
    */
   private readonly prefixTargets: (RewriteMemo | undefined)[];
-  /** 1 for rows fed by one exact source key (copy, json, type): skipped without a look when it is absent. */
-  private readonly exact: Uint8Array;
   private readonly target: string[];
-  /** Row r has its source on the current span when mark[r] === gen; its value is then vals[r]. */
+  /** Scratch of match(): row r has a source when mark[r] === gen, its (first) source key at from[r]. */
   private readonly mark: Int32Array;
-  private readonly vals: (AttrValue | undefined)[];
+  private readonly from: Int32Array;
   private gen = 0;
 
   constructor(family: Family) {
     this.family = family;
     const rows = family.rows;
     this.prefixDot = new Array(rows.length).fill('');
+    this.dstDot = new Array(rows.length).fill('');
     this.prefixTargets = new Array(rows.length).fill(undefined);
-    this.exact = new Uint8Array(rows.length);
+    this.sources = new Array(rows.length).fill(undefined).map(() => []);
     this.target = rows.map(rowTarget);
     this.mark = new Int32Array(rows.length);
-    this.vals = new Array(rows.length).fill(undefined);
+    this.from = new Int32Array(rows.length);
     for (let r = 0; r < rows.length; r++) {
       const row = rows[r];
       if (row.kind === 'copy' || row.kind === 'json' || row.kind === 'type') {
-        this.exact[r] = 1;
         const c = row.src.charCodeAt(0);
         if (c < 128) this.firstChar[c] = 1;
         const list = this.bySource.get(row.src);
@@ -111,57 +123,105 @@ export class FamilyRunner {
       } else if (row.kind === 'prefix') {
         const { src, dst, path } = row;
         this.prefixDot[r] = src + '.';
+        this.dstDot[r] = dst + '.';
         this.prefixTargets[r] = new RewriteMemo(path === undefined
           ? (k) => dst + k.slice(src.length)
           : (k) => dst + '.' + path(k.slice(src.length + 1)));
+      }
+      if (row.kind === 'prefix' || row.kind === 'custom') {
+        this.sources[r] = row.kind === 'prefix' ? [row.src + '.'] : [...row.sources];
+        for (const p of this.sources[r]) {
+          const list = this.scannedByChar[p.charCodeAt(0)];
+          if (!list.includes(r)) list.push(r);
+        }
       }
     }
   }
 
   /**
-   * Runs the rows over the span attributes, skipping each row whose target is claimed; returns the
-   * family's flat output in row order.
+   * The rows with a source among `keys` (unique), in row order: one pass over the keys, exact sources
+   * by lookup, prefixes by their first character. It depends on the keys only, so a caller may keep it
+   * for spans with the same keys.
    */
-  run(attrs: Attributes, claims: Claims): AttributeList {
-    const out = new AttributeList();
-    const rows = this.family.rows;
+  match(keys: readonly string[]): RowMatch {
     if (this.gen >= 0x3fffffff) { this.mark.fill(0); this.gen = 0; }
     const gen = ++this.gen;
-    const { mark, vals, exact, firstChar, bySource } = this;
-    // forEach: no entry pair per member, for a Map or an AttributeList alike.
-    attrs.forEach((v, k) => {
+    const { mark, from, firstChar, bySource, scannedByChar, sources } = this;
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i];
       const c = k.charCodeAt(0);
-      if (c < 128 && firstChar[c] === 0) return;
-      const list = bySource.get(k);
-      if (list === undefined) return;
-      for (let i = 0; i < list.length; i++) { mark[list[i]] = gen; vals[list[i]] = v; }
-    });
-    for (let r = 0; r < rows.length; r++) {
-      // Most rows find no source on a given span: skipped before even reading the row.
-      if (exact[r] === 1 && mark[r] !== gen) continue;
-      const v = vals[r];
-      vals[r] = undefined;
-      if (!claims.conflicts(this.target[r])) this.apply(rows[r], r, v, attrs, out);
+      // `!(c < 128)` also covers the empty key, whose charCodeAt(0) is NaN.
+      if (!(c < 128)) continue;
+      if (firstChar[c] === 1) {
+        const list = bySource.get(k);
+        if (list !== undefined) for (let j = 0; j < list.length; j++) { mark[list[j]] = gen; from[list[j]] = i; }
+      }
+      const scanned = scannedByChar[c];
+      for (let j = 0; j < scanned.length; j++) {
+        const r = scanned[j];
+        if (mark[r] === gen) continue;
+        const prefixes = sources[r];
+        for (let p = 0; p < prefixes.length; p++) {
+          if (k.startsWith(prefixes[p])) { mark[r] = gen; from[r] = i; break; }
+        }
+      }
+    }
+    const m: RowMatch = { rows: [], at: [] };
+    for (let r = 0; r < mark.length; r++) {
+      if (mark[r] === gen) { m.rows.push(r); m.at.push(from[r]); }
+    }
+    return m;
+  }
+
+  /** The rows of `m` whose target `claims` leaves free. */
+  keep(m: RowMatch, claims: Claims): RowMatch {
+    const kept: RowMatch = { rows: [], at: [] };
+    for (let j = 0; j < m.rows.length; j++) {
+      if (claims.conflicts(this.target[m.rows[j]])) continue;
+      kept.rows.push(m.rows[j]);
+      kept.at.push(m.at[j]);
+    }
+    return kept;
+  }
+
+  /**
+   * Runs the matched rows over the span attributes (whose keys `m` was matched on), skipping each row
+   * whose target is claimed; returns the family's flat output in row order.
+   */
+  run(attrs: AttributeList, m: RowMatch, claims: Claims): AttributeList {
+    const out = new AttributeList();
+    const rows = this.family.rows;
+    const values = attrs.valueArray;
+    for (let j = 0; j < m.rows.length; j++) {
+      const r = m.rows[j];
+      if (!claims.conflicts(this.target[r])) this.apply(rows[r], r, m.at[j], values[m.at[j]], attrs, out);
     }
     return out;
   }
 
   /**
-   * One row into `out`, its target already known to be free. `v` is the value of an exact row's source
-   * key (copy, json, type); prefix and custom rows read `attrs`.
+   * One row into `out`, its target already known to be free. `at` is the position of its (first) source
+   * key and `v` that key's value.
    */
-  private apply(row: Row, r: number, v: AttrValue | undefined, attrs: Attributes, out: Attributes): void {
+  private apply(row: Row, r: number, at: number, v: AttrValue, attrs: AttributeList, out: AttributeList): void {
     switch (row.kind) {
-      case 'copy': put(out, row.dst, v as AttrValue); break;
+      case 'copy': put(out, row.dst, v); break;
       case 'prefix': {
         const prefixDot = this.prefixDot[r];
         const targets = this.prefixTargets[r] as RewriteMemo;
-        attrs.forEach((pv, k) => {
-          if (isBelow(k, prefixDot)) put(out, targets.of(k), pv);
-        });
+        // A plain prefix rewrite gives distinct keys below `dst.`: while the output holds none there, no
+        // put can find its key taken, and the keys go in without a lookup each (a whole conversation).
+        const fresh = row.path === undefined && !anyBelow(out, this.dstDot[r]);
+        const { keyArray, valueArray } = attrs;
+        for (let i = at; i < keyArray.length; i++) {
+          const k = keyArray[i];
+          if (!isBelow(k, prefixDot)) continue;
+          if (fresh) out.append(targets.of(k), valueArray[i]);
+          else put(out, targets.of(k), valueArray[i]);
+        }
         break;
       }
-      case 'json': putValue(out, row.dst, decodeJson(v as AttrValue)); break;
+      case 'json': putValue(out, row.dst, decodeJson(v)); break;
       case 'type': {
         if (typeof v !== 'string') break;
         const t = row.map(v);
@@ -171,6 +231,13 @@ export class FamilyRunner {
       case 'custom': row.run(attrs, out); break;
     }
   }
+}
+
+/** Some key of `list` is strictly below `prefixDot` (a prefix ending in a dot). */
+function anyBelow(list: AttributeList, prefixDot: string): boolean {
+  const keys = list.keyArray;
+  for (let i = 0; i < keys.length; i++) if (isBelow(keys[i], prefixDot)) return true;
+  return false;
 }
 
 /** True when some key starts with `prefix`. */
