@@ -6,11 +6,11 @@ import { AttributeList } from '../../pipeline/attributes/list.ts';
 import { NOT_JSON, isPlainObject, tryJson } from './keys.ts';
 import type { Quarantine } from './quarantine.ts';
 
-export const TYPED = '@ag.type=';
-export const TYPED_JSON = '@ag.type=json:';
-export const TYPED_NONE = '@ag.type=none:';
+const TYPED = '@ag.type=';
+const TYPED_JSON = '@ag.type=json:';
+const TYPED_NONE = '@ag.type=none:';
 
-export function isTyped(v: unknown): boolean {
+function isTyped(v: unknown): boolean {
   return typeof v === 'string' && v.startsWith(TYPED);
 }
 

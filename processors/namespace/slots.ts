@@ -4,9 +4,9 @@
 // bucketed by slot, and no trie or tree is built. Otherwise the caller builds the tree (normalise.ts).
 import type { AttributeList } from '../../pipeline/attributes/list.ts';
 import { normaliseUuid } from '../../pipeline/ids.ts';
-import { isSpanType, type AttrValue, type SpanReference } from '../../pipeline/span.ts';
+import { REFERENCE_KEYS, isSpanType, type AttrValue, type SpanReference } from '../../pipeline/span.ts';
 import type { Cleaned } from './clean.ts';
-import { REFERENCE_KEYS, SLUG, referenceAttributes } from './references.ts';
+import { SLUG, referenceAttributes } from './references.ts';
 import { regroup } from './regroup.ts';
 
 /** Tree slots in output order (§3.6); scalar slots go straight into Cleaned. */

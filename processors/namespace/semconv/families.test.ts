@@ -6,13 +6,14 @@ import type { AttrValue, Attributes } from '../../../pipeline/span.ts';
 import { KeySpace } from '../keys.ts';
 import { Quarantine } from '../quarantine.ts';
 import { genai } from './genai.ts';
-import { SemconvMapper, familyMask } from './index.ts';
+import { SemconvMapper, keyFamilies } from './index.ts';
 import { messagePath, openinference } from './openinference.ts';
 import { openllmetry } from './openllmetry.ts';
 import { FamilyRunner, type Family } from './rows.ts';
 import { vercel } from './vercel.ts';
 
 const attrs = (o: Record<string, AttrValue>): AttributeList => AttributeList.from(new Map(Object.entries(o)));
+const familyMask = (a: AttributeList) => a.keyArray.reduce((mask, k) => keyFamilies(k, mask), 0);
 const runFamily = (f: Family, o: Record<string, AttrValue>) => {
   const runner = new FamilyRunner(f);
   const a = attrs(o);

@@ -2,7 +2,7 @@
 // could feed them (one first-character lookup per key), and a family's output is dropped key by key when
 // the explicit ag keys or a higher family already hold that key, or a key above or below it.
 import type { AttributeList } from '../../../pipeline/attributes/list.ts';
-import type { AttrValue, Attributes } from '../../../pipeline/span.ts';
+import type { AttrValue } from '../../../pipeline/span.ts';
 import { decodeDataSlots, decodeTyped } from '../decode.ts';
 import { ClaimList } from '../keys.ts';
 import type { Quarantine } from '../quarantine.ts';
@@ -13,7 +13,7 @@ import { FamilyRunner, type Family, type RowMatch } from './rows.ts';
 import { vercel } from './vercel.ts';
 
 /** Highest precedence first. */
-export const FAMILIES: readonly Family[] = [vercel, genai, openinference, openllmetry];
+const FAMILIES: readonly Family[] = [vercel, genai, openinference, openllmetry];
 
 /** First char code (ASCII) -> the triggers starting with it and their family bits. */
 const TRIGGERS: { prefix: string; bit: number }[][] = Array.from({ length: 128 }, () => []);
@@ -35,13 +35,6 @@ export function keyFamilies(k: string, mask: number): number {
     const t = list[i];
     if ((mask & t.bit) === 0 && k.startsWith(t.prefix)) mask |= t.bit;
   }
-  return mask;
-}
-
-/** Bit f set when family f may have work on these attributes. */
-export function familyMask(attrs: Attributes): number {
-  let mask = 0;
-  for (const k of attrs.keys()) mask = keyFamilies(k, mask);
   return mask;
 }
 

@@ -4,7 +4,6 @@ import { flattenInto } from '../../../pipeline/attributes/flatten.ts';
 import { AttributeList } from '../../../pipeline/attributes/list.ts';
 import { isSpanType, type AttrValue, type Attributes } from '../../../pipeline/span.ts';
 import { NOT_JSON, isBelow, isFlatValue, tryJson } from '../keys.ts';
-import { RewriteMemo } from './rewrite-memo.ts';
 
 export type Row =
   /** exact source key -> target key */
@@ -58,7 +57,7 @@ export function lowerType(value: string): string | undefined {
 }
 
 /** The target key T of a row: its output is dropped whole when T is claimed (§6.1). */
-export function rowTarget(row: Row): string {
+function rowTarget(row: Row): string {
   return row.kind === 'type' ? 'ag.type.span' : row.dst;
 }
 
@@ -72,6 +71,9 @@ export interface Claims {
 export interface RowMatch {
   rows: number[];
   at: number[];
+  /** For a prefix row: the positions of the keys below its prefix, and their target keys. */
+  below: (Int32Array | undefined)[];
+  targets: (string[] | undefined)[];
 }
 
 /**
@@ -87,15 +89,11 @@ export class FamilyRunner {
   /** Prefix and custom rows by the (ASCII) first character of their source prefixes, and those prefixes. */
   private readonly scannedByChar: number[][] = Array.from({ length: 128 }, () => []);
   private readonly sources: string[][];
-  /** Prefix rows' `src.` and `dst.`. */
+  /** Prefix rows' `src.` and `dst.`; `dstDot` stays empty for a row with a `path` (not one-to-one). */
   private readonly prefixDot: string[];
   private readonly dstDot: string[];
-  /**
-   * Prefix rows' target keys by source key. Spans of one instrumentation carry the same keys span after
-   * span, so a source key maps to the very same target string each time: no slicing and concatenating
-   * per key and span, and later lookups find a string whose hash is already computed.
-   */
-  private readonly prefixTargets: (RewriteMemo | undefined)[];
+  /** Prefix rows' target key for a source key. */
+  private readonly rewrite: (((key: string) => string) | undefined)[];
   private readonly target: string[];
   /** Scratch of match(): row r has a source when mark[r] === gen, its (first) source key at from[r]. */
   private readonly mark: Int32Array;
@@ -107,7 +105,7 @@ export class FamilyRunner {
     const rows = family.rows;
     this.prefixDot = new Array(rows.length).fill('');
     this.dstDot = new Array(rows.length).fill('');
-    this.prefixTargets = new Array(rows.length).fill(undefined);
+    this.rewrite = new Array(rows.length).fill(undefined);
     this.sources = new Array(rows.length).fill(undefined).map(() => []);
     this.target = rows.map(rowTarget);
     this.mark = new Int32Array(rows.length);
@@ -123,10 +121,10 @@ export class FamilyRunner {
       } else if (row.kind === 'prefix') {
         const { src, dst, path } = row;
         this.prefixDot[r] = src + '.';
-        this.dstDot[r] = dst + '.';
-        this.prefixTargets[r] = new RewriteMemo(path === undefined
+        if (path === undefined) this.dstDot[r] = dst + '.';
+        this.rewrite[r] = path === undefined
           ? (k) => dst + k.slice(src.length)
-          : (k) => dst + '.' + path(k.slice(src.length + 1)));
+          : (k) => dst + '.' + path(k.slice(src.length + 1));
       }
       if (row.kind === 'prefix' || row.kind === 'custom') {
         this.sources[r] = row.kind === 'prefix' ? [row.src + '.'] : [...row.sources];
@@ -166,20 +164,39 @@ export class FamilyRunner {
         }
       }
     }
-    const m: RowMatch = { rows: [], at: [] };
+    const m: RowMatch = { rows: [], at: [], below: [], targets: [] };
     for (let r = 0; r < mark.length; r++) {
-      if (mark[r] === gen) { m.rows.push(r); m.at.push(from[r]); }
+      if (mark[r] !== gen) continue;
+      m.rows.push(r);
+      m.at.push(from[r]);
+      const rewrite = this.rewrite[r];
+      if (rewrite === undefined) {
+        m.below.push(undefined);
+        m.targets.push(undefined);
+        continue;
+      }
+      // Which keys a prefix row maps, and where to, is a property of the keys.
+      const prefixDot = this.prefixDot[r];
+      const below: number[] = [];
+      const targets: string[] = [];
+      for (let i = from[r]; i < keys.length; i++) {
+        if (isBelow(keys[i], prefixDot)) { below.push(i); targets.push(rewrite(keys[i])); }
+      }
+      m.below.push(Int32Array.from(below));
+      m.targets.push(targets);
     }
     return m;
   }
 
   /** The rows of `m` whose target `claims` leaves free. */
   keep(m: RowMatch, claims: Claims): RowMatch {
-    const kept: RowMatch = { rows: [], at: [] };
+    const kept: RowMatch = { rows: [], at: [], below: [], targets: [] };
     for (let j = 0; j < m.rows.length; j++) {
       if (claims.conflicts(this.target[m.rows[j]])) continue;
       kept.rows.push(m.rows[j]);
       kept.at.push(m.at[j]);
+      kept.below.push(m.below[j]);
+      kept.targets.push(m.targets[j]);
     }
     return kept;
   }
@@ -194,33 +211,28 @@ export class FamilyRunner {
     const values = attrs.valueArray;
     for (let j = 0; j < m.rows.length; j++) {
       const r = m.rows[j];
-      if (!claims.conflicts(this.target[r])) this.apply(rows[r], r, m.at[j], values[m.at[j]], attrs, out);
+      if (claims.conflicts(this.target[r])) continue;
+      const below = m.below[j];
+      if (below === undefined) this.apply(rows[r], values[m.at[j]], attrs, out);
+      else {
+        // A prefix row. A plain prefix rewrite gives distinct keys below `dst.`: while the output holds
+        // none there, no put can find its key taken, and the keys go in without a lookup each.
+        const targets = m.targets[j] as string[];
+        const dstDot = this.dstDot[r];
+        if (dstDot !== '' && !anyBelow(out, dstDot)) {
+          for (let i = 0; i < below.length; i++) out.append(targets[i], values[below[i]]);
+        } else {
+          for (let i = 0; i < below.length; i++) put(out, targets[i], values[below[i]]);
+        }
+      }
     }
     return out;
   }
 
-  /**
-   * One row into `out`, its target already known to be free. `at` is the position of its (first) source
-   * key and `v` that key's value.
-   */
-  private apply(row: Row, r: number, at: number, v: AttrValue, attrs: AttributeList, out: AttributeList): void {
+  /** One row other than a prefix row into `out`, its target known to be free; `v` its source key's value. */
+  private apply(row: Row, v: AttrValue, attrs: AttributeList, out: AttributeList): void {
     switch (row.kind) {
       case 'copy': put(out, row.dst, v); break;
-      case 'prefix': {
-        const prefixDot = this.prefixDot[r];
-        const targets = this.prefixTargets[r] as RewriteMemo;
-        // A plain prefix rewrite gives distinct keys below `dst.`: while the output holds none there, no
-        // put can find its key taken, and the keys go in without a lookup each (a whole conversation).
-        const fresh = row.path === undefined && !anyBelow(out, this.dstDot[r]);
-        const { keyArray, valueArray } = attrs;
-        for (let i = at; i < keyArray.length; i++) {
-          const k = keyArray[i];
-          if (!isBelow(k, prefixDot)) continue;
-          if (fresh) out.append(targets.of(k), valueArray[i]);
-          else put(out, targets.of(k), valueArray[i]);
-        }
-        break;
-      }
       case 'json': putValue(out, row.dst, decodeJson(v)); break;
       case 'type': {
         if (typeof v !== 'string') break;
