@@ -10,7 +10,7 @@ const TYPED = '@ag.type=';
 const TYPED_JSON = '@ag.type=json:';
 const TYPED_NONE = '@ag.type=none:';
 
-function isTyped(v: unknown): boolean {
+export function isTyped(v: unknown): boolean {
   return typeof v === 'string' && v.startsWith(TYPED);
 }
 
@@ -52,7 +52,7 @@ function decodeTypedOnce(ag: AttributeList): AttributeList {
   return changed ? out : ag;
 }
 
-function isDataJsonSlot(k: string): boolean {
+export function isDataJsonSlot(k: string): boolean {
   return k === 'ag.data.inputs' || k === 'ag.data.parameters' || k === 'ag.data.internals';
 }
 

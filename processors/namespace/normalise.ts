@@ -7,7 +7,7 @@ import { unflattenOrdered } from '../../pipeline/attributes/unflatten.ts';
 import type { AttrValue, Attributes } from '../../pipeline/span.ts';
 import { isAlias, rewriteAliases } from './aliases.ts';
 import { cleanTree, emptyCleaned, resetCleaned, type Cleaned } from './clean.ts';
-import { decodeDataSlots, decodeTyped } from './decode.ts';
+import { decodeDataSlots, decodeTyped, isDataJsonSlot, isTyped } from './decode.ts';
 import { isAgKey } from './keys.ts';
 import { Quarantine } from './quarantine.ts';
 import { SemconvMapper, everyKeyClaims, keyFamilies, type FamilyMatches } from './semconv/index.ts';
@@ -31,6 +31,8 @@ interface KeyPlan {
   ag: Int32Array;
   /** Some `ag` key is an alias (S3 has work unless S2 changed the keys). */
   aliases: boolean;
+  /** Some `ag` key is a slot S5 decodes (S5 may have work unless S2 or S3 changed the keys). */
+  dataSlots: boolean;
   /** The slot codes of the `ag` keys (SlotPlacer.codesOf), for spans where S2-S5 keep them. */
   codes: Int8Array;
   /** The semantic-convention rows with a source among the keys, and those the explicit keys leave free. */
@@ -77,15 +79,23 @@ export class Normaliser {
     if (plan.ag.length === 0 && plan.matches === undefined) return w;
     const explicit = new AttributeList();
     const { keyArray, valueArray } = list;
-    for (let j = 0; j < plan.ag.length; j++) explicit.append(keyArray[plan.ag[j]], valueArray[plan.ag[j]]);
+    // The values say whether S2 has work and whether some key may claim nothing (a null).
+    let typed = false;
+    let nulls = false;
+    for (let j = 0; j < plan.ag.length; j++) {
+      const v = valueArray[plan.ag[j]];
+      if (typeof v === 'string') { if (v.charCodeAt(0) === 64 /* @ */ && isTyped(v)) typed = true; }
+      else if (v === null) nulls = true;
+      explicit.append(keyArray[plan.ag[j]], v);
+    }
     const q = w.q;
-    let ag = decodeTyped(explicit);
+    let ag = typed ? decodeTyped(explicit) : explicit;
     if (plan.aliases || ag !== explicit) ag = rewriteAliases(ag, q);
     // S5 before S4 for the explicit keys (and inside S4 for each family's output): the quarantine order is
     // the same as one S5 pass over the whole map, and claims see the keys as the output spells them.
-    ag = decodeDataSlots(ag, q);
+    if (plan.dataSlots || ag !== explicit) ag = decodeDataSlots(ag, q);
     if (plan.matches !== undefined) {
-      const kept = ag === explicit && everyKeyClaims(ag);
+      const kept = ag === explicit && (!nulls || everyKeyClaims(ag));
       ag = this.semconv.apply(list, ag, kept ? plan.kept as FamilyMatches : plan.matches, kept, q);
     }
     if (place && q.size === 0) {
@@ -119,6 +129,7 @@ export class Normaliser {
     const ag: number[] = [];
     const agKeys: string[] = [];
     let aliases = false;
+    let dataSlots = false;
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i];
       if (semconv) mask = keyFamilies(k, mask);
@@ -126,6 +137,7 @@ export class Normaliser {
       ag.push(i);
       agKeys.push(k);
       if (isAlias(k)) aliases = true;
+      if (isDataJsonSlot(k)) dataSlots = true;
     }
     let matches: FamilyMatches | undefined;
     let kept: FamilyMatches | undefined;
@@ -135,7 +147,7 @@ export class Normaliser {
       else kept = this.semconv.keep(matches, agKeys);
     }
     const codes = this.placer.codesOf(agKeys);
-    return { semconv, keys: keys.slice(), ag: Int32Array.from(ag), aliases, codes, matches, kept };
+    return { semconv, keys: keys.slice(), ag: Int32Array.from(ag), aliases, dataSlots, codes, matches, kept };
   }
 }
 

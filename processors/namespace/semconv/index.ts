@@ -65,13 +65,14 @@ function claimExplicit(claimed: ClaimList, k: string, v: AttrValue): boolean {
 }
 
 /**
- * True when every explicit key claims (no `ag` key, no null outside a free-form slot): the claims then
- * depend on the keys alone, and rows can be matched against them once per key sequence (SemconvMapper.keep).
+ * True when no explicit key is a null outside a free-form slot: the claims then depend on the keys alone
+ * (`ag` itself claims nothing whatever its value, and no row can write it), and rows can be matched
+ * against them once per key sequence (SemconvMapper.keep).
  */
 export function everyKeyClaims(ag: AttributeList): boolean {
   const keys = ag.keyArray;
   const values = ag.valueArray;
-  for (let i = 0; i < keys.length; i++) if ((values[i] === null && !nullIsContent(keys[i])) || keys[i] === 'ag') return false;
+  for (let i = 0; i < keys.length; i++) if (values[i] === null && !nullIsContent(keys[i])) return false;
   return true;
 }
 
@@ -93,7 +94,7 @@ export class SemconvMapper {
     return matches;
   }
 
-  /** `matches` without the rows the explicit keys `agKeys` claim (every one claiming, everyKeyClaims). */
+  /** `matches` without the rows the explicit keys `agKeys` claim (whatever their values, everyKeyClaims). */
   keep(matches: FamilyMatches, agKeys: readonly string[]): FamilyMatches {
     const claimed = new ClaimList();
     for (let i = 0; i < agKeys.length; i++) claimExplicit(claimed, agKeys[i], '');
