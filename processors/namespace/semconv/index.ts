@@ -106,7 +106,7 @@ export class SemconvMapper {
   }
 
   /**
-   * Appends the families' output to `ag` (the explicit keys after S2, S3 and S5) and returns it: the
+   * Appends the families' output to `ag` (the explicit keys after S2, S3 and S5) and returns the result: the
    * matched rows of each family, highest first, each in row order, against the claims. `explicitKept`:
    * the rows claimed by the explicit keys were already left out (keep), and every explicit key claims.
    *
@@ -136,13 +136,18 @@ export class SemconvMapper {
       mapped = decodeDataSlots(decodeTyped(mapped), q);
       // Rows of one family never drop each other, so its keys claim only after the whole family ran; the
       // lowest family's claims would serve no one.
+      // Into `ag`, or as `ag` while it is empty (the span has no explicit key): no copy.
+      const into = ag.size === 0 ? undefined : ag;
+      if (into === undefined) ag = mapped;
       const mk = mapped.keyArray;
       const mv = mapped.valueArray;
       for (let j = 0; j < mk.length; j++) {
         const k = mk[j];
         const v = mv[j];
-        if (unclaimed) ag.set(k, v);
-        else ag.append(k, v);
+        if (into !== undefined) {
+          if (unclaimed) into.set(k, v);
+          else into.append(k, v);
+        }
         if (v === null && !nullIsContent(k)) unclaimed = true;
         else if (f < lowest) claimed.add(k);
       }
