@@ -9,7 +9,7 @@ import type { Quarantine } from '../quarantine.ts';
 import { genai } from './genai.ts';
 import { openinference } from './openinference.ts';
 import { openllmetry } from './openllmetry.ts';
-import { FamilyRunner, type Family, type RowMatch } from './rows.ts';
+import { FamilyRunner, type Claims, type Family, type RowMatch } from './rows.ts';
 import { vercel } from './vercel.ts';
 
 /** Highest precedence first. */
@@ -79,6 +79,8 @@ export function everyKeyClaims(ag: AttributeList): boolean {
 /** The rows of each family with a source on a span: by family, undefined for a family with none. */
 export type FamilyMatches = (RowMatch | undefined)[];
 
+const NOTHING_CLAIMED: Claims = { conflicts: () => false };
+
 /** The four families ready to run for one processor (their memos and scratch are its own). */
 export class SemconvMapper {
   private readonly runners = FAMILIES.map((f) => new FamilyRunner(f));
@@ -119,11 +121,13 @@ export class SemconvMapper {
     let lowest = -1;
     for (let f = 0; f < matches.length; f++) if (matches[f] !== undefined) lowest = f;
     if (lowest < 0) return ag;
-    const claimed = new ClaimList();
+    // Claims are gathered only when some row is left to check against them.
+    let claimed: ClaimList | undefined;
     // Whether `ag` holds a key that claimed nothing (a null outside a free-form slot): only such a key can
     // be mapped again, and it then takes the new value in place (Map.set). Any other mapped key is new.
     let unclaimed = false;
     if (!explicitKept) {
+      claimed = new ClaimList();
       const keys = ag.keyArray;
       const values = ag.valueArray;
       for (let i = 0; i < keys.length; i++) if (!claimExplicit(claimed, keys[i], values[i])) unclaimed = true;
@@ -131,7 +135,7 @@ export class SemconvMapper {
     for (let f = 0; f <= lowest; f++) {
       const m = matches[f];
       if (m === undefined) continue;
-      let mapped = this.runners[f].run(attrs, m, claimed);
+      let mapped = this.runners[f].run(attrs, m, claimed ?? NOTHING_CLAIMED);
       if (mapped.size === 0) continue;
       mapped = decodeDataSlots(decodeTyped(mapped), q);
       // Rows of one family never drop each other, so its keys claim only after the whole family ran; the
@@ -149,7 +153,7 @@ export class SemconvMapper {
           else into.append(k, v);
         }
         if (v === null && !nullIsContent(k)) unclaimed = true;
-        else if (f < lowest) claimed.add(k);
+        else if (f < lowest) (claimed ??= new ClaimList()).add(k);
       }
     }
     return ag;
