@@ -77,7 +77,6 @@ export class Normaliser {
     const list = asList(attrs);
     const plan = this.planFor(list, semconv);
     if (plan.ag.length === 0 && plan.matches === undefined) return w;
-    const explicit = new AttributeList();
     const { keyArray, valueArray } = list;
     // The values say whether S2 has work and whether some key may claim nothing (a null).
     let typed = false;
@@ -86,8 +85,17 @@ export class Normaliser {
       const v = valueArray[plan.ag[j]];
       if (typeof v === 'string') { if (v.charCodeAt(0) === 64 /* @ */ && isTyped(v)) typed = true; }
       else if (v === null) nulls = true;
-      explicit.append(keyArray[plan.ag[j]], v);
     }
+    if (place && !typed && !plan.aliases && !plan.dataSlots && plan.matches === undefined) {
+      // S2-S5 have no work: the `ag` keys are the span's own, placed where they stand.
+      if (this.placer.placeAt(keyArray, valueArray, plan.ag, plan.codes, w.c)) {
+        w.placed = this.placer;
+        return w;
+      }
+      resetCleaned(w.c);
+    }
+    const explicit = new AttributeList();
+    for (let j = 0; j < plan.ag.length; j++) explicit.append(keyArray[plan.ag[j]], valueArray[plan.ag[j]]);
     const q = w.q;
     let ag = typed ? decodeTyped(explicit) : explicit;
     if (plan.aliases || ag !== explicit) ag = rewriteAliases(ag, q);

@@ -255,9 +255,7 @@ export class SlotPlacer {
    * `codes`: the codes (codesOf) of the first keys, when the caller has them.
    */
   place(ag: AttributeList, c: Cleaned, codes: Int8Array | undefined): boolean {
-    if (this.count > SCRATCH_KEEP) { this.keys = []; this.values = []; this.slots = []; }
-    this.count = 0;
-    this.present = 0;
+    this.begin();
     const keys = ag.keyArray;
     const values = ag.valueArray;
     let i = 0;
@@ -265,6 +263,23 @@ export class SlotPlacer {
       for (; i < codes.length; i++) if (!this.placeCoded(codes[i], keys[i], values[i], c)) return false;
     }
     for (; i < keys.length; i++) if (!this.placeCoded(this.codeOf(keys[i]), keys[i], values[i], c)) return false;
+    return this.finish();
+  }
+
+  /** place for `ag` keys that are the span's own, unchanged: those at positions `at`, with their codes. */
+  placeAt(keys: readonly string[], values: readonly AttrValue[], at: Int32Array, codes: Int8Array, c: Cleaned): boolean {
+    this.begin();
+    for (let i = 0; i < at.length; i++) if (!this.placeCoded(codes[i], keys[at[i]], values[at[i]], c)) return false;
+    return this.finish();
+  }
+
+  private begin(): void {
+    if (this.count > SCRATCH_KEEP) { this.keys = []; this.values = []; this.slots = []; }
+    this.count = 0;
+    this.present = 0;
+  }
+
+  private finish(): boolean {
     const known = this.knownCanonical() ?? this.canonicalOrder();
     if (known === undefined) return false;
     this.order = known.order;
