@@ -147,6 +147,14 @@ export const SPAN_TYPES = [
 
 export const TRACE_TYPES = ['invocation', 'annotation', 'unknown'] as const;
 
+/** The keys of `ag.references` entries (ag-namespace.md §3.5, ingest-api.md §8.1). */
+export const REFERENCE_KEYS: ReadonlySet<string> = new Set([
+  'testcase', 'testset', 'testset_variant', 'testset_revision', 'query', 'query_variant', 'query_revision',
+  'workflow', 'workflow_variant', 'workflow_revision', 'application', 'application_variant',
+  'application_revision', 'evaluator', 'evaluator_variant', 'evaluator_revision', 'environment',
+  'environment_variant', 'environment_revision', 'snippet', 'snippet_variant', 'snippet_revision',
+]);
+
 export const SPAN_KIND_NAMES = [
   'SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_PRODUCER',
   'SPAN_KIND_CONSUMER',

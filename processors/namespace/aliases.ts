@@ -1,7 +1,8 @@
 // S3 aliases (ag-namespace.md §3.3), applied whatever the source. A rewritten key keeps the alias key's
 // position; when the target (or a key above or below it) was sent explicitly, the explicit key wins and
 // the alias key is quarantined under its own path.
-import type { AttrValue, Attributes } from '../../pipeline/span.ts';
+import { AttributeList } from '../../pipeline/attributes/list.ts';
+import type { AttrValue } from '../../pipeline/span.ts';
 import { KeySpace } from './keys.ts';
 import type { Quarantine } from './quarantine.ts';
 
@@ -21,7 +22,7 @@ function referenceRename(k: string): string {
 }
 
 /** The key an alias becomes, REMOVED for a dropped alias, or undefined when `k` is not an alias. */
-export function aliasTarget(k: string): string | undefined {
+function aliasTarget(k: string): string | undefined {
   // Every alias is below ag.refs, ag.references, ag.type, ag.metrics or ag.meta: a cheap first filter.
   if (k.length < 9 || k.charCodeAt(3) < 109 /* m */ || k.charCodeAt(3) > 116 /* t */) return undefined;
   if (k.startsWith('ag.refs.')) return referenceRename('ag.references.' + k.slice(8));
@@ -43,7 +44,12 @@ export function aliasTarget(k: string): string | undefined {
   return undefined;
 }
 
-export function rewriteAliases(ag: Attributes, q: Quarantine): Attributes {
+/** A key S3 rewrites or removes. */
+export function isAlias(k: string): boolean {
+  return aliasTarget(k) !== undefined;
+}
+
+export function rewriteAliases(ag: AttributeList, q: Quarantine): AttributeList {
   let any = false;
   for (const k of ag.keys()) if (aliasTarget(k) !== undefined) { any = true; break; }
   if (!any) return ag;
@@ -51,7 +57,7 @@ export function rewriteAliases(ag: Attributes, q: Quarantine): Attributes {
   for (const k of ag.keys()) if (aliasTarget(k) === undefined) explicit.add(k);
   // meta.configuration moves only when nothing at all sits at, above or below ag.data.parameters.
   const paramsTaken = explicit.conflicts(PARAMS);
-  const out: Attributes = new Map();
+  const out = new AttributeList();
   for (const [k, v] of ag) {
     const t = aliasTarget(k);
     if (t === undefined) { out.set(k, v); continue; }

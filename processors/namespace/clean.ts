@@ -1,8 +1,7 @@
 // S7: every slot of the unflattened `ag` tree is checked against the layout (ag-namespace.md §3.1).
 // What does not fit is quarantined (§3.2) in slot order; a null at a slot or typed leaf means absent.
 import type { Tree, TreeMap } from '../../pipeline/attributes/trie.ts';
-import { SPAN_TYPES } from '../../pipeline/span.ts';
-import type { FastSlots } from './fast.ts';
+import { isSpanType } from '../../pipeline/span.ts';
 import type { Quarantine } from './quarantine.ts';
 import { cleanReferences } from './references.ts';
 
@@ -33,8 +32,6 @@ export interface Cleaned {
   exception?: TreeMap;
   selector?: TreeMap;
   unsupported?: TreeMap;
-  /** Set by the fast path instead of the tree slots above (fast.ts). */
-  fast?: FastSlots;
 }
 
 /** Every field present from the start, in one order: all Cleaned objects share one shape, so the reads in
@@ -46,7 +43,7 @@ export function emptyCleaned(): Cleaned {
     errorsIncremental: undefined, errorsCumulative: undefined, tokensIncremental: undefined,
     tokensCumulative: undefined, costsIncremental: undefined, costsCumulative: undefined, references: undefined,
     sessionId: undefined, userId: undefined, flags: undefined, tags: undefined, meta: undefined,
-    exception: undefined, selector: undefined, unsupported: undefined, fast: undefined,
+    exception: undefined, selector: undefined, unsupported: undefined,
   };
 }
 
@@ -58,14 +55,8 @@ export function resetCleaned(c: Cleaned): Cleaned {
   c.tokensIncremental = undefined; c.tokensCumulative = undefined; c.costsIncremental = undefined;
   c.costsCumulative = undefined; c.references = undefined; c.sessionId = undefined; c.userId = undefined;
   c.flags = undefined; c.tags = undefined; c.meta = undefined; c.exception = undefined; c.selector = undefined;
-  c.unsupported = undefined; c.fast = undefined;
+  c.unsupported = undefined;
   return c;
-}
-
-const SPAN_TYPE_SET: ReadonlySet<string> = new Set(SPAN_TYPES);
-
-export function isSpanType(v: unknown): v is string {
-  return typeof v === 'string' && SPAN_TYPE_SET.has(v);
 }
 
 function isNumber(v: unknown): v is number | bigint {

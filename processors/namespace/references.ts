@@ -3,16 +3,9 @@
 import { AttributeList } from '../../pipeline/attributes/list.ts';
 import type { Tree, TreeMap } from '../../pipeline/attributes/trie.ts';
 import { normaliseUuid } from '../../pipeline/ids.ts';
-import type { SpanReference } from '../../pipeline/span.ts';
+import { REFERENCE_KEYS, type SpanReference } from '../../pipeline/span.ts';
 import type { Quarantine } from './quarantine.ts';
 
-/** The reference keys (shared with ingest-api.md §8.1). */
-export const REFERENCE_KEYS: ReadonlySet<string> = new Set([
-  'testcase', 'testset', 'testset_variant', 'testset_revision', 'query', 'query_variant', 'query_revision',
-  'workflow', 'workflow_variant', 'workflow_revision', 'application', 'application_variant',
-  'application_revision', 'evaluator', 'evaluator_variant', 'evaluator_revision', 'environment',
-  'environment_variant', 'environment_revision', 'snippet', 'snippet_variant', 'snippet_revision',
-]);
 
 export const SLUG = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
 

@@ -2,15 +2,9 @@
 // checked here (422 with exact loc/type), then turned into ONE flat tracing-API span object that goes
 // through the same flatten/validate/namespace path as every other request.
 import { normaliseSpanId, normaliseTraceId, normaliseUuid } from '../../pipeline/ids.ts';
+import { REFERENCE_KEYS } from '../../pipeline/span.ts';
 import type { ValidationItem } from './replies.ts';
 
-/** ag-namespace.md §3.5: the reference keys whose entries are checked. */
-export const REFERENCE_KEYS: ReadonlySet<string> = new Set([
-  'testcase', 'testset', 'testset_variant', 'testset_revision', 'query', 'query_variant', 'query_revision',
-  'workflow', 'workflow_variant', 'workflow_revision', 'application', 'application_variant',
-  'application_revision', 'evaluator', 'evaluator_variant', 'evaluator_revision', 'environment',
-  'environment_variant', 'environment_revision', 'snippet', 'snippet_variant', 'snippet_revision',
-]);
 
 const ORIGINS = ['custom', 'human', 'auto'] as const;
 const KINDS = ['adhoc', 'eval', 'play'] as const;

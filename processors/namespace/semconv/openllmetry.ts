@@ -2,10 +2,9 @@
 import type { Attributes } from '../../../pipeline/span.ts';
 import { isPlainObject } from '../keys.ts';
 import { decodeJson, lowerType, putValue, type Family, type Row } from './rows.ts';
-import type { RowOutput } from './planned-output.ts';
 
 /** Rows 3/4: the member `inputs` / `outputs` of the entity JSON (a string or an object), else nothing. */
-function entityMember(attrs: Attributes, out: RowOutput, src: string, member: string, dst: string): void {
+function entityMember(attrs: Attributes, out: Attributes, src: string, member: string, dst: string): void {
   const v = attrs.get(src);
   if (v === undefined) return;
   const decoded = decodeJson(v);
@@ -14,11 +13,11 @@ function entityMember(attrs: Attributes, out: RowOutput, src: string, member: st
   if (typeof m === 'string' || isPlainObject(m)) putValue(out, dst, m);
 }
 
-function entityInput(attrs: Attributes, out: RowOutput): void {
+function entityInput(attrs: Attributes, out: Attributes): void {
   entityMember(attrs, out, 'traceloop.entity.input', 'inputs', 'ag.data.inputs');
 }
 
-function entityOutput(attrs: Attributes, out: RowOutput): void {
+function entityOutput(attrs: Attributes, out: Attributes): void {
   entityMember(attrs, out, 'traceloop.entity.output', 'outputs', 'ag.data.outputs');
 }
 
