@@ -13,8 +13,6 @@ export interface JsonScan {
    * cannot hold exactly, so the caller should parse with `exactNumbers` (parse.ts).
    */
   exactNumbers: boolean;
-  /** When `exactNumbers`: the byte ranges of those tokens, as [start, end) pairs in text order. */
-  wideNumbers?: number[];
 }
 
 const QUOTE = 0x22;
@@ -51,7 +49,7 @@ const LONG_STRING = 64;
 export function scanJson(bytes: Uint8Array, maxDepth: number): JsonScan {
   const n = bytes.length;
   let depth = 0;
-  let wideNumbers: number[] | undefined;
+  let exactNumbers = false;
   let i = 0;
   while (i < n) {
     let c = bytes[i++];
@@ -71,21 +69,20 @@ export function scanJson(bytes: Uint8Array, maxDepth: number): JsonScan {
           }
         } else if (i >= long) {
           i = afterLongString(bytes, i);
-          if (i < 0) return scanResult(false, wideNumbers); // unterminated
+          if (i < 0) return { tooDeep: false, exactNumbers }; // unterminated
           break;
         }
-        if (i >= n) return scanResult(false, wideNumbers); // unterminated: JSON.parse reports it
+        if (i >= n) return { tooDeep: false, exactNumbers }; // unterminated: JSON.parse reports it
         c = bytes[i++];
         if (c === QUOTE) break;
         if (c === BACKSLASH) i++; // the escaped byte cannot end the string
       }
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (++depth > maxDepth) return scanResult(true, wideNumbers);
+      if (++depth > maxDepth) return { tooDeep: true, exactNumbers };
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       depth--;
     } else if ((c >= DIGIT_0 && c <= DIGIT_9) || c === MINUS) {
       // The rest of one number token: digits, sign, dot, exponent.
-      const start = i - 1;
       let digits = c === MINUS ? 0 : 1;
       let exponent = false;
       for (; i < n; i++) {
@@ -94,10 +91,10 @@ export function scanJson(bytes: Uint8Array, maxDepth: number): JsonScan {
         else if (d === LOWER_E || d === UPPER_E) exponent = true;
         else if (d !== MINUS && d !== PLUS && d !== DOT) break;
       }
-      if (exponent || digits >= EXACT_DIGITS) (wideNumbers ??= []).push(start, i);
+      if (exponent || digits >= EXACT_DIGITS) exactNumbers = true;
     }
   }
-  return scanResult(false, wideNumbers);
+  return { tooDeep: false, exactNumbers };
 }
 
 /**
@@ -117,8 +114,4 @@ function afterLongString(bytes: Uint8Array, from: number): number {
     if (((quote - 1 - k) & 1) === 0) return quote + 1;
     i = quote + 1;
   }
-}
-
-function scanResult(tooDeep: boolean, wideNumbers: number[] | undefined): JsonScan {
-  return wideNumbers === undefined ? { tooDeep, exactNumbers: false } : { tooDeep, exactNumbers: true, wideNumbers };
 }
