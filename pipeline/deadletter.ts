@@ -2,7 +2,7 @@
 // reason, so nothing acknowledged disappears without a trace.
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { encodeSpanJson } from './record/index.ts';
+import { encodeSpanJson } from '../codec/record/index.ts';
 import type { DeadLetterSink } from './runner.ts';
 import type { Span } from './span.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeExportRequest } from './otlp/index.ts';
-import { encodeExportRequest } from './otlp/encode-proto.ts';
+import { decodeExportRequest } from '../codec/otlp/index.ts';
+import { encodeExportRequest } from '../codec/otlp/encode-proto.ts';
 import { newSpan, spanStatus, type Span } from './span.ts';
 
 describe('spanStatus', () => {

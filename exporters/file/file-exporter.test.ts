@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { validator } from '../../config/ajv.ts';
 import { RetryableError, StartupError } from '../../pipeline/errors.ts';
 import { silentLogger } from '../../pipeline/log.ts';
-import { encodeBatchJsonLines, encodeSpanJson } from '../../pipeline/record/index.ts';
+import { encodeBatchJsonLines, encodeSpanJson } from '../../codec/record/index.ts';
 import { sampleSpan, sampleSpans } from '../../test/record/fixtures.ts';
 import { backupPath, listBackups } from './backups.ts';
 import type { FileConfig } from './config.ts';

@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import type { Exporter } from '../../pipeline/component.ts';
 import { RetryableError, StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
-import { BatchLinesEncoder, type AttributesShape } from '../../pipeline/record/index.ts';
+import { BatchLinesEncoder, type AttributesShape } from '../../codec/record/index.ts';
 import type { Span } from '../../pipeline/span.ts';
 import { LineFile } from './line-file.ts';
 

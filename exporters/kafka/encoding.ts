@@ -1,7 +1,7 @@
 // The value encodings of span-record.md "Kafka message" and the headers that name them.
-import { encodeExportRequests, type RequestSink } from '../../pipeline/otlp/encode-proto.ts';
-import { encodeExportRequestJson } from '../../pipeline/otlp/index.ts';
-import { ProtoWriter } from '../../pipeline/otlp/proto-writer.ts';
+import { encodeExportRequests, type RequestSink } from '../../codec/otlp/encode-proto.ts';
+import { encodeExportRequestJson } from '../../codec/otlp/index.ts';
+import { ProtoWriter } from '../../codec/otlp/proto-writer.ts';
 import type { Span } from '../../pipeline/span.ts';
 import type { KafkaEncoding } from './config.ts';
 import type { TraceEncoder, TraceEncoderFor } from './messages.ts';

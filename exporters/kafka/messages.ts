@@ -2,8 +2,8 @@
 // value = one span (json) or one trace's spans of this batch (otlp_*), and a record of which spans each
 // message carries, so that what cannot be sent is dead-lettered and nothing else.
 import type { MessageToProduce } from '@platformatic/kafka';
-import type { RequestSink } from '../../pipeline/otlp/encode-proto.ts';
-import { BatchLinesEncoder } from '../../pipeline/record/index.ts';
+import type { RequestSink } from '../../codec/otlp/encode-proto.ts';
+import { BatchLinesEncoder } from '../../codec/record/index.ts';
 import type { Span } from '../../pipeline/span.ts';
 
 export type KafkaMessage = MessageToProduce<Buffer, Buffer, Buffer, Buffer>;

@@ -6,7 +6,7 @@
 import { PermanentError, RetryableError } from '../../pipeline/errors.ts';
 import {
   decodeExportResponse, decodeExportResponseJson, decodeStatus, type PartialSuccess,
-} from '../../pipeline/otlp/index.ts';
+} from '../../codec/otlp/index.ts';
 import { parseRetryAfter } from './retry-after.ts';
 
 const RETRYABLE = new Set([429, 502, 503, 504]);

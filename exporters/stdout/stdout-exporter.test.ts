@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { validator } from '../../config/ajv.ts';
 import { silentLogger } from '../../pipeline/log.ts';
-import { encodeBatchJsonLines } from '../../pipeline/record/index.ts';
+import { encodeBatchJsonLines } from '../../codec/record/index.ts';
 import { sampleSpan, sampleSpans } from '../../test/record/fixtures.ts';
 import { factory } from './factory.ts';
 import { StdoutExporter, type StdoutExporterOptions } from './stdout-exporter.ts';

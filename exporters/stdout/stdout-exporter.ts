@@ -4,7 +4,7 @@
 // (the ingest stream holds the rest) instead of growing memory.
 import type { Writable } from 'node:stream';
 import type { Exporter } from '../../pipeline/component.ts';
-import { BatchLinesEncoder, type AttributesShape } from '../../pipeline/record/index.ts';
+import { BatchLinesEncoder, type AttributesShape } from '../../codec/record/index.ts';
 import type { Span } from '../../pipeline/span.ts';
 
 export interface StdoutExporterOptions {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonWriter } from '../record/json-writer.ts';
+import { JsonWriter } from '../../codec/record/json-writer.ts';
 import type { AttrValue } from '../span.ts';
 import { flattenInto } from './flatten.ts';
 import { AttributeList } from './list.ts';

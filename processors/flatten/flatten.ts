@@ -2,7 +2,7 @@
 // request order. It checks nothing about the spans themselves; `validate` does.
 import type { SyncProcessor } from '../../pipeline/component.ts';
 import type { WorkingBatch } from '../../pipeline/batch.ts';
-import { flatDrafts, treeDrafts } from '../../pipeline/tracing/tree.ts';
+import { flatDrafts, treeDrafts } from '../../codec/tracing/tree.ts';
 
 export class FlattenProcessor implements SyncProcessor {
   readonly sync = true as const;

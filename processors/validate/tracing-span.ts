@@ -4,11 +4,11 @@ import type { SpanDraft } from '../../pipeline/batch.ts';
 import { isZeroSpanId, normaliseSpanId, normaliseTraceId, randomHex, spanIdHex } from '../../pipeline/ids.ts';
 import type { Span } from '../../pipeline/span.ts';
 import { isSpanType, isTraceType, newSpan, spanStatus, SPAN_KIND_BY_NAME, STATUS_CODE_BY_NAME } from '../../pipeline/span.ts';
-import { parseTimestamp } from '../../pipeline/time.ts';
-import { isJsonObject } from '../../pipeline/tracing/tree.ts';
+import { parseTimestamp } from '../../codec/tracing/time.ts';
+import { isJsonObject } from '../../codec/tracing/tree.ts';
 import {
   attributesOf, isAbsent, parseEvents, parseLinks, parseOtlpExtras, parseReferences, parseScope,
-} from '../../pipeline/tracing/span-parts.ts';
+} from '../../codec/tracing/span-parts.ts';
 
 /**
  * The answer of a pure function for the last string it was asked about. Spans of one request nearly

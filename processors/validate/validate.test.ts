@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WorkingBatch } from '../../pipeline/batch.ts';
-import { parseJsonBytes } from '../../pipeline/json/parse.ts';
+import { parseJsonBytes } from '../../codec/json/parse.ts';
 import { createLogger } from '../../pipeline/log.ts';
 import { factory as flattenFactory } from '../flatten/factory.ts';
 import { factory as validateFactory } from './factory.ts';

@@ -6,7 +6,7 @@ import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type S
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import { StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
-import { encodeExportResponse, OtlpDecodeError, ProtoDecoder, type DecodedRequest } from '../../pipeline/otlp/index.ts';
+import { encodeExportResponse, OtlpDecodeError, ProtoDecoder, type DecodedRequest } from '../../codec/otlp/index.ts';
 import type { OtlpGrpcProtocolConfig } from './config.ts';
 import { parseEndpoint } from './endpoint.ts';
 import { ingest, retryAfterSeconds } from './ingest.ts';

@@ -8,7 +8,7 @@ import type { Logger } from '../../pipeline/log.ts';
 import {
   ProtoDecoder, decodeExportRequestJson, encodeExportResponse, encodeExportResponseJson, encodeStatus,
   encodeStatusJson, GrpcCode, OtlpDecodeError, type DecodedRequest, type PartialSuccess,
-} from '../../pipeline/otlp/index.ts';
+} from '../../codec/otlp/index.ts';
 import { declaredTooLarge, decompress, parseContentEncoding, readBody } from '../common/request-body.ts';
 import { ingest, retryAfterSeconds } from './ingest.ts';
 

@@ -7,7 +7,7 @@ import { StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import { sendReply } from '../common/reply-writer.ts';
 import { isServableTarget } from '../common/request-target.ts';
-import { encodeStatusJson, GrpcCode } from '../../pipeline/otlp/index.ts';
+import { encodeStatusJson, GrpcCode } from '../../codec/otlp/index.ts';
 import type { OtlpHttpProtocolConfig } from './config.ts';
 import { createOtlpHttpHandler, type OtlpHttpHandler, type OtlpHttpReply } from './http-handler.ts';
 import { matchOtlpPath } from './paths.ts';

@@ -7,7 +7,7 @@ import { RefusedError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import type { Span } from '../../pipeline/span.ts';
 import { keptShare } from '../../pipeline/stream/size.ts';
-import type { PartialSuccess } from '../../pipeline/otlp/index.ts';
+import type { PartialSuccess } from '../../codec/otlp/index.ts';
 
 /** Reasons listed in a partial_success or error message (otlp.md). */
 const MAX_LISTED_REASONS = 10;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RefusedError } from '../../pipeline/errors.ts';
 import { createDiskStream } from '../../pipeline/stream/disk/disk-stream.ts';
-import { parseRecord } from '../../pipeline/stream/disk/record.ts';
+import { parseRecord } from '../../codec/disk/record.ts';
 import type { IngestStream } from '../../pipeline/stream/stream.ts';
 import { captureLogger, segmentFiles, testIo, waitFor, type TestIo } from './helpers.ts';
 import { makeSpans } from './spans.ts';

@@ -5,7 +5,7 @@
 // batch it hands on, validate leaving it alone, the 202 body and the append.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flatBody } from '../../bench/bodies.ts';
-import { decodeFlatSpans } from '../../pipeline/tracing/flat-decoder.ts';
+import { decodeFlatSpans } from '../../codec/tracing/flat-decoder.ts';
 import { post, startReceiver, type Running } from './harness.ts';
 
 let r: Running;

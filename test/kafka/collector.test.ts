@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, inject, it } from 'vitest';
 import { KafkaExporter } from '../../exporters/kafka/kafka-exporter.ts';
-import { decodeExportRequestJson } from '../../pipeline/otlp/index.ts';
+import { decodeExportRequestJson } from '../../codec/otlp/index.ts';
 import { describeWithCollector, QUIET_TELEMETRY, startCollector, useCollectorBinary } from '../interop/collector.ts';
 import { waitForLines } from '../interop/files.ts';
 import { FIXTURE_SPAN_COUNT, fixtureRequest, fromOtlpJson } from '../interop/otlp-fixture.ts';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { COMPRESSIONS } from '../../exporters/kafka/config.ts';
 import { KafkaExporter } from '../../exporters/kafka/kafka-exporter.ts';
-import { encodeSpanJson } from '../../pipeline/record/index.ts';
+import { encodeSpanJson } from '../../codec/record/index.ts';
 import { context, createTopic, kafkaConfig, makeSpans, readTopic, recordingLogger, uniqueTopic } from './helpers.ts';
 
 const bootstrap = inject('kafkaBootstrap');

@@ -5,8 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { decodeExportRequest, decodeExportRequestJson } from '../../pipeline/otlp/index.ts';
-import { formatTimeNs } from '../../pipeline/record/index.ts';
+import { decodeExportRequest, decodeExportRequestJson } from '../../codec/otlp/index.ts';
+import { formatTimeNs } from '../../codec/record/index.ts';
 import type { Span } from '../../pipeline/span.ts';
 import { startDaemon, type Daemon } from '../helpers/daemon.ts';
 import { readTopic, uniqueTopic, type ReadMessage } from './helpers.ts';

@@ -2,7 +2,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import { KafkaExporter } from '../../exporters/kafka/kafka-exporter.ts';
 import { PermanentError } from '../../pipeline/errors.ts';
-import { encodeSpanJson } from '../../pipeline/record/index.ts';
+import { encodeSpanJson } from '../../codec/record/index.ts';
 import type { Span } from '../../pipeline/span.ts';
 import { context, createTopic, kafkaConfig, makeSpans, readTopic, recordingLogger, uniqueTopic, type ReadMessage } from './helpers.ts';
 

@@ -7,7 +7,7 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { silentLogger } from '../../pipeline/log.ts';
 import {
   decodeExportRequest, decodeExportRequestJson, encodeExportRequest, encodeExportRequestJson,
-} from '../../pipeline/otlp/index.ts';
+} from '../../codec/otlp/index.ts';
 import { OtlpExporter } from '../../exporters/otlp/otlp-exporter.ts';
 import { OtlpReceiver } from '../../receivers/otlp/receiver.ts';
 import { expectedFields, RecordingConsumer, sdkSpans } from './helpers.ts';

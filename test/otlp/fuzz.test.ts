@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { createLogger } from '../../pipeline/log.ts';
-import { decodeStatus } from '../../pipeline/otlp/index.ts';
+import { decodeStatus } from '../../codec/otlp/index.ts';
 import { OtlpReceiver } from '../../receivers/otlp/receiver.ts';
 import { RecordingConsumer, sdkSpans } from './helpers.ts';
 import { seededRandom } from '../helpers/random.ts';

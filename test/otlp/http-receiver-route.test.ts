@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { silentLogger } from '../../pipeline/log.ts';
-import { decodeStatus } from '../../pipeline/otlp/index.ts';
+import { decodeStatus } from '../../codec/otlp/index.ts';
 import { defaultConfig } from '../../receivers/http/config.ts';
 import { HttpReceiver } from '../../receivers/http/receiver.ts';
 import { expectedFields, receivedFields, RecordingConsumer, sdkSpans } from './helpers.ts';

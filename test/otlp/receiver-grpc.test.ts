@@ -4,7 +4,7 @@ import { Client, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { silentLogger } from '../../pipeline/log.ts';
-import { decodeExportResponse, encodeExportRequest } from '../../pipeline/otlp/index.ts';
+import { decodeExportResponse, encodeExportRequest } from '../../codec/otlp/index.ts';
 import type { Span } from '../../pipeline/span.ts';
 import { EXPORT_PATH } from '../../receivers/otlp/grpc-server.ts';
 import { OtlpReceiver } from '../../receivers/otlp/receiver.ts';

@@ -5,7 +5,7 @@ import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otl
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { StartupError } from '../../pipeline/errors.ts';
 import { silentLogger } from '../../pipeline/log.ts';
-import { decodeExportResponse, decodeStatus, encodeExportRequest } from '../../pipeline/otlp/index.ts';
+import { decodeExportResponse, decodeStatus, encodeExportRequest } from '../../codec/otlp/index.ts';
 import { OtlpReceiver } from '../../receivers/otlp/receiver.ts';
 import { expectedFields, receivedFields, RecordingConsumer, sdkSpans } from './helpers.ts';
 

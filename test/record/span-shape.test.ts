@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { flatBody, nestedBody, otlpProtoBody } from '../../bench/bodies.ts';
 import type { WorkingBatch } from '../../pipeline/batch.ts';
 import { silentLogger } from '../../pipeline/log.ts';
-import { decodeExportRequest, decodeExportRequestJson, encodeExportRequestJson } from '../../pipeline/otlp/index.ts';
+import { decodeExportRequest, decodeExportRequestJson, encodeExportRequestJson } from '../../codec/otlp/index.ts';
 import { SPAN_FIELDS, type Span } from '../../pipeline/span.ts';
 import { factory as flatten } from '../../processors/flatten/factory.ts';
 import { factory as validate } from '../../processors/validate/factory.ts';

@@ -16,7 +16,7 @@ import { CursorStore, loadCursors, type CursorState, type Delivering } from './c
 import { nodeIo, type DiskIo } from './io.ts';
 import { lockDirectory } from './lock.ts';
 import { Quarantine, type QuarantineEntry } from './quarantine.ts';
-import { decodeRecordSpans, encodeRecord, parseRecord, stampSeq } from './record.ts';
+import { decodeRecordSpans, encodeRecord, parseRecord, stampSeq } from '../../../codec/disk/record.ts';
 import { RecentRecords } from './recent.ts';
 import { recoverSegment } from './recover.ts';
 import { parseSegmentName, Segment } from './segment.ts';

@@ -7,7 +7,7 @@ import type { IngestStream } from '../stream.ts';
 import { captureLogger, segmentFiles, tempDir } from '../../../test/durability/helpers.ts';
 import { makeSpans } from '../../../test/durability/spans.ts';
 import { createDiskStream } from './disk-stream.ts';
-import { encodeRecord, HEADER_BYTES, parseRecord, stampSeq } from './record.ts';
+import { encodeRecord, HEADER_BYTES, parseRecord, stampSeq } from '../../../codec/disk/record.ts';
 
 const opened: IngestStream[] = [];
 afterEach(async () => {

@@ -7,7 +7,7 @@
 import type { Logger } from '../../log.ts';
 import { syncDirectory, writeAll, type DiskIo } from './io.ts';
 import type { Quarantine } from './quarantine.ts';
-import { findNextRecord, parseRecord } from './record.ts';
+import { findNextRecord, parseRecord } from '../../../codec/disk/record.ts';
 import { Segment } from './segment.ts';
 
 export interface RecoveryContext {

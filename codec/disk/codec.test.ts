@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import type { Span } from '../../pipeline/span.ts';
+import { decodeValue, encodeValue } from './codec.ts';
+import { decodeRecordSpans, encodeRecord, parseRecord, stampSeq } from './record.ts';
+
+function fullSpan(): Span {
+  return {
+    traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+    spanId: '00f067aa0ba902b7',
+    parentId: 'a1b2c3d4e5f60718',
+    name: 'chat ünïcode 🚀',
+    kind: 3,
+    startNs: 1776363498123456789n,
+    endNs: 18446744073709551615n, // beyond int64: stored as text
+    status: { code: 2, message: 'boom' },
+    attributes: new Map<string, import('../../pipeline/span.ts').AttrValue>([
+      ['z.first', 1],
+      ['1', 'integer-like key keeps its place'],
+      ['neg.zero', -0],
+      ['float', 0.1],
+      ['nan', Number.NaN],
+      ['max', Number.MAX_SAFE_INTEGER],
+      ['big', -9223372036854775808n],
+      ['null', null],
+      ['bool', false],
+      ['mixed', ['a', 2, 3.5, true, null, 12345678901234567890n]],
+      ['lone.surrogate', 'a\ud800b'],
+      ['empty', ''],
+      ['long', 'x'.repeat(300)],
+    ]),
+    events: [],
+    references: [{ id: '4bf92f35-77b3-4da6-a3ce-929d0e0e4736', attributes: new Map() }],
+    resource: new Map([['service.name', 'shop']]),
+    scope: { name: 'lib', version: '1.0', attributes: new Map([['k', 'v']]) },
+    otlp: { traceState: 'a=b', flags: 1, droppedAttributesCount: 2, resourceSchemaUrl: 'https://x' },
+    traceType: 'invocation',
+    spanType: 'chat',
+    sessionId: 's',
+    userId: 'u',
+  };
+}
+
+describe('span codec', () => {
+  it('round-trips every span field exactly: bigint, Map order, -0, NaN, lone surrogates, absent vs []', () => {
+    const span = fullSpan();
+    const bare: Span = { ...fullSpan(), events: undefined };
+    delete bare.events;
+    const back = decodeValue(encodeValue([span, bare])) as Span[];
+    expect(back[0]).toEqual(span);
+    expect([...back[0].attributes.keys()]).toEqual([...span.attributes.keys()]);
+    expect(Object.is(back[0].attributes.get('neg.zero'), -0)).toBe(true);
+    expect(back[0].attributes.get('lone.surrogate')).toBe('a\ud800b');
+    expect(back[0].endNs).toBe(18446744073709551615n);
+    expect(back[0].events).toEqual([]);
+    expect('events' in back[1]).toBe(false);
+    expect(Object.keys(back[0])).toEqual(Object.keys(span));
+  });
+
+  it('keeps an own "__proto__" key as data', () => {
+    const value = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}');
+    const back = decodeValue(encodeValue(value)) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(back)).toBe(Object.prototype);
+    expect(Object.keys(back)).toEqual(['__proto__', 'a']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('rejects truncated or malformed payloads with a RangeError instead of returning garbage', () => {
+    const buf = encodeValue([fullSpan()]);
+    expect(() => decodeValue(buf.subarray(0, buf.length - 5))).toThrow(RangeError);
+    expect(() => decodeValue(Buffer.from([99]))).toThrow(RangeError);
+    expect(() => decodeValue(Buffer.concat([buf, Buffer.from([0])]))).toThrow(/trailing/);
+  });
+
+  it('refuses values it cannot carry', () => {
+    expect(() => encodeValue([{ f: () => 1 }])).toThrow(TypeError);
+  });
+});
+
+describe('record framing', () => {
+  it('checks header and payload checksums and reports a record that runs past the end as short', () => {
+    const rec = encodeRecord([fullSpan(), fullSpan()]);
+    stampSeq(rec, 2 ** 40 + 7);
+    const ok = parseRecord(rec, 0, rec.length);
+    expect(ok).toEqual({ kind: 'ok', seq: 2 ** 40 + 7, spans: 2, end: rec.length });
+    expect(decodeRecordSpans(rec, 0, rec.length)[1].name).toBe('chat ünïcode 🚀');
+    expect(parseRecord(rec, 0, rec.length - 1)).toEqual({ kind: 'short' });
+    const payloadFlip = Buffer.from(rec);
+    payloadFlip[rec.length - 1] ^= 1;
+    expect(parseRecord(payloadFlip, 0, rec.length)).toMatchObject({ kind: 'bad', reason: 'payload checksum mismatch', end: rec.length });
+    const headerFlip = Buffer.from(rec);
+    headerFlip[9] ^= 1;
+    expect(parseRecord(headerFlip, 0, rec.length)).toMatchObject({ kind: 'bad', reason: 'header checksum mismatch' });
+  });
+});

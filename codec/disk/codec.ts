@@ -1,0 +1,361 @@
+// The record payload: spans in a small tagged binary form (docs/decisions/0231-disk-record-codec.md).
+// It is generic (any tree of plain objects, arrays, Maps, strings, numbers, bigints, booleans, null and
+// undefined), so a field added to Span later is carried without touching this file, and lossless for
+// what a Span holds: bigint stays bigint, an attribute map keeps its order, an absent key stays absent
+// and [] stays []. Every Map a Span holds is an attribute map (a Map or an AttributeList, written alike),
+// so a map is read back as an AttributeList, the form the encoders walk fastest.
+// Measured against node:v8 serialize on 100-span requests: about 2x faster to encode, 5x to decode and
+// 45% smaller, because object keys are written once per record and later referenced by number.
+import { AttributeList } from '../../pipeline/attributes/list.ts';
+import type { AttrValue } from '../../pipeline/span.ts';
+
+const T_UNDEFINED = 0;
+const T_NULL = 1;
+const T_FALSE = 2;
+const T_TRUE = 3;
+const T_INT32 = 4;
+const T_FLOAT64 = 5;
+const T_INT64 = 6;
+const T_STRING = 7;
+const T_ARRAY = 8;
+const T_MAP = 9;
+const T_OBJECT = 10;
+const T_BIGINT_TEXT = 11;
+const T_KEY_REF = 12;
+const T_STRING_UTF16 = 13;
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const SCRATCH_KEEP = 8 * 1024 * 1024;
+
+// Typed-array views to move 8-byte numbers: much cheaper than Buffer#writeBigInt64LE / writeDoubleLE,
+// which range-check on every call (the platforms Node runs on are little-endian, as the format is).
+const f64 = new Float64Array(1);
+const i64 = new BigInt64Array(f64.buffer);
+const bytes8 = new Uint8Array(f64.buffer);
+
+function put8(buf: Buffer, pos: number): void {
+  buf[pos] = bytes8[0];
+  buf[pos + 1] = bytes8[1];
+  buf[pos + 2] = bytes8[2];
+  buf[pos + 3] = bytes8[3];
+  buf[pos + 4] = bytes8[4];
+  buf[pos + 5] = bytes8[5];
+  buf[pos + 6] = bytes8[6];
+  buf[pos + 7] = bytes8[7];
+}
+
+function get8(buf: Buffer, pos: number): void {
+  bytes8[0] = buf[pos];
+  bytes8[1] = buf[pos + 1];
+  bytes8[2] = buf[pos + 2];
+  bytes8[3] = buf[pos + 3];
+  bytes8[4] = buf[pos + 4];
+  bytes8[5] = buf[pos + 5];
+  bytes8[6] = buf[pos + 6];
+  bytes8[7] = buf[pos + 7];
+}
+
+/**
+ * Writes values into one growing scratch buffer; the caller copies the result out. Encoding is
+ * synchronous, so one module-level encoder is shared safely.
+ */
+class Encoder {
+  buf = Buffer.allocUnsafe(64 * 1024);
+  pos = 0;
+  keys = new Map<string, number>();
+
+  reset(headerBytes: number): void {
+    if (this.buf.length > SCRATCH_KEEP) this.buf = Buffer.allocUnsafe(64 * 1024);
+    this.pos = headerBytes;
+    this.keys.clear();
+  }
+
+  ensure(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
+    this.buf.copy(grown, 0, 0, this.pos);
+    this.buf = grown;
+  }
+
+  varint(n: number): void {
+    this.ensure(5);
+    const buf = this.buf;
+    let pos = this.pos;
+    while (n > 127) {
+      buf[pos++] = (n & 127) | 128;
+      n >>>= 7;
+    }
+    buf[pos++] = n;
+    this.pos = pos;
+  }
+
+  /** Tag byte included: ASCII fast path, UTF-8 otherwise, UTF-16 units for strings UTF-8 cannot hold
+   *  (lone surrogates, which JSON input can carry). */
+  string(s: string, tag: number): void {
+    const len = s.length;
+    this.ensure(len * 3 + 6);
+    const buf = this.buf;
+    if (len < 128) {
+      const start = this.pos + 2;
+      let i = 0;
+      for (; i < len; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 127) break;
+        buf[start + i] = c;
+      }
+      if (i === len) {
+        buf[this.pos] = tag;
+        buf[this.pos + 1] = len;
+        this.pos = start + len;
+        return;
+      }
+    }
+    if (!s.isWellFormed()) {
+      buf[this.pos++] = T_STRING_UTF16;
+      this.varint(len * 2);
+      this.ensure(len * 2);
+      this.pos += this.buf.write(s, this.pos, 'utf16le');
+      return;
+    }
+    buf[this.pos++] = tag;
+    const bytes = Buffer.byteLength(s, 'utf8');
+    this.varint(bytes);
+    this.pos += this.buf.write(s, this.pos, bytes, 'utf8');
+  }
+
+  key(k: string): void {
+    const id = this.keys.get(k);
+    if (id !== undefined) {
+      this.ensure(1);
+      this.buf[this.pos++] = T_KEY_REF;
+      this.varint(id);
+      return;
+    }
+    this.keys.set(k, this.keys.size);
+    this.string(k, T_STRING);
+  }
+
+  value(v: unknown): void {
+    this.ensure(10);
+    const buf = this.buf;
+    switch (typeof v) {
+      case 'string':
+        this.string(v, T_STRING);
+        return;
+      case 'number':
+        if ((v | 0) === v && (v !== 0 || 1 / v > 0)) {
+          const p = this.pos;
+          buf[p] = T_INT32;
+          buf[p + 1] = v;
+          buf[p + 2] = v >> 8;
+          buf[p + 3] = v >> 16;
+          buf[p + 4] = v >> 24;
+          this.pos = p + 5;
+        } else {
+          buf[this.pos] = T_FLOAT64;
+          f64[0] = v;
+          put8(buf, this.pos + 1);
+          this.pos += 9;
+        }
+        return;
+      case 'bigint':
+        if (v >= INT64_MIN && v <= INT64_MAX) {
+          buf[this.pos] = T_INT64;
+          i64[0] = v;
+          put8(buf, this.pos + 1);
+          this.pos += 9;
+        } else {
+          this.string(v.toString(), T_BIGINT_TEXT);
+        }
+        return;
+      case 'boolean':
+        buf[this.pos++] = v ? T_TRUE : T_FALSE;
+        return;
+      case 'undefined':
+        buf[this.pos++] = T_UNDEFINED;
+        return;
+      case 'object':
+        if (v === null) {
+          buf[this.pos++] = T_NULL;
+        } else if (Array.isArray(v)) {
+          buf[this.pos++] = T_ARRAY;
+          this.varint(v.length);
+          for (let i = 0; i < v.length; i++) this.value(v[i]);
+        } else if (v instanceof AttributeList) {
+          buf[this.pos++] = T_MAP;
+          this.varint(v.size);
+          for (let i = 0; i < v.keyArray.length; i++) {
+            this.key(v.keyArray[i]);
+            this.value(v.valueArray[i]);
+          }
+        } else if (v instanceof Map) {
+          buf[this.pos++] = T_MAP;
+          this.varint(v.size);
+          for (const [k, x] of v) {
+            if (typeof k !== 'string') throw new TypeError(`span codec: Map key of type ${typeof k}`);
+            this.key(k);
+            this.value(x);
+          }
+        } else {
+          buf[this.pos++] = T_OBJECT;
+          const keys = Object.keys(v);
+          this.varint(keys.length);
+          for (let i = 0; i < keys.length; i++) {
+            this.key(keys[i]);
+            this.value((v as Record<string, unknown>)[keys[i]]);
+          }
+        }
+        return;
+      default:
+        throw new TypeError(`span codec: cannot encode a ${typeof v}`);
+    }
+  }
+}
+
+const encoder = new Encoder();
+
+/**
+ * Encodes `value` after `headerBytes` unfilled bytes (the caller writes its header there) and returns a
+ * fresh buffer of exactly header + payload: one allocation and one copy per record.
+ */
+export function encodeWithHeader(value: unknown, headerBytes: number): Buffer {
+  encoder.reset(headerBytes);
+  encoder.value(value);
+  const out = Buffer.allocUnsafe(encoder.pos);
+  encoder.buf.copy(out, headerBytes, headerBytes, encoder.pos);
+  return out;
+}
+
+export function encodeValue(value: unknown): Buffer {
+  return encodeWithHeader(value, 0);
+}
+
+class Decoder {
+  buf: Buffer;
+  pos: number;
+  end: number;
+  keys: string[] = [];
+
+  constructor(buf: Buffer, start: number, end: number) {
+    this.buf = buf;
+    this.pos = start;
+    this.end = end;
+  }
+
+  fail(what: string): never {
+    throw new RangeError(`span codec: ${what} at byte ${this.pos}`);
+  }
+
+  varint(): number {
+    let n = 0;
+    let shift = 0;
+    let b: number;
+    do {
+      if (this.pos >= this.end || shift > 28) this.fail('bad length');
+      b = this.buf[this.pos++];
+      n += (b & 127) * 2 ** shift;
+      shift += 7;
+    } while (b & 128);
+    return n;
+  }
+
+  text(encoding: 'utf8' | 'utf16le'): string {
+    const n = this.varint();
+    if (this.pos + n > this.end) this.fail('string past the end');
+    const s = this.buf.toString(encoding, this.pos, this.pos + n);
+    this.pos += n;
+    return s;
+  }
+
+  key(): string {
+    const tag = this.buf[this.pos++];
+    if (tag === T_KEY_REF) {
+      const id = this.varint();
+      if (id >= this.keys.length) this.fail('unknown key reference');
+      return this.keys[id];
+    }
+    if (tag !== T_STRING) this.fail('expected a key');
+    const k = this.text('utf8');
+    this.keys.push(k);
+    return k;
+  }
+
+  value(): unknown {
+    if (this.pos >= this.end) this.fail('value past the end');
+    const tag = this.buf[this.pos++];
+    switch (tag) {
+      case T_UNDEFINED:
+        return undefined;
+      case T_NULL:
+        return null;
+      case T_FALSE:
+        return false;
+      case T_TRUE:
+        return true;
+      case T_INT32: {
+        if (this.pos + 4 > this.end) this.fail('number past the end');
+        const b = this.buf;
+        const p = this.pos;
+        this.pos = p + 4;
+        return b[p] | (b[p + 1] << 8) | (b[p + 2] << 16) | (b[p + 3] << 24);
+      }
+      case T_FLOAT64: {
+        if (this.pos + 8 > this.end) this.fail('number past the end');
+        get8(this.buf, this.pos);
+        this.pos += 8;
+        return f64[0];
+      }
+      case T_INT64: {
+        if (this.pos + 8 > this.end) this.fail('number past the end');
+        get8(this.buf, this.pos);
+        this.pos += 8;
+        return i64[0];
+      }
+      case T_STRING:
+        return this.text('utf8');
+      case T_STRING_UTF16:
+        return this.text('utf16le');
+      case T_BIGINT_TEXT:
+        return BigInt(this.text('utf8'));
+      case T_ARRAY: {
+        const n = this.varint();
+        if (n > this.end - this.pos) this.fail('array longer than the record');
+        const a = new Array(n);
+        for (let i = 0; i < n; i++) a[i] = this.value();
+        return a;
+      }
+      case T_MAP: {
+        const n = this.varint();
+        const m = new AttributeList();
+        for (let i = 0; i < n; i++) {
+          const k = this.key();
+          // Keys were unique in the map written. Attribute values are flat, never maps themselves.
+          m.append(k, this.value() as AttrValue);
+        }
+        return m;
+      }
+      case T_OBJECT: {
+        const n = this.varint();
+        const o: Record<string, unknown> = {};
+        for (let i = 0; i < n; i++) {
+          const k = this.key();
+          // An own "__proto__" key (JSON.parse can make one) must stay data, not become the prototype.
+          if (k === '__proto__') Object.defineProperty(o, k, { value: this.value(), enumerable: true, writable: true, configurable: true });
+          else o[k] = this.value();
+        }
+        return o;
+      }
+      default:
+        return this.fail(`unknown tag ${tag}`);
+    }
+  }
+}
+
+/** Decodes one value from `buf[start, end)`; throws RangeError on malformed input. */
+export function decodeValue(buf: Buffer, start = 0, end = buf.length): unknown {
+  const d = new Decoder(buf, start, end);
+  const v = d.value();
+  if (d.pos !== end) d.fail('trailing bytes');
+  return v;
+}

@@ -1,0 +1,78 @@
+// One record on disk (docs/decisions/0230-disk-stream-format.md): a 28-byte header, then the payload.
+//
+//   0  u32 magic "THR1"          16 u32 span count
+//   4  u32 payload length        20 u32 CRC-32 of the payload
+//   8  u64 seq (two u32, LE)     24 u32 CRC-32 of header bytes 0..23
+//
+// The header has its own checksum so a damaged payload still has a trusted length (the scan skips
+// exactly that record), and a damaged header is found by scanning for the next magic whose header
+// checksum holds. All integers little-endian.
+import { crc32 } from 'node:zlib';
+import type { Span } from '../../pipeline/span.ts';
+import { decodeValue, encodeWithHeader } from './codec.ts';
+
+export const HEADER_BYTES = 28;
+export const MAGIC = 0x31524854; // "THR1" read as little-endian u32
+const MAGIC_BYTE0 = 0x54; // "T"
+/** No accepted request comes near this; a larger length in a header is damage. */
+export const MAX_PAYLOAD_BYTES = 1024 * 1024 * 1024;
+
+/** Encodes `spans` with a header whose seq is filled in later by `stampSeq` (the seq is only given
+ *  once the append is accepted). */
+export function encodeRecord(spans: Span[]): Buffer {
+  const buf = encodeWithHeader(spans, HEADER_BYTES);
+  buf.writeUInt32LE(MAGIC, 0);
+  buf.writeUInt32LE(buf.length - HEADER_BYTES, 4);
+  buf.writeUInt32LE(spans.length, 16);
+  buf.writeUInt32LE(crc32(buf.subarray(HEADER_BYTES)), 20);
+  return buf;
+}
+
+export function stampSeq(record: Buffer, seq: number): void {
+  record.writeUInt32LE(seq % 0x1_0000_0000, 8);
+  record.writeUInt32LE(Math.floor(seq / 0x1_0000_0000), 12);
+  record.writeUInt32LE(crc32(record.subarray(0, 24)), 24);
+}
+
+export type Parsed =
+  /** A whole, valid record. */
+  | { kind: 'ok'; seq: number; spans: number; end: number }
+  /** The bytes end before the record does (a torn write, or the end of a read window). */
+  | { kind: 'short' }
+  /** Damaged. `end` is set when the header is intact, so the record's extent is known. */
+  | { kind: 'bad'; reason: string; end?: number };
+
+/** Checks the record starting at `buf[p]`, with `buf[p, limit)` available. */
+export function parseRecord(buf: Buffer, p: number, limit: number): Parsed {
+  if (limit - p < HEADER_BYTES) {
+    // A short prefix that cannot be the start of a header is damage, not a torn write.
+    return limit - p >= 4 && buf.readUInt32LE(p) !== MAGIC ? { kind: 'bad', reason: 'bad magic' } : { kind: 'short' };
+  }
+  if (buf.readUInt32LE(p) !== MAGIC) return { kind: 'bad', reason: 'bad magic' };
+  if (crc32(buf.subarray(p, p + 24)) !== buf.readUInt32LE(p + 24)) return { kind: 'bad', reason: 'header checksum mismatch' };
+  const length = buf.readUInt32LE(p + 4);
+  if (length > MAX_PAYLOAD_BYTES) return { kind: 'bad', reason: 'implausible length' };
+  const end = p + HEADER_BYTES + length;
+  if (end > limit) return { kind: 'short' };
+  if (crc32(buf.subarray(p + HEADER_BYTES, end)) !== buf.readUInt32LE(p + 20)) {
+    return { kind: 'bad', reason: 'payload checksum mismatch', end };
+  }
+  const seq = buf.readUInt32LE(p + 8) + buf.readUInt32LE(p + 12) * 0x1_0000_0000;
+  return { kind: 'ok', seq, spans: buf.readUInt32LE(p + 16), end };
+}
+
+/** The start of the next whole valid record after `from`, or -1: how a scan resynchronises after damage. */
+export function findNextRecord(buf: Buffer, from: number, limit: number): number {
+  for (let p = buf.indexOf(MAGIC_BYTE0, from); p !== -1 && p < limit; p = buf.indexOf(MAGIC_BYTE0, p + 1)) {
+    if (p + HEADER_BYTES > limit) return -1;
+    if (parseRecord(buf, p, limit).kind === 'ok') return p;
+  }
+  return -1;
+}
+
+/** Decodes the spans of a record already checked by `parseRecord`. */
+export function decodeRecordSpans(buf: Buffer, p: number, end: number): Span[] {
+  const spans = decodeValue(buf, p + HEADER_BYTES, end);
+  if (!Array.isArray(spans)) throw new RangeError('record payload is not a list of spans');
+  return spans as Span[];
+}

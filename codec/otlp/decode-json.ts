@@ -1,0 +1,315 @@
+// ExportTraceServiceRequest in OTLP/JSON -> canonical spans. The OTLP/JSON rules: ids are hex strings,
+// enums integers, 64-bit integers decimal strings (numbers are accepted too), keys lowerCamelCase;
+// unknown keys are ignored. As in the protobuf JSON mapping, the proto field names (snake_case) are
+// accepted as well, and enum values may be given by name.
+//
+// A field of the wrong JSON type that validate has a rule for (ids, times, kind, status code) is decoded
+// to a value validate rejects, so only that span fails; any other type error makes the body
+// undecodable (400), naming the path.
+import { newSpan, spanStatus, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../../pipeline/span.ts';
+import { flattenInto } from '../../pipeline/attributes/flatten.ts';
+import { AttributeList } from '../../pipeline/attributes/list.ts';
+import { parseJsonBytes } from '../json/parse.ts';
+import { MAX_VALUE_DEPTH, OtlpDecodeError } from './errors.ts';
+import type { DecodedRequest } from './decode-proto.ts';
+
+/** Object/array nesting allowed in the raw text: the request's own levels plus the value depth. */
+const MAX_JSON_DEPTH = 16 + 3 * MAX_VALUE_DEPTH;
+
+type Obj = Record<string, unknown>;
+
+function fail(path: string, what: string): never {
+  throw new OtlpDecodeError(`${path}: ${what}`);
+}
+
+function isObj(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** The member under its lowerCamelCase or its proto name. */
+function pick(o: Obj, camel: string, snake: string): unknown {
+  const v = o[camel];
+  return v !== undefined ? v : o[snake];
+}
+
+function list(v: unknown, path: string): unknown[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) fail(path, 'expected an array');
+  return v;
+}
+
+function str(v: unknown, path: string): string {
+  if (v === undefined || v === null) return '';
+  if (typeof v !== 'string') fail(path, 'expected a string');
+  return v;
+}
+
+function uint32(v: unknown, path: string): number {
+  if (v === undefined || v === null) return 0;
+  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 0xffffffff) fail(path, 'expected a uint32');
+  return n;
+}
+
+/** An id: hex, lowercased. A non-string becomes '' so validate rejects the span, not the request. */
+function id(v: unknown): string {
+  if (typeof v !== 'string') return v === undefined || v === null ? '' : '!';
+  return v.toLowerCase();
+}
+
+/** fixed64 nanoseconds: a decimal string or an integer; anything else is 0n (validate: missing time). */
+function nanos(v: unknown): bigint {
+  if (typeof v === 'string') return /^\d{1,20}$/.test(v) ? BigInt(v) : 0n;
+  if (typeof v === 'number') return Number.isInteger(v) && v >= 0 ? BigInt(v) : 0n;
+  if (typeof v === 'bigint') return v >= 0n ? v : 0n;
+  return 0n;
+}
+
+/** An enum by number or by name; -1 (out of every range) when neither. */
+function enumValue(v: unknown, names: readonly string[]): number {
+  if (v === undefined || v === null) return 0;
+  if (typeof v === 'number') return Number.isInteger(v) ? v : -1;
+  if (typeof v === 'string') {
+    const i = names.indexOf(v);
+    if (i >= 0) return i;
+    return /^-?\d+$/.test(v) ? Number(v) : -1;
+  }
+  return -1;
+}
+
+const KIND_NAMES = [
+  'SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_PRODUCER',
+  'SPAN_KIND_CONSUMER',
+] as const;
+const STATUS_NAMES = ['STATUS_CODE_UNSET', 'STATUS_CODE_OK', 'STATUS_CODE_ERROR'] as const;
+
+/** Decodes an OTLP/JSON body. Throws OtlpDecodeError when it is not JSON or not the request's shape. */
+export function decodeExportRequestJson(bytes: Uint8Array): DecodedRequest {
+  const parsed = parseJsonBytes(bytes, MAX_JSON_DEPTH);
+  if (!parsed.ok) throw new OtlpDecodeError(parsed.message);
+  const root = parsed.value;
+  if (!isObj(root)) fail('$', 'expected an object');
+  const spans: Span[] = [];
+  const rsList = list(pick(root, 'resourceSpans', 'resource_spans'), 'resourceSpans');
+  for (let i = 0; i < rsList.length; i++) {
+    const rs = rsList[i];
+    const rsPath = `resourceSpans[${i}]`;
+    if (!isObj(rs)) fail(rsPath, 'expected an object');
+    let resource: Attributes | undefined;
+    const res = rs.resource;
+    if (res !== undefined && res !== null) {
+      if (!isObj(res)) fail(`${rsPath}.resource`, 'expected an object');
+      const attrs = readAttributes(res.attributes, `${rsPath}.resource.attributes`);
+      if (attrs.size > 0) resource = attrs;
+    }
+    const resourceSchemaUrl = str(pick(rs, 'schemaUrl', 'schema_url'), `${rsPath}.schemaUrl`);
+    const ssList = list(pick(rs, 'scopeSpans', 'scope_spans'), `${rsPath}.scopeSpans`);
+    for (let j = 0; j < ssList.length; j++) {
+      const ss = ssList[j];
+      const ssPath = `${rsPath}.scopeSpans[${j}]`;
+      if (!isObj(ss)) fail(ssPath, 'expected an object');
+      const scope = readScope(ss.scope, `${ssPath}.scope`);
+      const scopeSchemaUrl = str(pick(ss, 'schemaUrl', 'schema_url'), `${ssPath}.schemaUrl`);
+      const spanList = list(ss.spans, `${ssPath}.spans`);
+      for (let k = 0; k < spanList.length; k++) {
+        spans.push(readSpan(spanList[k], `${ssPath}.spans[${k}]`, resource, scope, resourceSchemaUrl, scopeSchemaUrl));
+      }
+    }
+  }
+  return { spans };
+}
+
+function readScope(v: unknown, path: string): SpanScope | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!isObj(v)) fail(path, 'expected an object');
+  const name = str(v.name, `${path}.name`);
+  const version = str(v.version, `${path}.version`);
+  const attrs = readAttributes(v.attributes, `${path}.attributes`);
+  if (name === '' && version === '' && attrs.size === 0) return undefined;
+  const scope: SpanScope = { name };
+  if (version !== '') scope.version = version;
+  if (attrs.size > 0) scope.attributes = attrs;
+  return scope;
+}
+
+function readSpan(
+  v: unknown,
+  path: string,
+  resource: Attributes | undefined,
+  scope: SpanScope | undefined,
+  resourceSchemaUrl: string,
+  scopeSchemaUrl: string,
+): Span {
+  if (!isObj(v)) fail(path, 'expected an object');
+  const statusIn = v.status;
+  let status = spanStatus(0, undefined);
+  if (statusIn !== undefined && statusIn !== null) {
+    if (!isObj(statusIn)) fail(`${path}.status`, 'expected an object');
+    const message = str(statusIn.message, `${path}.status.message`);
+    status = spanStatus(enumValue(statusIn.code, STATUS_NAMES), message === '' ? undefined : message);
+  }
+  // newSpan: every field, so one hidden class for all spans (pipeline/span.ts SPAN_FIELDS).
+  const span = newSpan(
+    id(pick(v, 'traceId', 'trace_id')),
+    id(pick(v, 'spanId', 'span_id')),
+    str(v.name, `${path}.name`),
+    enumValue(v.kind, KIND_NAMES),
+    nanos(pick(v, 'startTimeUnixNano', 'start_time_unix_nano')),
+    nanos(pick(v, 'endTimeUnixNano', 'end_time_unix_nano')),
+    status,
+    readAttributes(v.attributes, `${path}.attributes`),
+  );
+  const parentId = id(pick(v, 'parentSpanId', 'parent_span_id'));
+  if (parentId !== '') span.parentId = parentId;
+
+  const eventsIn = list(v.events, `${path}.events`);
+  if (eventsIn.length > 0) {
+    const events: SpanEvent[] = [];
+    for (let i = 0; i < eventsIn.length; i++) {
+      const e = eventsIn[i];
+      const ePath = `${path}.events[${i}]`;
+      if (!isObj(e)) fail(ePath, 'expected an object');
+      const event: SpanEvent = {
+        name: str(e.name, `${ePath}.name`),
+        timeNs: nanos(pick(e, 'timeUnixNano', 'time_unix_nano')),
+        attributes: readAttributes(e.attributes, `${ePath}.attributes`),
+      };
+      const dropped = uint32(pick(e, 'droppedAttributesCount', 'dropped_attributes_count'), `${ePath}.droppedAttributesCount`);
+      if (dropped !== 0) event.droppedAttributesCount = dropped;
+      events.push(event);
+    }
+    span.events = events;
+  }
+
+  const linksIn = list(v.links, `${path}.links`);
+  if (linksIn.length > 0) {
+    const links: SpanLink[] = [];
+    for (let i = 0; i < linksIn.length; i++) {
+      const l = linksIn[i];
+      const lPath = `${path}.links[${i}]`;
+      if (!isObj(l)) fail(lPath, 'expected an object');
+      const link: SpanLink = {
+        traceId: id(pick(l, 'traceId', 'trace_id')),
+        spanId: id(pick(l, 'spanId', 'span_id')),
+        attributes: readAttributes(l.attributes, `${lPath}.attributes`),
+      };
+      const traceState = str(pick(l, 'traceState', 'trace_state'), `${lPath}.traceState`);
+      if (traceState !== '') link.traceState = traceState;
+      const flags = uint32(l.flags, `${lPath}.flags`);
+      if (flags !== 0) link.flags = flags;
+      const dropped = uint32(pick(l, 'droppedAttributesCount', 'dropped_attributes_count'), `${lPath}.droppedAttributesCount`);
+      if (dropped !== 0) link.droppedAttributesCount = dropped;
+      links.push(link);
+    }
+    span.links = links;
+  }
+
+  if (resource !== undefined) span.resource = resource;
+  if (scope !== undefined) span.scope = scope;
+
+  const otlp: OtlpExtras = {};
+  let anyExtra = false;
+  const traceState = str(pick(v, 'traceState', 'trace_state'), `${path}.traceState`);
+  if (traceState !== '') { otlp.traceState = traceState; anyExtra = true; }
+  const flags = uint32(v.flags, `${path}.flags`);
+  if (flags !== 0) { otlp.flags = flags; anyExtra = true; }
+  const dAttrs = uint32(pick(v, 'droppedAttributesCount', 'dropped_attributes_count'), `${path}.droppedAttributesCount`);
+  if (dAttrs !== 0) { otlp.droppedAttributesCount = dAttrs; anyExtra = true; }
+  const dEvents = uint32(pick(v, 'droppedEventsCount', 'dropped_events_count'), `${path}.droppedEventsCount`);
+  if (dEvents !== 0) { otlp.droppedEventsCount = dEvents; anyExtra = true; }
+  const dLinks = uint32(pick(v, 'droppedLinksCount', 'dropped_links_count'), `${path}.droppedLinksCount`);
+  if (dLinks !== 0) { otlp.droppedLinksCount = dLinks; anyExtra = true; }
+  if (resourceSchemaUrl !== '') { otlp.resourceSchemaUrl = resourceSchemaUrl; anyExtra = true; }
+  if (scopeSchemaUrl !== '') { otlp.scopeSchemaUrl = scopeSchemaUrl; anyExtra = true; }
+  if (anyExtra) span.otlp = otlp;
+  return span;
+}
+
+// ---- attributes ---------------------------------------------------------------------------------
+
+function readAttributes(v: unknown, path: string): AttributeList {
+  const out = new AttributeList();
+  const kvs = list(v, path);
+  for (let i = 0; i < kvs.length; i++) {
+    const kv = kvs[i];
+    const kvPath = `${path}[${i}]`;
+    if (!isObj(kv)) fail(kvPath, 'expected an object');
+    const key = str(kv.key, `${kvPath}.key`);
+    const value = anyValue(kv.value, `${kvPath}.value`, 0);
+    if (value instanceof Map || (Array.isArray(value) && hasObject(value))) flattenInto(value, key, out);
+    else out.set(key, value as AttrValue);
+  }
+  return out;
+}
+
+function hasObject(a: unknown[]): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== null && typeof a[i] === 'object') return true;
+  return false;
+}
+
+/** A 64-bit integer: number when exact, bigint beyond +-(2^53-1). */
+function int64(v: unknown, path: string): number | bigint {
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v)) fail(path, 'expected an integer');
+    return v;
+  }
+  if (typeof v === 'bigint') return v;
+  if (typeof v === 'string' && /^-?\d{1,20}$/.test(v)) {
+    if (v.length < 16) return Number(v);
+    const b = BigInt(v);
+    return b >= -9007199254740991n && b <= 9007199254740991n ? Number(b) : b;
+  }
+  fail(path, 'expected an int64');
+}
+
+function double(v: unknown, path: string): number | string {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') return Number(v);
+  if (typeof v === 'string') {
+    if (v === 'NaN' || v === 'Infinity' || v === '-Infinity') return v;
+    const n = Number(v);
+    if (v.trim() !== '' && Number.isFinite(n)) return n;
+  }
+  fail(path, 'expected a double');
+}
+
+/** AnyValue -> scalar, scalar array, or a Map / array for flattenInto; {} -> null. */
+function anyValue(v: unknown, path: string, depth: number): unknown {
+  if (v === undefined || v === null) return null;
+  if (!isObj(v)) fail(path, 'expected an AnyValue object');
+  let x: unknown;
+  if ((x = pick(v, 'stringValue', 'string_value')) !== undefined) return str(x, `${path}.stringValue`);
+  if ((x = pick(v, 'boolValue', 'bool_value')) !== undefined) {
+    if (typeof x !== 'boolean') fail(`${path}.boolValue`, 'expected a boolean');
+    return x;
+  }
+  if ((x = pick(v, 'intValue', 'int_value')) !== undefined) return int64(x, `${path}.intValue`);
+  if ((x = pick(v, 'doubleValue', 'double_value')) !== undefined) return double(x, `${path}.doubleValue`);
+  if ((x = pick(v, 'bytesValue', 'bytes_value')) !== undefined) {
+    const s = str(x, `${path}.bytesValue`);
+    // Accept either base64 alphabet; hand on the standard one.
+    return Buffer.from(s, 'base64').toString('base64');
+  }
+  if ((x = pick(v, 'arrayValue', 'array_value')) !== undefined) {
+    if (depth >= MAX_VALUE_DEPTH) fail(path, `values nested deeper than ${MAX_VALUE_DEPTH}`);
+    if (!isObj(x)) fail(`${path}.arrayValue`, 'expected an object');
+    const items = list(x.values, `${path}.arrayValue.values`);
+    const out: unknown[] = new Array(items.length);
+    for (let i = 0; i < items.length; i++) out[i] = anyValue(items[i], `${path}.arrayValue.values[${i}]`, depth + 1);
+    return out;
+  }
+  if ((x = pick(v, 'kvlistValue', 'kvlist_value')) !== undefined) {
+    if (depth >= MAX_VALUE_DEPTH) fail(path, `values nested deeper than ${MAX_VALUE_DEPTH}`);
+    if (!isObj(x)) fail(`${path}.kvlistValue`, 'expected an object');
+    const items = list(x.values, `${path}.kvlistValue.values`);
+    const out = new Map<string, unknown>();
+    for (let i = 0; i < items.length; i++) {
+      const kv = items[i];
+      const kvPath = `${path}.kvlistValue.values[${i}]`;
+      if (!isObj(kv)) fail(kvPath, 'expected an object');
+      out.set(str(kv.key, `${kvPath}.key`), anyValue(kv.value, `${kvPath}.value`, depth + 1));
+    }
+    return out;
+  }
+  return null;
+}

@@ -1,0 +1,552 @@
+// JSON text written straight into a growing UTF-8 Buffer, for the span record (span-record.md "JSON
+// encoding"). Written by hand because JSON.stringify cannot write bigint and the record must carry
+// integers beyond +-(2^53-1) with every digit.
+//
+// Why bytes and not a string: building the record with `+=` made a rope of small strings per span that
+// was then flattened and UTF-8 encoded into the file buffer: about 8 KB of short-lived garbage per span
+// and a sixth of the encoder's time in the escape-check regular expression (measured, docs/decisions/
+// 0260). Here each short printable-ASCII string is checked and copied in one char-code loop. Any other
+// string is UTF-8 encoded natively into the buffer and escaped there, in place (`escaped`): LLM inputs
+// and outputs, hundreds to thousands of characters full of newlines and quotes, are most of the bytes
+// of an LLM span, and JSON.stringify plus a second native write measured ~3x the time of this.
+import { AttributeList } from '../../pipeline/attributes/list.ts';
+import type { Utf8WriteBuffer } from '../bytes/output-buffer.ts';
+import { Piece, PieceCache, PiecePositions } from '../bytes/piece.ts';
+import type { AttrValue, Attributes } from '../../pipeline/span.ts';
+
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const DIGIT_0 = 0x30;
+const BACKSLASH = 0x5c;
+const LETTER_U = 0x75;
+
+/** By how many bytes JSON's escape of each byte value grows the text: `\n` 1, `\u001f` 5, none 0. */
+const ESCAPE_GROWTH = new Uint8Array(256);
+/** The letter after the backslash of the two-byte escapes. */
+const SHORT_ESCAPE = new Uint8Array(256);
+for (let c = 0; c < 0x20; c++) ESCAPE_GROWTH[c] = 5;
+for (const [c, letter] of [[0x08, 'b'], [0x09, 't'], [0x0a, 'n'], [0x0c, 'f'], [0x0d, 'r'], [QUOTE, '"'], [BACKSLASH, '\\']] as const) {
+  ESCAPE_GROWTH[c] = 1;
+  SHORT_ESCAPE[c] = letter.charCodeAt(0);
+}
+/** Lowercase hex digits, as JSON.stringify writes `\u00XX`. */
+const HEX_DIGIT = new Uint8Array([...'0123456789abcdef'].map((d) => d.charCodeAt(0)));
+
+/**
+ * What writers remember of attribute keys from one batch to the next: their encoded `,"key":` forms,
+ * and the keys of span and event attribute maps by position, as written last (PiecePositions). One per
+ * encoder (BatchLinesEncoder), handed to each writer it makes.
+ */
+export class KeyMemory {
+  readonly pieces = new PieceCache(4096, 128);
+  readonly spanKeys = new PiecePositions();
+  readonly eventKeys = new PiecePositions();
+  /** For attribute maps written without positions of their own (see `attributes()`). */
+  readonly otherKeys = new PiecePositions();
+}
+
+/** Strings longer than this skip the char loop: the native UTF-8 write and the byte scan win there. */
+const LONG_STRING = 64;
+/** Long strings remembered per writer (see JsonWriter.longTexts). */
+const LONG_TEXTS = 16;
+/**
+ * Copies of earlier text from this many bytes on use the native `copyWithin` (see `copyBack`). Measured:
+ * the 8-byte word loop ~25-40 ns against ~30-50 up to 128 bytes, even at 256, ~105 against ~55 at 512.
+ */
+const NATIVE_COPY = 256;
+/** Slots of `sameString` (the record fields that use it, encode-json.ts). */
+const SAME_SLOTS = 8;
+
+export class JsonWriter {
+  buf: Utf8WriteBuffer;
+  /** `buf` as a DataView, for word stores (`copy`, `copyBack`, `string`); replaced whenever `buf` is. */
+  private view: DataView;
+  pos = 0;
+  /**
+   * The last pair of values written through `repeat()` and where their text is in this buffer. Spans of
+   * one OTLP request share their resource map and scope object, so their text is copied from the span
+   * before instead of being written again.
+   */
+  private repeatA: object | undefined;
+  private repeatB: object | undefined;
+  private repeatStart = -1;
+  private repeatEnd = -1;
+  /**
+   * The last long strings written and where their text is in this buffer (a ring). A span whose
+   * semantic conventions were mapped holds each message text twice (`gen_ai.prompt.0.content` and
+   * `ag.data.inputs.prompt.0.content`, one string): the second is copied from the first.
+   */
+  private readonly longTexts: string[] = new Array<string>(LONG_TEXTS).fill('');
+  private readonly longStarts = new Int32Array(LONG_TEXTS);
+  private readonly longEnds = new Int32Array(LONG_TEXTS);
+  private longNext = 0;
+  /**
+   * Per `sameString` slot, the text written last and where its literal is in this buffer (start -1:
+   * none since the last reset).
+   */
+  private readonly sameTexts: string[] = new Array<string>(SAME_SLOTS).fill('');
+  private readonly sameStarts = new Int32Array(SAME_SLOTS).fill(-1);
+  private readonly sameEnds = new Int32Array(SAME_SLOTS);
+  /** Where `escaped` UTF-8 encodes a text before copying it out with its escapes (grown as needed). */
+  private scratch = Buffer.allocUnsafe(1024) as Utf8WriteBuffer;
+  private scratchView = new DataView(this.scratch.buffer, this.scratch.byteOffset, this.scratch.length);
+
+  readonly keys: KeyMemory;
+
+  /**
+   * Writes into `into` when given (its old contents are overwritten), else into a new buffer; `keys`
+   * carries what the writers of one encoder remember of attribute keys.
+   */
+  constructor(capacity: number, into?: Buffer, keys = new KeyMemory()) {
+    this.keys = keys;
+    this.buf = (into ?? Buffer.allocUnsafe(Math.max(64, capacity))) as Utf8WriteBuffer;
+    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
+  }
+
+  /** Empties the writer for reuse. */
+  reset(): void {
+    this.pos = 0;
+    this.repeatStart = -1;
+    this.longTexts.fill('');
+    this.sameStarts.fill(-1);
+  }
+
+  /**
+   * Writes the pair `a`, `b` with `write`, or, when it is the very pair of objects written last through
+   * here, copies that text. Only for values that do not change while the writer is in use (one
+   * synchronous encoding); `undefined` members compare like any other.
+   */
+  repeat<A extends object, B extends object>(
+    a: A | undefined, b: B | undefined, write: (w: JsonWriter, a: A | undefined, b: B | undefined) => void,
+  ): void {
+    if (this.repeatStart >= 0 && a === this.repeatA && b === this.repeatB) {
+      this.copyBack(this.repeatStart, this.repeatEnd - this.repeatStart);
+      return;
+    }
+    const start = this.pos;
+    write(this, a, b);
+    this.repeatA = a;
+    this.repeatB = b;
+    this.repeatStart = start;
+    this.repeatEnd = this.pos;
+  }
+
+  /**
+   * Appends a copy of the `n` bytes written at `from` (which end at or before the current position): the
+   * one way text written earlier in this buffer is written again (`repeat`, `sameString`, `longString`).
+   *
+   * Below NATIVE_COPY bytes, 8 bytes at a time as `copy` stores pieces: up to 7 bytes past them are
+   * copied too, and overwritten by what follows. Every byte of the source is read before anything at or
+   * after the current position is written, so the two may lie close; the words read past the source's
+   * end stay inside the buffer (from + n + 7 <= pos + n + 7, which is reserved). From NATIVE_COPY bytes
+   * on, the native `copyWithin` (a memmove) is cheaper (decision 0500).
+   */
+  private copyBack(from: number, n: number): void {
+    if (n >= NATIVE_COPY) {
+      this.reserve(n);
+      this.buf.copyWithin(this.pos, from, from + n);
+      this.pos += n;
+      return;
+    }
+    if (this.pos + n + 7 > this.buf.length) this.grow(n + 7);
+    const view = this.view;
+    const to = this.pos;
+    for (let i = 0; i < n; i += 8) view.setBigUint64(to + i, view.getBigUint64(from + i, true), true);
+    this.pos = to + n;
+  }
+
+  /** Room for `n` more bytes. */
+  reserve(n: number): void {
+    if (this.pos + n > this.buf.length) this.grow(n);
+  }
+
+  private grow(n: number): void {
+    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n)) as Utf8WriteBuffer;
+    this.buf.copy(grown, 0, 0, this.pos);
+    this.buf = grown;
+    this.view = new DataView(grown.buffer, grown.byteOffset, grown.length);
+  }
+
+  /** The bytes written so far (a view, not a copy). */
+  bytes(): Buffer {
+    return this.buf.subarray(0, this.pos);
+  }
+
+  byte(b: number): void {
+    if (this.pos >= this.buf.length) this.grow(1);
+    this.buf[this.pos++] = b;
+  }
+
+  /** Text known to be ASCII and to need no escaping (keys and punctuation of the record format). */
+  raw(text: string): void {
+    const n = text.length;
+    if (this.pos + n > this.buf.length) this.grow(n);
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < n; i++) buf[p++] = text.charCodeAt(i);
+    this.pos = p;
+  }
+
+  /** A pre-encoded piece (see `Piece`). */
+  copy(piece: Piece): void {
+    const words = piece.words;
+    const n = words.length;
+    // Room for the padding of the last word too.
+    if (this.pos + n * 8 > this.buf.length) this.grow(n * 8);
+    const view = this.view;
+    const p = this.pos;
+    for (let i = 0; i < n; i++) view.setBigUint64(p + i * 8, words[i], true);
+    this.pos = p + piece.length;
+  }
+
+  /**
+   * `,"key":` for the key of member `i` of an attribute map (the comma before every member, see
+   * `attributes()`), from a bounded cache of the encoded forms (keys repeat in every span).
+   */
+  memberKey(key: string, i: number, seen: PiecePositions): void {
+    const encoded = this.keys.pieces.getAt(key, i, seen);
+    if (encoded === undefined) {
+      const start = this.pos;
+      this.byte(COMMA);
+      this.string(key);
+      this.byte(COLON);
+      this.keys.pieces.remember(key, this.buf.subarray(start, this.pos));
+      return;
+    }
+    this.copy(encoded);
+  }
+
+  /**
+   * `string(text)` for a field whose value mostly repeats from one span to the next (a trace id, a parent
+   * id, a span name): when `text` is the very string written last through `slot`, its literal is copied
+   * from there a word at a time. Reading a string's characters one by one is what costs in `string()`
+   * (~2 ns each: 70 ns for a trace id against ~20 ns to copy its 34 bytes, decision 0500); the
+   * comparison is mostly of one reference with itself.
+   */
+  sameString(slot: number, text: string): void {
+    const from = this.sameStarts[slot];
+    if (from >= 0 && text === this.sameTexts[slot]) {
+      this.copyBack(from, this.sameEnds[slot] - from);
+      return;
+    }
+    const start = this.pos;
+    this.string(text);
+    this.sameTexts[slot] = text;
+    this.sameStarts[slot] = start;
+    this.sameEnds[slot] = this.pos;
+  }
+
+  /** Any text as a JSON string literal, the same as JSON.stringify(text). */
+  string(text: string): void {
+    const n = text.length;
+    if (n > LONG_STRING) {
+      this.longString(text);
+      return;
+    }
+    if (this.pos + n + 2 > this.buf.length) this.grow(n + 2);
+    const buf = this.buf;
+    const view = this.view;
+    let p = this.pos;
+    buf[p++] = QUOTE;
+    let i = 0;
+    // Four characters per step: if all are ASCII, they are packed into one little-endian word that is
+    // tested for a control character, `"` or `\` in each byte at once (the classic "has a byte less
+    // than / equal to" bit tricks; exact as a yes/no answer when every byte is below 0x80) and stored
+    // in one write. Measured ~15-20% cheaper than testing and storing character by character.
+    for (; i + 4 <= n; i += 4) {
+      const c0 = text.charCodeAt(i);
+      const c1 = text.charCodeAt(i + 1);
+      const c2 = text.charCodeAt(i + 2);
+      const c3 = text.charCodeAt(i + 3);
+      if ((c0 | c1 | c2 | c3) > 0x7f) break;
+      const word = c0 | (c1 << 8) | (c2 << 16) | (c3 << 24);
+      const quote = word ^ 0x22222222;
+      const backslash = word ^ 0x5c5c5c5c;
+      const control = (word - 0x20202020) & ~word;
+      if ((control | ((quote - 0x01010101) & ~quote) | ((backslash - 0x01010101) & ~backslash)) & 0x80808080) break;
+      view.setUint32(p, word, true);
+      p += 4;
+    }
+    for (; i < n; i++) {
+      const c = text.charCodeAt(i);
+      // ASCII other than control characters, `"` and `\` is copied as is; anything else (including
+      // what stopped the loop above) takes the slow path. DEL (0x7f) needs no escape in JSON.
+      if (c < 0x20 || c > 0x7f || c === QUOTE || c === 0x5c) break;
+      buf[p++] = c;
+    }
+    if (i === n) {
+      buf[p++] = QUOTE;
+      this.pos = p;
+      return;
+    }
+    // Written again from the quote.
+    this.escaped(text);
+  }
+
+  /** A long string (LLM inputs and outputs): copied when the same text was written lately, else written. */
+  private longString(text: string): void {
+    const texts = this.longTexts;
+    for (let r = 0; r < LONG_TEXTS; r++) {
+      // Lengths first: most pairs differ there, and an equal length costs a comparison of the texts.
+      if (texts[r].length === text.length && texts[r] === text) {
+        this.copyBack(this.longStarts[r], this.longEnds[r] - this.longStarts[r]);
+        return;
+      }
+    }
+    const at = this.pos;
+    this.escaped(text);
+    const r = this.longNext;
+    texts[r] = text;
+    this.longStarts[r] = at;
+    this.longEnds[r] = this.pos;
+    this.longNext = (r + 1) % LONG_TEXTS;
+  }
+
+  /**
+   * Any text as a JSON string literal, as JSON.stringify writes it: UTF-8 encoded natively into the
+   * writer's scratch buffer, then copied into the output four bytes at a time while none of them needs
+   * an escape, escaping the bytes that do. A lone surrogate (which the UTF-8 encoding turns into U+FFFD,
+   * EF BF BD) is written as its `\udXXX` escape, by `illFormed`.
+   */
+  private escaped(text: string): void {
+    this.byte(QUOTE);
+    this.inner(text);
+    this.byte(QUOTE);
+  }
+
+  /** `escaped` without the quotes. */
+  private inner(text: string): void {
+    // UTF-8 needs at most 3 bytes per UTF-16 unit; utf8Write would silently cut what does not fit.
+    if (text.length * 3 > this.scratch.length) {
+      this.scratch = Buffer.allocUnsafe(Math.max(text.length * 3, this.scratch.length * 2)) as Utf8WriteBuffer;
+      this.scratchView = new DataView(this.scratch.buffer, this.scratch.byteOffset, this.scratch.length);
+    }
+    const src = this.scratch;
+    const srcView = this.scratchView;
+    const end = src.utf8Write(text, 0);
+    // Room for the text as it is; each escape makes room for itself below. Invariant: the output has
+    // room for what is left of the input from `o` on.
+    this.reserve(end);
+    let buf = this.buf;
+    let view = this.view;
+    const start = this.pos;
+    let o = start;
+    let i = 0;
+    while (i < end) {
+      // Eight, then four bytes at a time while none needs an escape (see `mayNeedEscape`).
+      if (i + 8 <= end) {
+        const w = srcView.getInt32(i, true);
+        const x = srcView.getInt32(i + 4, true);
+        if (!mayNeedEscape(w) && !mayNeedEscape(x)) {
+          view.setInt32(o, w, true);
+          view.setInt32(o + 4, x, true);
+          i += 8;
+          o += 8;
+          continue;
+        }
+      }
+      if (i + 4 <= end) {
+        const w = srcView.getInt32(i, true);
+        if (!mayNeedEscape(w)) {
+          view.setInt32(o, w, true);
+          i += 4;
+          o += 4;
+          continue;
+        }
+      }
+      const c = src[i++];
+      const grows = ESCAPE_GROWTH[c];
+      if (grows === 0) {
+        // U+FFFD: the text's own, or a lone surrogate's (rare either way).
+        if (c === 0xef && src[i] === 0xbf && src[i + 1] === 0xbd && !text.isWellFormed()) {
+          this.pos = start;
+          this.illFormed(text);
+          return;
+        }
+        buf[o++] = c;
+        continue;
+      }
+      if (o + 1 + grows + (end - i) > buf.length) {
+        this.pos = o;
+        this.grow(1 + grows + (end - i));
+        buf = this.buf;
+        view = this.view;
+      }
+      buf[o++] = BACKSLASH;
+      if (grows === 1) buf[o++] = SHORT_ESCAPE[c];
+      else {
+        buf[o++] = LETTER_U;
+        buf[o++] = DIGIT_0;
+        buf[o++] = DIGIT_0;
+        buf[o++] = HEX_DIGIT[c >> 4];
+        buf[o++] = HEX_DIGIT[c & 15];
+      }
+    }
+    this.pos = o;
+  }
+
+  /** `inner` of a text with lone surrogates: each well-formed run as usual, each lone surrogate as `\udXXX`. */
+  private illFormed(text: string): void {
+    let run = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0xd800 || c > 0xdfff) continue;
+      if (c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+        i++; // a pair
+        continue;
+      }
+      this.inner(text.slice(run, i));
+      this.raw('\\u' + c.toString(16));
+      run = i + 1;
+    }
+    this.inner(text.slice(run));
+  }
+
+  /** A number as JavaScript prints it (`'' + n`), without building the text for small integers. */
+  integerOrText(value: number): void {
+    if (value >= 0 && value <= 0x7fffffff && (value | 0) === value) this.smallInt(value);
+    else this.raw('' + value);
+  }
+
+  private smallInt(value: number): void {
+    // Integer arithmetic (`| 0`): `Math.floor(v / 10)` is a double division per digit.
+    let digits = 1;
+    for (let v = value; v >= 10; v = (v / 10) | 0) digits++;
+    this.reserve(digits);
+    const buf = this.buf;
+    let p = this.pos + digits;
+    this.pos = p;
+    let v = value;
+    do {
+      const rest = (v / 10) | 0;
+      buf[--p] = DIGIT_0 + v - rest * 10;
+      v = rest;
+    } while (v > 0);
+  }
+
+  /** An attribute number: non-finite doubles arrive as the strings `NaN`/`Infinity` (ag-namespace.md
+   *  §1.1); should one still be a number, it is written the same way rather than as JSON's lossy null. */
+  number(value: number): void {
+    if (Number.isFinite(value)) this.integerOrText(value);
+    else this.raw(Number.isNaN(value) ? '"NaN"' : value > 0 ? '"Infinity"' : '"-Infinity"');
+  }
+
+  /** One flat attribute value: a scalar or an array of scalars. */
+  attrValue(value: AttrValue): void {
+    // `typeof` compared with constants, not `switch (typeof value)`: optimised code turns each
+    // comparison into a type check, where the switch called the Typeof builtin for every value.
+    if (typeof value === 'string') this.string(value);
+    else if (typeof value === 'number') this.number(value);
+    else if (typeof value === 'boolean') this.raw(value ? 'true' : 'false');
+    else if (typeof value === 'bigint') this.raw(value.toString());
+    else if (value === null) this.raw('null');
+    else this.scalarArray(value);
+  }
+
+  private scalarArray(values: readonly AttrValue[]): void {
+    this.byte(OPEN_BRACKET);
+    for (let i = 0; i < values.length; i++) {
+      if (i > 0) this.byte(COMMA);
+      this.attrValue(values[i]);
+    }
+    this.byte(CLOSE_BRACKET);
+  }
+
+  /**
+   * A flat attribute map as one JSON object, in map order. `seen` holds the keys of this kind of map
+   * (a span's, an event's) by position, as written last time (PiecePositions).
+   */
+  attributes(attributes: Attributes, seen: PiecePositions = this.keys.otherKeys): void {
+    if (attributes.size === 0) {
+      this.byte(OPEN_BRACE);
+      this.byte(CLOSE_BRACE);
+      return;
+    }
+    // Every member is written as `,"key":value` (comma and key are one cached piece), and the comma of
+    // the first becomes the opening brace: no first-member test and no separate comma per member.
+    const start = this.pos;
+    if (attributes instanceof AttributeList) {
+      // What tracehop's stages build: a plain loop over its arrays.
+      const keys = attributes.keyArray;
+      const values = attributes.valueArray;
+      for (let i = 0; i < keys.length; i++) {
+        this.memberKey(keys[i], i, seen);
+        this.attrValue(values[i]);
+      }
+    } else {
+      // A Map (a nested-shape tree, or built outside tracehop): forEach, whose callback allocates less
+      // than `for (const [k, v] of map)` (an entry array per member, about 100 bytes each, measured);
+      // keys() with get() is twice the cost of forEach.
+      let i = 0;
+      attributes.forEach((value, key) => {
+        this.memberKey(key, i++, seen);
+        this.attrValue(value);
+      });
+    }
+    this.buf[start] = OPEN_BRACE;
+    this.byte(CLOSE_BRACE);
+  }
+
+  /**
+   * Any plain JSON-like value (the nested attribute shape): objects, arrays, Maps and the scalars above.
+   * `undefined` members are left out as JSON.stringify does; nothing else is expected.
+   */
+  plainValue(value: unknown): void {
+    if (typeof value !== 'object' || value === null) {
+      const t = typeof value;
+      // Scalars are written as attribute values; anything else JSON.stringify would also write as null.
+      const scalar = value === null || t === 'string' || t === 'number' || t === 'boolean' || t === 'bigint';
+      if (scalar) this.attrValue(value as AttrValue);
+      else this.raw('null');
+      return;
+    }
+    if (Array.isArray(value)) {
+      this.byte(OPEN_BRACKET);
+      for (let i = 0; i < value.length; i++) {
+        if (i > 0) this.byte(COMMA);
+        const item: unknown = value[i];
+        if (item === undefined) this.raw('null');
+        else this.plainValue(item);
+      }
+      this.byte(CLOSE_BRACKET);
+      return;
+    }
+    if (value instanceof Map || value instanceof AttributeList) {
+      this.attributes(value as Attributes);
+      return;
+    }
+    const keys = Object.keys(value);
+    this.byte(OPEN_BRACE);
+    let firstMember = true;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      const member = (value as Record<string, unknown>)[key];
+      if (member === undefined) continue;
+      if (firstMember) firstMember = false;
+      else this.byte(COMMA);
+      this.string(key);
+      this.byte(COLON);
+      this.plainValue(member);
+    }
+    this.byte(CLOSE_BRACE);
+  }
+}
+
+/**
+ * False when none of the four bytes of `w` is below 0x20, `"`, `\` or 0xef (the lead byte of U+FFFD);
+ * true when one may be. The classic "has a byte equal to / less than" bit tricks, exact as a yes/no
+ * answer for any bytes; `| 0` keeps each difference in int32 arithmetic.
+ */
+function mayNeedEscape(w: number): boolean {
+  const quote = w ^ 0x22222222;
+  const backslash = w ^ 0x5c5c5c5c;
+  const ef = w ^ 0xefefefef;
+  const hits = (((w - 0x20202020) | 0) & ~w) | (((quote - 0x01010101) | 0) & ~quote)
+    | (((backslash - 0x01010101) | 0) & ~backslash) | (((ef - 0x01010101) | 0) & ~ef);
+  return (hits & 0x80808080) !== 0;
+}
