@@ -1,7 +1,7 @@
 // Request bodies for the benchmark: 100 spans per request, 10 attributes and one event per span, realistic
 // ag.* and gen_ai attributes. Built once, before anything is measured.
 import { encodeExportRequest } from '../codec/otlp/index.ts';
-import type { Attributes, Span, SpanScope } from '../pipeline/span.ts';
+import type { Attributes, Span, SpanScope } from '../model/span.ts';
 
 const BASE_NS = 1776363498000000000n;
 

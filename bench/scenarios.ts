@@ -3,11 +3,11 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { WorkingBatch } from '../pipeline/batch.ts';
+import type { WorkingBatch } from '../model/batch.ts';
 import { parseJsonBytes } from '../codec/json/parse.ts';
 import { ProtoDecoder } from '../codec/otlp/index.ts';
 import { BatchLinesEncoder } from '../codec/record/index.ts';
-import type { TracingBody } from '../pipeline/batch.ts';
+import type { TracingBody } from '../model/batch.ts';
 import { factory as flatten } from '../processors/flatten/factory.ts';
 import { factory as namespace } from '../processors/namespace/factory.ts';
 import { factory as validate } from '../processors/validate/factory.ts';

@@ -3,8 +3,8 @@
 // is filled by cmd/components.ts, so pipeline/ imports no receiver, processor or exporter).
 import type { Refusal } from './errors.ts';
 import type { Logger } from './log.ts';
-import type { Span } from './span.ts';
-import type { WorkingBatch } from './batch.ts';
+import type { Span } from '../model/span.ts';
+import type { WorkingBatch } from '../model/batch.ts';
 import type { StreamReader, StreamRecord } from './stream/stream.ts';
 
 /** A JSON schema (ajv, draft 2020-12 subset) describing one component's config, with `default`s. */

@@ -4,7 +4,7 @@ import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { encodeSpanJson } from '../codec/record/index.ts';
 import type { DeadLetterSink } from './runner.ts';
-import type { Span } from './span.ts';
+import type { Span } from '../model/span.ts';
 
 export class DeadLetterFile implements DeadLetterSink {
   readonly path: string;

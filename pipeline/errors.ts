@@ -1,4 +1,4 @@
-import type { Span } from './span.ts';
+import type { Span } from '../model/span.ts';
 
 // Errors that cross component boundaries and change what the pipeline does with a batch.
 

@@ -8,9 +8,9 @@ import type { Logger } from './log.ts';
 import type { Registry } from './registry.ts';
 import { DEFAULT_PACING, IntakePacer, type PacingOptions } from './pacing.ts';
 import { ExportRunner, SerialExporter, type DeadLetterSink, type RetryPolicy } from './runner.ts';
-import type { Span } from './span.ts';
+import type { Span } from '../model/span.ts';
 import type { IngestStream, StreamReader, StreamRecord } from './stream/stream.ts';
-import type { WorkingBatch } from './batch.ts';
+import type { WorkingBatch } from '../model/batch.ts';
 
 export interface ComponentEntry {
   /** `type` or `type/name`. */

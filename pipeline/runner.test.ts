@@ -8,7 +8,7 @@ import { DeadLetterFile } from './deadletter.ts';
 import { PermanentError, RetryableError } from './errors.ts';
 import { silentLogger } from './log.ts';
 import { ExportRunner, SerialExporter } from './runner.ts';
-import type { Span } from './span.ts';
+import type { Span } from '../model/span.ts';
 import { MemoryStream } from './stream/memory.ts';
 
 const sendAll: Batcher = { sync: false, deliverySpans: 1000, gather: (r, s) => r.read(1000, s), split: (spans) => [spans] };

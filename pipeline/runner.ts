@@ -4,7 +4,7 @@
 import type { Batcher, Exporter } from './component.ts';
 import { PermanentError, RetryableError } from './errors.ts';
 import type { Logger } from './log.ts';
-import type { Span } from './span.ts';
+import type { Span } from '../model/span.ts';
 import type { StreamReader, StreamRecord } from './stream/stream.ts';
 
 export interface RetryPolicy {

@@ -1,7 +1,7 @@
 // Pre-encoded byte strings copied a word at a time: the fixed parts of the span record (record/) and
 // the encoded attribute keys of the JSON and protobuf writers.
 
-import { LITTLE_ENDIAN } from '../../pipeline/byte-order.ts';
+import { LITTLE_ENDIAN } from '../../model/byte-order.ts';
 
 /**
  * Bytes written often and unchanged (fixed record keys, enum names, encoded attribute keys), held as

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import { decodeValue, encodeValue } from './codec.ts';
 import { decodeRecordSpans, encodeRecord, parseRecord, stampSeq } from './record.ts';
 
@@ -13,7 +13,7 @@ function fullSpan(): Span {
     startNs: 1776363498123456789n,
     endNs: 18446744073709551615n, // beyond int64: stored as text
     status: { code: 2, message: 'boom' },
-    attributes: new Map<string, import('../../pipeline/span.ts').AttrValue>([
+    attributes: new Map<string, import('../../model/span.ts').AttrValue>([
       ['z.first', 1],
       ['1', 'integer-like key keeps its place'],
       ['neg.zero', -0],

@@ -8,7 +8,7 @@
 // exactly that record), and a damaged header is found by scanning for the next magic whose header
 // checksum holds. All integers little-endian.
 import { crc32 } from 'node:zlib';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import { decodeValue, encodeWithHeader } from './codec.ts';
 
 export const HEADER_BYTES = 28;

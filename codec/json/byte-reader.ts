@@ -6,7 +6,7 @@
 // a control character in a string, an integer a double cannot hold, a number beyond a double's range.
 // A give-up is never an answer, only "take the general path". Escapes are decoded by JSON.parse itself.
 // The bytes must have been checked as UTF-8 by the caller (one native pass over the whole body).
-import type { AttrScalar } from '../../pipeline/span.ts';
+import type { AttrScalar } from '../../model/span.ts';
 import { cachedUtf8, type SliceableBuffer } from '../bytes/string-cache.ts';
 
 /** What a reader throws when the text is not one it reads (see the file comment). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Attributes, Span } from '../../pipeline/span.ts';
+import type { Attributes, Span } from '../../model/span.ts';
 import {
   decodeExportRequest, decodeExportRequestJson, decodeExportResponse, decodeExportResponseJson, decodeStatus,
   encodeExportRequest, encodeExportRequestJson, encodeExportResponse, encodeExportResponseJson, encodeStatus,

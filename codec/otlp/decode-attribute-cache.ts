@@ -10,7 +10,7 @@
 // Direct mapped like the string cache: the slot comes from the size and a few sampled bytes (the tail
 // is sampled most: values differ there, keys at the front repeat), and the one full pass is the
 // comparison. A miss costs the slot hash and a comparison that usually stops at the first word.
-import type { AttrScalar } from '../../pipeline/span.ts';
+import type { AttrScalar } from '../../model/span.ts';
 
 const SLOTS = 4096;
 /** KeyValues up to this many bytes are cached (key and value are each at most ~60 bytes then). */

@@ -6,9 +6,9 @@
 // A field of the wrong JSON type that validate has a rule for (ids, times, kind, status code) is decoded
 // to a value validate rejects, so only that span fails; any other type error makes the body
 // undecodable (400), naming the path.
-import { newSpan, spanStatus, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../../pipeline/span.ts';
-import { flattenInto } from '../../pipeline/attributes/flatten.ts';
-import { AttributeList } from '../../pipeline/attributes/list.ts';
+import { newSpan, spanStatus, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../../model/span.ts';
+import { flattenInto } from '../../model/attributes/flatten.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 import { parseJsonBytes } from '../json/parse.ts';
 import { MAX_VALUE_DEPTH, OtlpDecodeError } from './errors.ts';
 import type { DecodedRequest } from './decode-proto.ts';
@@ -148,7 +148,7 @@ function readSpan(
     const message = str(statusIn.message, `${path}.status.message`);
     status = spanStatus(enumValue(statusIn.code, STATUS_NAMES), message === '' ? undefined : message);
   }
-  // newSpan: every field, so one hidden class for all spans (pipeline/span.ts SPAN_FIELDS).
+  // newSpan: every field, so one hidden class for all spans (model/span.ts SPAN_FIELDS).
   const span = newSpan(
     id(pick(v, 'traceId', 'trace_id')),
     id(pick(v, 'spanId', 'span_id')),

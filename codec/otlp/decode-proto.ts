@@ -6,9 +6,9 @@
 // Decoding judges only the wire format. Whether a span is acceptable (id lengths, zero ids, times,
 // enum ranges) is the `validate` processor's call (otlp.md), so ids are kept as the hex of whatever
 // bytes came, enums as the numbers that came, and absent times as 0n.
-import { newSpan, spanStatus, type AttrScalar, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../../pipeline/span.ts';
-import { flattenInto } from '../../pipeline/attributes/flatten.ts';
-import { AttributeList } from '../../pipeline/attributes/list.ts';
+import { newSpan, spanStatus, type AttrScalar, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../../model/span.ts';
+import { flattenInto } from '../../model/attributes/flatten.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 import { AttributeCache, attributeHash } from './decode-attribute-cache.ts';
 import { IdHex } from './decode-id.ts';
 import { UniqueKeys } from './decode-unique-keys.ts';
@@ -313,7 +313,7 @@ export class ProtoDecoder {
       }
     }
     this.spanKeys.settle(attributes);
-    // newSpan: every field, so one hidden class for all spans (pipeline/span.ts SPAN_FIELDS).
+    // newSpan: every field, so one hidden class for all spans (model/span.ts SPAN_FIELDS).
     const status = spanStatus(statusCode, statusMessage === '' ? undefined : statusMessage);
     const span = newSpan(traceId, spanId, name, kind, startNs, endNs, status, attributes);
     // Empty parent bytes mean a root (otlp.md); all-zero ones are validate's to judge.

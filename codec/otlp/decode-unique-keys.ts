@@ -8,7 +8,7 @@
 // repeated by the client is usually the very string the attribute cache handed out before: a list
 // whose keys are, one by one, those of the last list found free of repeats is free of them too. That
 // is one comparison per key, mostly of two references to one string (decision 0450).
-import type { AttributeList } from '../../pipeline/attributes/list.ts';
+import type { AttributeList } from '../../model/attributes/list.ts';
 
 export class UniqueKeys {
   /** The keys of the last list checked, free of repeats. */

@@ -1,6 +1,6 @@
 // Canonical spans -> ExportTraceServiceRequest in OTLP/JSON: hex ids, integer enums, 64-bit integers
 // as decimal strings, lowerCamelCase keys, default values left out.
-import type { AttrValue, Attributes, Span, SpanScope } from '../../pipeline/span.ts';
+import type { AttrValue, Attributes, Span, SpanScope } from '../../model/span.ts';
 import { agExtras, groupSpans } from './group.ts';
 
 type Json = Record<string, unknown>;

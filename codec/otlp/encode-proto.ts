@@ -1,6 +1,6 @@
 // Canonical spans -> ExportTraceServiceRequest (protobuf), grouped by resource and scope. OTLP-only
 // fields carried in `span.otlp` and on events and links are written back (otlp.md "faithful forward").
-import type { AttrValue, Attributes, Span, SpanScope } from '../../pipeline/span.ts';
+import type { AttrValue, Attributes, Span, SpanScope } from '../../model/span.ts';
 import { SizeGuess } from '../bytes/output-buffer.ts';
 import { PieceCache } from '../bytes/piece.ts';
 import { agExtras, groupSpans, type ResourceGroup, type ScopeGroup } from './group.ts';

@@ -1,7 +1,7 @@
 // encodeExportRequests (cut while encoding) against encodeExportRequest (whole requests): on random spans
 // and limits, every request it cuts must be byte for byte the whole-request encoding of its spans.
 import { describe, expect, it } from 'vitest';
-import type { Attributes, Span, SpanScope } from '../../pipeline/span.ts';
+import type { Attributes, Span, SpanScope } from '../../model/span.ts';
 import { encodeExportRequest, encodeExportRequests } from './encode-proto.ts';
 import { ProtoWriter } from './proto-writer.ts';
 import { seededRandom } from '../../test/helpers/random.ts';

@@ -2,7 +2,7 @@
 // random spans whose resources and scopes are shared objects, equal copies, or different, in runs and
 // interleaved, with and without schema urls.
 import { describe, expect, it } from 'vitest';
-import type { Span, SpanScope } from '../../pipeline/span.ts';
+import type { Span, SpanScope } from '../../model/span.ts';
 import { groupSpans } from './group.ts';
 import { seededRandom } from '../../test/helpers/random.ts';
 

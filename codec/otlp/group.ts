@@ -1,7 +1,7 @@
 // What both OTLP encoders share: spans grouped into ResourceSpans by resource and ScopeSpans by scope
 // (span-record.md "OTLP encodings"), and the `ag.*` attributes that carry the record fields OTLP has no
 // place for.
-import type { AttrValue, Attributes, Span, SpanScope } from '../../pipeline/span.ts';
+import type { AttrValue, Attributes, Span, SpanScope } from '../../model/span.ts';
 
 export interface ScopeGroup {
   scope: SpanScope | undefined;

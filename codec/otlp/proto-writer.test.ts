@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import { decodeExportRequest, encodeExportRequest } from './index.ts';
 import { ProtoReader, WIRE_LEN } from './proto-reader.ts';
 import { ProtoWriter, varintBytes } from './proto-writer.ts';

@@ -2,7 +2,7 @@
 // length placeholder of the width its caller expects (`begin(width)`); when the finished message needs
 // another width, its bytes are moved once (`copyWithin`), which is cheaper than sizing every message in
 // a first pass. Lengths always end up as minimal varints, so the bytes are the canonical encoding.
-import { HIGH_HALF, LOW_HALF } from '../../pipeline/byte-order.ts';
+import { HIGH_HALF, LOW_HALF } from '../../model/byte-order.ts';
 import type { Utf8WriteBuffer } from '../bytes/output-buffer.ts';
 import { Piece } from '../bytes/piece.ts';
 import { hexToBytes } from './hex.ts';

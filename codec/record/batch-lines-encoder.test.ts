@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/helpers/random.ts';
 import { sampleSpan, sampleSpans } from '../../test/record/fixtures.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import { BatchLinesEncoder } from './batch-lines-encoder.ts';
 import { encodeBatchJsonLinesBuffer } from './encode-json.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AttrValue, Span } from '../../pipeline/span.ts';
+import type { AttrValue, Span } from '../../model/span.ts';
 import { encodeBatchJsonLines, encodeBatchJsonLinesBuffer, encodeSpanJson } from './encode-json.ts';
 
 const attrs = (entries: Record<string, AttrValue>) => new Map(Object.entries(entries));

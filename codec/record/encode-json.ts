@@ -3,9 +3,9 @@
 // record can be POSTed back to /tracing/spans/ingest. This is the hot path of file and Kafka output,
 // hence the hand-written writer: every record is written as UTF-8 bytes straight into one buffer
 // (json-writer.ts), and the string forms are views of those bytes.
-import { SPAN_KIND_NAMES, STATUS_CODE_NAMES } from '../../pipeline/span.ts';
-import type { Attributes, OtlpExtras, Span, SpanEvent, SpanLink, SpanReference, SpanScope } from '../../pipeline/span.ts';
-import { nestedShape } from '../../pipeline/attributes/unflatten.ts';
+import { SPAN_KIND_NAMES, STATUS_CODE_NAMES } from '../../model/span.ts';
+import type { Attributes, OtlpExtras, Span, SpanEvent, SpanLink, SpanReference, SpanScope } from '../../model/span.ts';
+import { nestedShape } from '../../model/attributes/unflatten.ts';
 import { SizeGuess } from '../bytes/output-buffer.ts';
 import { ascii } from '../bytes/piece.ts';
 import { JsonWriter, KeyMemory } from './json-writer.ts';

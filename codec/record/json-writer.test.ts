@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/helpers/random.ts';
-import { AttributeList } from '../../pipeline/attributes/list.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 import { ascii, PiecePositions } from '../bytes/piece.ts';
 import { JsonWriter } from './json-writer.ts';
 

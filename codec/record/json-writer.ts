@@ -9,10 +9,10 @@
 // string is UTF-8 encoded natively into the buffer and escaped there, in place (`escaped`): LLM inputs
 // and outputs, hundreds to thousands of characters full of newlines and quotes, are most of the bytes
 // of an LLM span, and JSON.stringify plus a second native write measured ~3x the time of this.
-import { AttributeList } from '../../pipeline/attributes/list.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { Utf8WriteBuffer } from '../bytes/output-buffer.ts';
 import { Piece, PieceCache, PiecePositions } from '../bytes/piece.ts';
-import type { AttrValue, Attributes } from '../../pipeline/span.ts';
+import type { AttrValue, Attributes } from '../../model/span.ts';
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;

@@ -4,7 +4,7 @@
 //
 // Three of these per span on the record's hot path, so the digits go straight into the writer's bytes;
 // formatTimeNs is the same code writing into a buffer of its own.
-import { uint64ToNumber } from '../../pipeline/byte-order.ts';
+import { uint64ToNumber } from '../../model/byte-order.ts';
 import { Piece } from '../bytes/piece.ts';
 import { JsonWriter } from './json-writer.ts';
 

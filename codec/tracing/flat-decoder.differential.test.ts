@@ -7,10 +7,10 @@
 // decides alone, so a give-up is never wrong, only slower. The counts at the end make sure both
 // outcomes are frequent enough for the comparison to say something.
 import { describe, expect, it } from 'vitest';
-import type { WorkingBatch } from '../../pipeline/batch.ts';
+import type { WorkingBatch } from '../../model/batch.ts';
 import { parseJsonBytes } from '../json/parse.ts';
 import { createLogger } from '../../pipeline/log.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import { pickWith, seededRandom } from '../../test/helpers/random.ts';
 import { factory as flattenFactory } from '../../processors/flatten/factory.ts';
 import { factory as validateFactory } from '../../processors/validate/factory.ts';

@@ -15,19 +15,19 @@
 // (errors and their order included) as before. The differential test holds the two paths to the same
 // spans.
 import { isUtf8 } from 'node:buffer';
-import { flattenInto } from '../../pipeline/attributes/flatten.ts';
-import { AttributeList } from '../../pipeline/attributes/list.ts';
-import type { WorkingBatch } from '../../pipeline/batch.ts';
+import { flattenInto } from '../../model/attributes/flatten.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
+import type { WorkingBatch } from '../../model/batch.ts';
 import { GIVE_UP, giveUp, JsonByteReader } from '../json/byte-reader.ts';
 import { parseJsonBytes } from '../json/parse.ts';
-import { randomHex, spanIdHex, isZeroSpanId, normaliseSpanId, normaliseTraceId } from '../../pipeline/ids.ts';
+import { randomHex, spanIdHex, isZeroSpanId, normaliseSpanId, normaliseTraceId } from '../../model/ids.ts';
 import { UniqueKeys } from '../otlp/decode-unique-keys.ts';
 import type {
   Attributes, OtlpExtras, Span, SpanEvent, SpanLink, SpanReference, SpanScope,
-} from '../../pipeline/span.ts';
+} from '../../model/span.ts';
 import {
   isSpanType, isTraceType, newSpan, spanStatus, SPAN_KIND_BY_NAME, STATUS_CODE_BY_NAME,
-} from '../../pipeline/span.ts';
+} from '../../model/span.ts';
 import { digitTimestampAt, parseTimestamp } from './time.ts';
 import { attributesOf, parseLinks, parseOtlpExtras, parseReferences, parseScope } from './span-parts.ts';
 import { isJsonObject } from './tree.ts';

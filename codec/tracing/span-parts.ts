@@ -1,14 +1,14 @@
 // The parts of a tracing-API span below the top-level fields (ingest-api.md §4.1, §4.2): events, links,
 // references, scope and the `otlp` extension. Each parser returns the canonical value or, on the first
 // problem, the rejection reason as a string (errors are values; nothing here throws on input).
-import { flattenObject } from '../../pipeline/attributes/flatten.ts';
-import { AttributeList } from '../../pipeline/attributes/list.ts';
-import { normaliseSpanId, normaliseTraceId, normaliseUuid } from '../../pipeline/ids.ts';
+import { flattenObject } from '../../model/attributes/flatten.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
+import { normaliseSpanId, normaliseTraceId, normaliseUuid } from '../../model/ids.ts';
 import { parseTimestamp } from './time.ts';
 import { isJsonObject } from './tree.ts';
 import type {
   Attributes, OtlpExtras, SpanEvent, SpanLink, SpanReference, SpanScope,
-} from '../../pipeline/span.ts';
+} from '../../model/span.ts';
 
 /** Absent means missing or JSON null (ingest-api.md, terms). */
 export function isAbsent(v: unknown): v is undefined | null {

@@ -11,7 +11,7 @@ import type { Exporter } from '../../pipeline/component.ts';
 import { RetryableError, StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import { BatchLinesEncoder, type AttributesShape } from '../../codec/record/index.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import { LineFile } from './line-file.ts';
 
 export interface FileExporterOptions {

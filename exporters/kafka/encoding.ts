@@ -2,7 +2,7 @@
 import { encodeExportRequests, type RequestSink } from '../../codec/otlp/encode-proto.ts';
 import { encodeExportRequestJson } from '../../codec/otlp/index.ts';
 import { ProtoWriter } from '../../codec/otlp/proto-writer.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import type { KafkaEncoding } from './config.ts';
 import type { TraceEncoder, TraceEncoderFor } from './messages.ts';
 

@@ -14,7 +14,7 @@ import type { ComponentContext, Exporter } from '../../pipeline/component.ts';
 import { PermanentError, RetryableError, StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import { BatchLinesEncoder } from '../../codec/record/index.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import { connectionSettings, producerOptions, type ConnectionSettings } from './client-options.ts';
 import { brokerList, type KafkaConfig } from './config.ts';
 import { messageHeaders, traceEncoder } from './encoding.ts';

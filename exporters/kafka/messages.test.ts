@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeExportRequest, decodeExportRequestJson, encodeExportRequest } from '../../codec/otlp/index.ts';
 import { BatchLinesEncoder, encodeSpanJson } from '../../codec/record/index.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import { messageHeaders, traceEncoder } from './encoding.ts';
 import { BATCH_OVERHEAD, planJsonMessages, planTraceMessages, requestBounds, spansOf, type MessagePlan, type PlanOptions } from './messages.ts';
 

@@ -4,7 +4,7 @@
 import type { MessageToProduce } from '@platformatic/kafka';
 import type { RequestSink } from '../../codec/otlp/encode-proto.ts';
 import { BatchLinesEncoder } from '../../codec/record/index.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 
 export type KafkaMessage = MessageToProduce<Buffer, Buffer, Buffer, Buffer>;
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PermanentError, RetryableError, StartupError } from '../../pipeline/errors.ts';
 import { createLogger, silentLogger } from '../../pipeline/log.ts';
 import { decodeExportRequest, decodeExportRequestJson, encodeExportResponse, encodeStatus } from '../../codec/otlp/index.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import { withAllFields } from '../../test/helpers/spans.ts';
 import { tracesUrl, type OtlpExporterConfig } from './config.ts';
 import { factory } from './factory.ts';

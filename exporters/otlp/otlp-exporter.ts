@@ -6,7 +6,7 @@ import type { Exporter } from '../../pipeline/component.ts';
 import { PermanentError, StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import { encodeExportRequest, encodeExportRequestJson } from '../../codec/otlp/index.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import { tracesUrl, type OtlpExporterConfig } from './config.ts';
 import { sendRequest } from './send.ts';
 

@@ -5,7 +5,7 @@
 import type { Writable } from 'node:stream';
 import type { Exporter } from '../../pipeline/component.ts';
 import { BatchLinesEncoder, type AttributesShape } from '../../codec/record/index.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 
 export interface StdoutExporterOptions {
   /** The exporter id, named in basic summaries. */

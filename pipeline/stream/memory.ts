@@ -2,7 +2,7 @@
 // Speed over durability: what it holds is lost if the process dies. When full it refuses (503 +
 // Retry-After at the receiver), never drops.
 import { RefusedError, type Refusal } from '../errors.ts';
-import type { Span } from '../span.ts';
+import type { Span } from '../../model/span.ts';
 import type { IngestStream, StreamReader, StreamRecord } from './stream.ts';
 import { estimateSpanBytes, estimateFromWire } from './size.ts';
 

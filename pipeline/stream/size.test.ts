@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/helpers/random.ts';
 import { makeSpan } from '../../test/helpers/spans.ts';
-import type { Attributes, AttrValue, Span } from '../span.ts';
+import type { Attributes, AttrValue, Span } from '../../model/span.ts';
 import { estimateFromWire, estimateSpanBytes, keptShare } from './size.ts';
 
 /** The estimate's formula spelled out entry by entry, as a reference for the walk in size.ts. */

@@ -11,8 +11,8 @@
 // `for (const [key, value] of map)` builds an entry array per member (about 1 KB of garbage per span of
 // the benchmark); keys and values are walked by their own iterators, which optimised code keeps off the
 // heap (decision 0350).
-import { AttributeList } from '../attributes/list.ts';
-import type { AttrValue, Attributes, Span } from '../span.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
+import type { AttrValue, Attributes, Span } from '../../model/span.ts';
 
 const SPAN_OVERHEAD = 400;
 const ENTRY_OVERHEAD = 48;

@@ -1,7 +1,7 @@
 // The ingest stream: the point of acknowledgement (ARCHITECTURE.md). A receiver answers success only
 // after `append` resolved; from then on every reader (one per exporter) gets each record at least once.
 import type { Refusal } from '../errors.ts';
-import type { Span } from '../span.ts';
+import type { Span } from '../../model/span.ts';
 
 export interface StreamRecord {
   /** Increasing per stream, never reused. */

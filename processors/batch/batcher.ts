@@ -2,7 +2,7 @@
 // `send_batch_size_mib` of span memory are held, or `timeout` passed since the first one, whichever comes
 // first; export calls capped at `send_batch_max_size`.
 import type { Batcher } from '../../pipeline/component.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import { estimateSpanBytes } from '../../pipeline/stream/size.ts';
 import type { StreamReader, StreamRecord } from '../../pipeline/stream/stream.ts';
 import type { BatchConfig } from './config.ts';

@@ -1,8 +1,8 @@
 // S3 aliases (ag-namespace.md §3.3), applied whatever the source. A rewritten key keeps the alias key's
 // position; when the target (or a key above or below it) was sent explicitly, the explicit key wins and
 // the alias key is quarantined under its own path.
-import { AttributeList } from '../../pipeline/attributes/list.ts';
-import type { AttrValue } from '../../pipeline/span.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
+import type { AttrValue } from '../../model/span.ts';
 import { KeySpace } from './keys.ts';
 import type { Quarantine } from './quarantine.ts';
 

@@ -1,7 +1,7 @@
 // S7: every slot of the unflattened `ag` tree is checked against the layout (ag-namespace.md §3.1).
 // What does not fit is quarantined (§3.2) in slot order; a null at a slot or typed leaf means absent.
-import type { Tree, TreeMap } from '../../pipeline/attributes/trie.ts';
-import { isSpanType } from '../../pipeline/span.ts';
+import type { Tree, TreeMap } from '../../model/attributes/trie.ts';
+import { isSpanType } from '../../model/span.ts';
 import type { Quarantine } from './quarantine.ts';
 import { cleanReferences } from './references.ts';
 

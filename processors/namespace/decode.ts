@@ -1,8 +1,8 @@
 // Value decoding (ag-namespace.md §3.4): `@ag.type=` prefixes (S2) and JSON strings in the data slots (S5).
 // Both rebuild the ag map only when a key actually changes, and rebuild it in order so that an expanded
 // key follows the duplicate rule of §1.2 (Map.set: later value, earlier position).
-import { flattenInto } from '../../pipeline/attributes/flatten.ts';
-import { AttributeList } from '../../pipeline/attributes/list.ts';
+import { flattenInto } from '../../model/attributes/flatten.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 import { NOT_JSON, isPlainObject, tryJson } from './keys.ts';
 import type { Quarantine } from './quarantine.ts';
 

@@ -1,9 +1,9 @@
 // S9: the attributes written back (ag-namespace.md §3.6): the cleaned `ag` tree flattened in slot order,
 // then every other key in input order, untouched.
-import { flattenInto } from '../../pipeline/attributes/flatten.ts';
-import { AttributeList, asList } from '../../pipeline/attributes/list.ts';
-import type { Tree } from '../../pipeline/attributes/trie.ts';
-import type { Attributes } from '../../pipeline/span.ts';
+import { flattenInto } from '../../model/attributes/flatten.ts';
+import { AttributeList, asList } from '../../model/attributes/list.ts';
+import type { Tree } from '../../model/attributes/trie.ts';
+import type { Attributes } from '../../model/span.ts';
 import type { Cleaned } from './clean.ts';
 import { isAgKey } from './keys.ts';
 import { emitUnsupported, type Quarantine } from './quarantine.ts';

@@ -1,9 +1,9 @@
 // ag-namespace.md §8: every example, exact and in key order, plus idempotence of every output.
 import { describe, expect, it } from 'vitest';
-import { flattenObject } from '../../pipeline/attributes/flatten.ts';
-import { nestedShape } from '../../pipeline/attributes/unflatten.ts';
-import type { BatchOrigin, WorkingBatch } from '../../pipeline/batch.ts';
-import type { AttrValue, Span, SpanEvent } from '../../pipeline/span.ts';
+import { flattenObject } from '../../model/attributes/flatten.ts';
+import { nestedShape } from '../../model/attributes/unflatten.ts';
+import type { BatchOrigin, WorkingBatch } from '../../model/batch.ts';
+import type { AttrValue, Span, SpanEvent } from '../../model/span.ts';
 import type { NamespaceConfig } from './config.ts';
 import { NamespaceProcessor } from './processor.ts';
 

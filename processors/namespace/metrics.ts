@@ -1,8 +1,8 @@
 // Computed metrics (ag-namespace.md §4.3): duration and error count per span, and the optional
 // cumulative propagation of tokens, costs and errors within each trace of the batch.
-import type { TreeMap } from '../../pipeline/attributes/trie.ts';
-import { uint64ToNumber } from '../../pipeline/byte-order.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { TreeMap } from '../../model/attributes/trie.ts';
+import { uint64ToNumber } from '../../model/byte-order.ts';
+import type { Span } from '../../model/span.ts';
 import type { Cleaned } from './clean.ts';
 
 const MAX_U64 = 0xffff_ffff_ffff_ffffn;

@@ -1,10 +1,10 @@
 // S1-S7 for one span (ag-namespace.md §2): split off the `ag` keys, decode, rewrite aliases, map semantic
 // conventions, parse data slots, then unflatten and clean. The last two build a tree only when some slot
 // needs one (slots.ts): a span whose `ag` keys are already what S7 would write is bucketed by slot.
-import { AttributeList, asList } from '../../pipeline/attributes/list.ts';
-import type { TreeMap } from '../../pipeline/attributes/trie.ts';
-import { unflattenOrdered } from '../../pipeline/attributes/unflatten.ts';
-import type { AttrValue, Attributes } from '../../pipeline/span.ts';
+import { AttributeList, asList } from '../../model/attributes/list.ts';
+import type { TreeMap } from '../../model/attributes/trie.ts';
+import { unflattenOrdered } from '../../model/attributes/unflatten.ts';
+import type { AttrValue, Attributes } from '../../model/span.ts';
 import { isAlias, rewriteAliases } from './aliases.ts';
 import { cleanTree, emptyCleaned, resetCleaned, type Cleaned } from './clean.ts';
 import { decodeDataSlots, decodeTyped, isDataJsonSlot, isTyped } from './decode.ts';

@@ -2,8 +2,8 @@
 // propagation, spans without ag keys, and the slot order of spans that need no tree.
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import type { BatchOrigin } from '../../pipeline/batch.ts';
-import type { AttrValue, Span, SpanEvent } from '../../pipeline/span.ts';
+import type { BatchOrigin } from '../../model/batch.ts';
+import type { AttrValue, Span, SpanEvent } from '../../model/span.ts';
 import type { NamespaceConfig } from './config.ts';
 import { factory } from './factory.ts';
 import { NamespaceProcessor } from './processor.ts';

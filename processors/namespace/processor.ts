@@ -1,8 +1,8 @@
 // The `namespace` processor (ag-namespace.md): runs on every accepted span before the acknowledgement,
 // in place. It never rejects and never throws on input; running it twice equals running it once.
 import type { SyncProcessor } from '../../pipeline/component.ts';
-import type { WorkingBatch } from '../../pipeline/batch.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { WorkingBatch } from '../../model/batch.ts';
+import type { Span } from '../../model/span.ts';
 import type { Cleaned } from './clean.ts';
 import type { NamespaceConfig, SemconvMode } from './config.ts';
 import { emitAttributes } from './emit.ts';

@@ -1,8 +1,8 @@
 // `ag.unsupported` (ag-namespace.md §3.2): what cannot be placed is moved there, never dropped.
-import { flattenInto } from '../../pipeline/attributes/flatten.ts';
-import type { Tree, TreeMap } from '../../pipeline/attributes/trie.ts';
-import { unflattenOrdered } from '../../pipeline/attributes/unflatten.ts';
-import type { Attributes } from '../../pipeline/span.ts';
+import { flattenInto } from '../../model/attributes/flatten.ts';
+import type { Tree, TreeMap } from '../../model/attributes/trie.ts';
+import { unflattenOrdered } from '../../model/attributes/unflatten.ts';
+import type { Attributes } from '../../model/span.ts';
 
 /** Quarantined values in the order they were quarantined; paths are below `ag`. */
 export class Quarantine {

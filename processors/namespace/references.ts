@@ -1,9 +1,9 @@
 // `ag.references` (ag-namespace.md §3.5): known keys only, each `{id?, slug?, version?}`; every bad field
 // is quarantined alone and an entry left without fields is omitted.
-import { AttributeList } from '../../pipeline/attributes/list.ts';
-import type { Tree, TreeMap } from '../../pipeline/attributes/trie.ts';
-import { normaliseUuid } from '../../pipeline/ids.ts';
-import { REFERENCE_KEYS, type SpanReference } from '../../pipeline/span.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
+import type { Tree, TreeMap } from '../../model/attributes/trie.ts';
+import { normaliseUuid } from '../../model/ids.ts';
+import { REFERENCE_KEYS, type SpanReference } from '../../model/span.ts';
 import type { Quarantine } from './quarantine.ts';
 
 

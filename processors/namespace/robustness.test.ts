@@ -1,8 +1,8 @@
 // Property checks: random ag-heavy attributes never make the processor throw, and every output is a
 // fixed point (running the processor again changes nothing, key order included).
 import { describe, expect, it } from 'vitest';
-import type { BatchOrigin } from '../../pipeline/batch.ts';
-import type { AttrValue, Attributes, Span } from '../../pipeline/span.ts';
+import type { BatchOrigin } from '../../model/batch.ts';
+import type { AttrValue, Attributes, Span } from '../../model/span.ts';
 import { NamespaceProcessor } from './processor.ts';
 import { seededRandom, pickWith } from '../../test/helpers/random.ts';
 

@@ -2,9 +2,9 @@
 // left after S2-S5 sits in a known slot with a value S7 keeps as it is, and each slot's keys are already
 // in the order unflatten-then-flatten gives them, that round trip is the identity: the output is the keys
 // bucketed by slot, and no trie or tree is built. Otherwise the caller builds the tree (normalise.ts).
-import type { AttributeList } from '../../pipeline/attributes/list.ts';
-import { normaliseUuid } from '../../pipeline/ids.ts';
-import { REFERENCE_KEYS, isSpanType, type AttrValue, type SpanReference } from '../../pipeline/span.ts';
+import type { AttributeList } from '../../model/attributes/list.ts';
+import { normaliseUuid } from '../../model/ids.ts';
+import { REFERENCE_KEYS, isSpanType, type AttrValue, type SpanReference } from '../../model/span.ts';
 import type { Cleaned } from './clean.ts';
 import { SLUG, referenceAttributes } from './references.ts';
 import { regroup } from './regroup.ts';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { WorkingBatch } from '../../pipeline/batch.ts';
+import type { WorkingBatch } from '../../model/batch.ts';
 import { createLogger } from '../../pipeline/log.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import { factory } from './factory.ts';
 import { OtlpRules } from './otlp-rules.ts';
-import { isCanonicalHexId } from '../../pipeline/ids.ts';
+import { isCanonicalHexId } from '../../model/ids.ts';
 import { seededRandom } from '../../test/helpers/random.ts';
 
 const validate = factory.create({}, { id: 'validate', logger: createLogger({ write: () => {} }) });

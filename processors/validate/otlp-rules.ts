@@ -1,7 +1,7 @@
 // The receiver rules of otlp.md ("what a span must be"), checked on spans an OTLP codec decoded straight
 // into canonical form. The codec hands over the hex of whatever bytes arrived, so ids are checked here.
-import { isCanonicalHexId } from '../../pipeline/ids.ts';
-import type { Span } from '../../pipeline/span.ts';
+import { isCanonicalHexId } from '../../model/ids.ts';
+import type { Span } from '../../model/span.ts';
 
 const ZERO_SPAN = '0000000000000000';
 

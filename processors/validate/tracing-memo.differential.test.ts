@@ -5,7 +5,7 @@
 // random order, so the memory is hit, missed and replaced; the body goes through JSON text as a
 // client's does, so equal ids are distinct string instances.
 import { describe, expect, it } from 'vitest';
-import type { WorkingBatch } from '../../pipeline/batch.ts';
+import type { WorkingBatch } from '../../model/batch.ts';
 import { createLogger } from '../../pipeline/log.ts';
 import { pickWith, seededRandom } from '../../test/helpers/random.ts';
 import { factory as flattenFactory } from '../flatten/factory.ts';

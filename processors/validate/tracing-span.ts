@@ -1,9 +1,9 @@
 // One draft of the tracing API -> a canonical span, or the reason it is rejected (ingest-api.md §3.3
 // inheritance, then the §4.1 checks in table order; only the first failing field is reported).
-import type { SpanDraft } from '../../pipeline/batch.ts';
-import { isZeroSpanId, normaliseSpanId, normaliseTraceId, randomHex, spanIdHex } from '../../pipeline/ids.ts';
-import type { Span } from '../../pipeline/span.ts';
-import { isSpanType, isTraceType, newSpan, spanStatus, SPAN_KIND_BY_NAME, STATUS_CODE_BY_NAME } from '../../pipeline/span.ts';
+import type { SpanDraft } from '../../model/batch.ts';
+import { isZeroSpanId, normaliseSpanId, normaliseTraceId, randomHex, spanIdHex } from '../../model/ids.ts';
+import type { Span } from '../../model/span.ts';
+import { isSpanType, isTraceType, newSpan, spanStatus, SPAN_KIND_BY_NAME, STATUS_CODE_BY_NAME } from '../../model/span.ts';
 import { parseTimestamp } from '../../codec/tracing/time.ts';
 import { isJsonObject } from '../../codec/tracing/tree.ts';
 import {
@@ -148,7 +148,7 @@ export function checkDraft(draft: SpanDraft, lineage: Lineage): Span | string {
   const attributes = attributesOf(o.attributes);
   if (attributes === undefined) return 'invalid attributes: expected an object';
 
-  // newSpan: every field, so one hidden class for all spans (pipeline/span.ts SPAN_FIELDS).
+  // newSpan: every field, so one hidden class for all spans (model/span.ts SPAN_FIELDS).
   const span = newSpan(traceId, spanId, name, kind, startNs, endNs, spanStatus(code, typeof message === 'string' ? message : undefined), attributes);
   if (parentId !== undefined) span.parentId = parentId;
 

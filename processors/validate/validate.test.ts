@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { WorkingBatch } from '../../pipeline/batch.ts';
+import type { WorkingBatch } from '../../model/batch.ts';
 import { parseJsonBytes } from '../../codec/json/parse.ts';
 import { createLogger } from '../../pipeline/log.ts';
 import { factory as flattenFactory } from '../flatten/factory.ts';

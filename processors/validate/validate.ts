@@ -1,8 +1,8 @@
 // The `validate` processor: tracing-API drafts -> accepted spans (de-duplicated) + rejections
 // (ingest-api.md §4, §5), or, for batches decoded straight to spans (OTLP), the otlp.md receiver rules.
-import type { Rejection, SpanDraft, WorkingBatch } from '../../pipeline/batch.ts';
+import type { Rejection, SpanDraft, WorkingBatch } from '../../model/batch.ts';
 import type { SyncProcessor } from '../../pipeline/component.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import { OtlpRules } from './otlp-rules.ts';
 import { checkDraft, newLineage } from './tracing-span.ts';
 

@@ -1,12 +1,12 @@
 // One request of the tracing API, in the order of ingest-api.md §2.1: the first failing check decides
 // the answer, and nothing reaches the ingest stream unless every check before the append passed.
 import type { IncomingMessage } from 'node:http';
-import type { TracingBody, WorkingBatch } from '../../pipeline/batch.ts';
+import type { TracingBody, WorkingBatch } from '../../model/batch.ts';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import { RefusedError } from '../../pipeline/errors.ts';
-import { randomSpanId, randomTraceId } from '../../pipeline/ids.ts';
+import { randomSpanId, randomTraceId } from '../../model/ids.ts';
 import { parseJsonBytes, stringifyJson } from '../../codec/json/parse.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import { keptShare } from '../../pipeline/stream/size.ts';
 import { acceptedBatch, decodeFlatSpans, type FlatLimits } from '../../codec/tracing/flat-decoder.ts';
 import { countTracingSpans } from '../../codec/tracing/tree.ts';

@@ -1,6 +1,6 @@
 // The answers of the tracing API (ingest-api.md §2.2): every body is JSON with a `detail`, except 202.
 // A Reply is plain data; the server turns it into an HTTP response in one place (receiver.ts).
-import type { Rejection } from '../../pipeline/batch.ts';
+import type { Rejection } from '../../model/batch.ts';
 
 export interface Reply {
   status: number;

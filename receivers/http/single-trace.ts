@@ -1,7 +1,7 @@
 // `POST /tracing/traces/`: the extra rules for a request that must hold exactly one trace (ingest-api.md
 // §7). Checks 1-2 look at the body before any span is checked; 4-6 at the accepted spans.
-import type { TracingBody } from '../../pipeline/batch.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { TracingBody } from '../../model/batch.ts';
+import type { Span } from '../../model/span.ts';
 
 /** §7 checks 1 and 2; `count` is the number of submitted spans (flat entries or tree nodes). */
 export function checkTraceBody(body: TracingBody, count: number): string | undefined {

@@ -1,11 +1,11 @@
 // What OTLP/HTTP and OTLP/gRPC share after decoding: run the synchronous processors, decide between
 // "nothing to do", "every span rejected", refusal and acceptance, and build the partial_success
 // message (otlp.md). Transport-specific answers are built from the returned outcome.
-import type { WorkingBatch } from '../../pipeline/batch.ts';
+import type { WorkingBatch } from '../../model/batch.ts';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import { RefusedError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import { keptShare } from '../../pipeline/stream/size.ts';
 import type { PartialSuccess } from '../../codec/otlp/index.ts';
 

@@ -1,6 +1,6 @@
 // Spans for the durability tests: every field of the canonical Span used somewhere, so a lossy codec
 // shows up as a mismatch.
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 
 export function makeSpan(id: string, i = 0): Span {
   const span: Span = {
@@ -11,7 +11,7 @@ export function makeSpan(id: string, i = 0): Span {
     startNs: 1776363498123456789n + BigInt(i),
     endNs: 1776363499500000000n,
     status: { code: 1 },
-    attributes: new Map<string, import('../../pipeline/span.ts').AttrValue>([
+    attributes: new Map<string, import('../../model/span.ts').AttrValue>([
       ['ag.type.span', 'chat'],
       ['ag.data.inputs.prompt', `prompt ${i} with some text to give the record a realistic size`],
       ['ag.metrics.duration.cumulative', 1376.543211],

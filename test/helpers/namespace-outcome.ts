@@ -1,6 +1,6 @@
 // For differential tests of the namespace processor's paths (full, fast, planned): run the same spans
 // through each and compare what namespace decides.
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 
 /** A copy a path may rewrite without touching the original (namespace replaces the attribute Map). */
 export function cloneForNamespace(s: Span): Span {

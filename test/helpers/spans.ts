@@ -1,5 +1,5 @@
 // Canonical spans for unit tests.
-import { SPAN_FIELDS, type Span } from '../../pipeline/span.ts';
+import { SPAN_FIELDS, type Span } from '../../model/span.ts';
 
 let counter = 0;
 

@@ -1,11 +1,11 @@
 // The http receiver over real loopback HTTP, fed into an IngestConsumer made of the real synchronous
 // processors (flatten, validate, namespace) that records what it appends, or refuses.
 import { Agent, request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
-import type { WorkingBatch } from '../../pipeline/batch.ts';
+import type { WorkingBatch } from '../../model/batch.ts';
 import type { IngestConsumer, Receiver, SyncProcessor } from '../../pipeline/component.ts';
 import { RefusedError } from '../../pipeline/errors.ts';
 import { silentLogger } from '../../pipeline/log.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import { factory as flattenFactory } from '../../processors/flatten/factory.ts';
 import { defaults as namespaceDefaults } from '../../processors/namespace/config.ts';
 import { factory as namespaceFactory } from '../../processors/namespace/factory.ts';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { decodeExportRequest, decodeExportRequestJson } from '../../codec/otlp/index.ts';
 import { formatTimeNs } from '../../codec/record/index.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import { startDaemon, type Daemon } from '../helpers/daemon.ts';
 import { readTopic, uniqueTopic, type ReadMessage } from './helpers.ts';
 

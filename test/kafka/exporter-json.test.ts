@@ -3,7 +3,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { KafkaExporter } from '../../exporters/kafka/kafka-exporter.ts';
 import { PermanentError } from '../../pipeline/errors.ts';
 import { encodeSpanJson } from '../../codec/record/index.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import { context, createTopic, kafkaConfig, makeSpans, readTopic, recordingLogger, uniqueTopic, type ReadMessage } from './helpers.ts';
 
 const bootstrap = inject('kafkaBootstrap');

@@ -10,7 +10,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { KafkaExporter } from '../../exporters/kafka/kafka-exporter.ts';
 import { SizeOrTimeBatcher } from '../../processors/batch/batcher.ts';
 import { ExportRunner, SerialExporter, type DeadLetterSink } from '../../pipeline/runner.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import { MemoryStream } from '../../pipeline/stream/memory.ts';
 import { startBroker, stopBroker } from './broker.ts';
 import { context, createTopic, kafkaConfig, makeSpans, readTopic, recordingLogger, uniqueTopic } from './helpers.ts';

@@ -1,11 +1,11 @@
 // Test peers for the OTLP tests: an IngestConsumer built from the real synchronous processors that
 // records what was appended, and a ReadableSpan -> expected canonical fields mapping.
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace';
-import type { WorkingBatch } from '../../pipeline/batch.ts';
+import type { WorkingBatch } from '../../model/batch.ts';
 import type { IngestConsumer, SyncProcessor } from '../../pipeline/component.ts';
 import { RefusedError } from '../../pipeline/errors.ts';
 import { silentLogger } from '../../pipeline/log.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import { factory as flatten } from '../../processors/flatten/factory.ts';
 import { factory as namespace } from '../../processors/namespace/factory.ts';
 import { factory as validate } from '../../processors/validate/factory.ts';

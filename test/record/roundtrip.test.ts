@@ -4,11 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import { validator } from '../../config/ajv.ts';
 import type { SyncProcessor } from '../../pipeline/component.ts';
-import type { WorkingBatch } from '../../pipeline/batch.ts';
+import type { WorkingBatch } from '../../model/batch.ts';
 import { parseJsonBytes } from '../../codec/json/parse.ts';
 import { silentLogger } from '../../pipeline/log.ts';
 import { encodeBatchJsonLines } from '../../codec/record/index.ts';
-import type { Span } from '../../pipeline/span.ts';
+import type { Span } from '../../model/span.ts';
 import { factory as flatten } from '../../processors/flatten/factory.ts';
 import { factory as namespace } from '../../processors/namespace/factory.ts';
 import { factory as validate } from '../../processors/validate/factory.ts';

@@ -1,12 +1,12 @@
-// Every receiver builds spans with all SPAN_FIELDS, in order (pipeline/span.ts): one hidden class for every
+// Every receiver builds spans with all SPAN_FIELDS, in order (model/span.ts): one hidden class for every
 // span that reaches namespace and the encoders. A field added to Span and to one receiver only, or a
 // receiver that adds an optional field after the literal, breaks this.
 import { describe, expect, it } from 'vitest';
 import { flatBody, nestedBody, otlpProtoBody } from '../../bench/bodies.ts';
-import type { WorkingBatch } from '../../pipeline/batch.ts';
+import type { WorkingBatch } from '../../model/batch.ts';
 import { silentLogger } from '../../pipeline/log.ts';
 import { decodeExportRequest, decodeExportRequestJson, encodeExportRequestJson } from '../../codec/otlp/index.ts';
-import { SPAN_FIELDS, type Span } from '../../pipeline/span.ts';
+import { SPAN_FIELDS, type Span } from '../../model/span.ts';
 import { factory as flatten } from '../../processors/flatten/factory.ts';
 import { factory as validate } from '../../processors/validate/factory.ts';
 

@@ -4,7 +4,7 @@
 // expected value fails on equal attributes. Order counts here, unlike vitest's Map-to-Map comparison:
 // the order of a span's attributes is part of its meaning (ag-namespace.md §1.1).
 import { expect } from 'vitest';
-import { AttributeList } from '../../pipeline/attributes/list.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 
 function isAttributeMap(v: unknown): v is Map<unknown, unknown> | AttributeList {
   return v instanceof Map || v instanceof AttributeList;

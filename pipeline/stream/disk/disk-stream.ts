@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { RefusedError, StartupError, type Refusal } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
-import type { Span } from '../../span.ts';
+import type { Span } from '../../../model/span.ts';
 import type { IngestStream, StreamReader, StreamRecord } from '../stream.ts';
 import { CursorStore, loadCursors, type CursorState, type Delivering } from './cursors.ts';
 import { nodeIo, type DiskIo } from './io.ts';

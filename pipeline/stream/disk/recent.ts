@@ -1,6 +1,6 @@
 // The most recent records, kept decoded in memory so readers that keep up (the usual case) never read
 // the disk. A contiguous run of the latest visible records, bounded in bytes; older ones are on disk.
-import type { Span } from '../../span.ts';
+import type { Span } from '../../../model/span.ts';
 
 export class RecentRecords {
   private seqs: number[] = [];

@@ -1,8 +1,8 @@
 // Each semantic-convention family on realistic attribute sets (ag-namespace.md §6), row by row, and the
 // cross-family precedence rules of §6.1.
 import { describe, expect, it } from 'vitest';
-import { AttributeList } from '../../../pipeline/attributes/list.ts';
-import type { AttrValue, Attributes } from '../../../pipeline/span.ts';
+import { AttributeList } from '../../../model/attributes/list.ts';
+import type { AttrValue, Attributes } from '../../../model/span.ts';
 import { KeySpace } from '../keys.ts';
 import { Quarantine } from '../quarantine.ts';
 import { genai } from './genai.ts';

@@ -1,5 +1,5 @@
 // OpenTelemetry GenAI semantic conventions (ag-namespace.md §6.4).
-import type { Attributes } from '../../../pipeline/span.ts';
+import type { Attributes } from '../../../model/span.ts';
 import { lowerType, put, type Family, type Row } from './rows.ts';
 
 const OPERATION_TYPES: Record<string, string> = {

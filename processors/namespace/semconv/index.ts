@@ -1,8 +1,8 @@
 // S4: semantic-convention mapping (ag-namespace.md §6.1). Families run only when a span has a key that
 // could feed them (one first-character lookup per key), and a family's output is dropped key by key when
 // the explicit ag keys or a higher family already hold that key, or a key above or below it.
-import type { AttributeList } from '../../../pipeline/attributes/list.ts';
-import type { AttrValue } from '../../../pipeline/span.ts';
+import type { AttributeList } from '../../../model/attributes/list.ts';
+import type { AttrValue } from '../../../model/span.ts';
 import { decodeDataSlots, decodeTyped } from '../decode.ts';
 import { ClaimList } from '../keys.ts';
 import type { Quarantine } from '../quarantine.ts';

@@ -1,5 +1,5 @@
 // OpenInference (Arize Phoenix) attributes (ag-namespace.md §6.3).
-import type { Attributes } from '../../../pipeline/span.ts';
+import type { Attributes } from '../../../model/span.ts';
 import { isPlainObject } from '../keys.ts';
 import { decodeJson, hasPrefix, put, putValue, type Family, type Row } from './rows.ts';
 

@@ -1,5 +1,5 @@
 // OpenLLMetry / Traceloop (ag-namespace.md §6.2), the lowest-precedence family.
-import type { Attributes } from '../../../pipeline/span.ts';
+import type { Attributes } from '../../../model/span.ts';
 import { isPlainObject } from '../keys.ts';
 import { decodeJson, lowerType, putValue, type Family, type Row } from './rows.ts';
 

@@ -1,8 +1,8 @@
 // Table-driven semantic-convention rows (ag-namespace.md §6.1). A family is a list of rows applied in
 // table order into the family's own flat output, where the earlier row wins a key both produce.
-import { flattenInto } from '../../../pipeline/attributes/flatten.ts';
-import { AttributeList } from '../../../pipeline/attributes/list.ts';
-import { isSpanType, type AttrValue, type Attributes } from '../../../pipeline/span.ts';
+import { flattenInto } from '../../../model/attributes/flatten.ts';
+import { AttributeList } from '../../../model/attributes/list.ts';
+import { isSpanType, type AttrValue, type Attributes } from '../../../model/span.ts';
 import { NOT_JSON, isBelow, isFlatValue, tryJson } from '../keys.ts';
 
 export type Row =

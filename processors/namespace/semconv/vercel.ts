@@ -1,5 +1,5 @@
 // Vercel AI SDK `ai.*` attributes (ag-namespace.md §6.5), the highest-precedence family.
-import type { Attributes } from '../../../pipeline/span.ts';
+import type { Attributes } from '../../../model/span.ts';
 import { put, type Family, type Row } from './rows.ts';
 
 const EMBED_OPERATIONS = new Set(['ai.embed', 'ai.embed.doEmbed', 'ai.embedMany', 'ai.embedMany.doEmbed']);
