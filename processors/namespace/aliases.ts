@@ -1,8 +1,7 @@
 // S3 aliases (ag-namespace.md §3.3), applied whatever the source. A rewritten key keeps the alias key's
 // position; when the target (or a key above or below it) was sent explicitly, the explicit key wins and
 // the alias key is quarantined under its own path.
-import { AttributeList } from '../../model/attributes/list.ts';
-import type { AttrValue } from '../../model/span.ts';
+import type { AttrValue, Attributes } from '../../model/span.ts';
 import { KeySpace } from './keys.ts';
 import type { Quarantine } from './quarantine.ts';
 
@@ -22,7 +21,7 @@ function referenceRename(k: string): string {
 }
 
 /** The key an alias becomes, REMOVED for a dropped alias, or undefined when `k` is not an alias. */
-function aliasTarget(k: string): string | undefined {
+export function aliasTarget(k: string): string | undefined {
   // Every alias is below ag.refs, ag.references, ag.type, ag.metrics or ag.meta: a cheap first filter.
   if (k.length < 9 || k.charCodeAt(3) < 109 /* m */ || k.charCodeAt(3) > 116 /* t */) return undefined;
   if (k.startsWith('ag.refs.')) return referenceRename('ag.references.' + k.slice(8));
@@ -44,12 +43,7 @@ function aliasTarget(k: string): string | undefined {
   return undefined;
 }
 
-/** A key S3 rewrites or removes. */
-export function isAlias(k: string): boolean {
-  return aliasTarget(k) !== undefined;
-}
-
-export function rewriteAliases(ag: AttributeList, q: Quarantine): AttributeList {
+export function rewriteAliases(ag: Attributes, q: Quarantine): Attributes {
   let any = false;
   for (const k of ag.keys()) if (aliasTarget(k) !== undefined) { any = true; break; }
   if (!any) return ag;
@@ -57,7 +51,7 @@ export function rewriteAliases(ag: AttributeList, q: Quarantine): AttributeList 
   for (const k of ag.keys()) if (aliasTarget(k) === undefined) explicit.add(k);
   // meta.configuration moves only when nothing at all sits at, above or below ag.data.parameters.
   const paramsTaken = explicit.conflicts(PARAMS);
-  const out = new AttributeList();
+  const out: Attributes = new Map();
   for (const [k, v] of ag) {
     const t = aliasTarget(k);
     if (t === undefined) { out.set(k, v); continue; }

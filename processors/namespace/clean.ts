@@ -2,6 +2,9 @@
 // What does not fit is quarantined (§3.2) in slot order; a null at a slot or typed leaf means absent.
 import type { Tree, TreeMap } from '../../model/attributes/trie.ts';
 import { isSpanType } from '../../model/span.ts';
+
+export { isSpanType };
+import type { FastSlots } from './fast.ts';
 import type { Quarantine } from './quarantine.ts';
 import { cleanReferences } from './references.ts';
 
@@ -32,6 +35,8 @@ export interface Cleaned {
   exception?: TreeMap;
   selector?: TreeMap;
   unsupported?: TreeMap;
+  /** Set by the fast path instead of the tree slots above (fast.ts). */
+  fast?: FastSlots;
 }
 
 /** Every field present from the start, in one order: all Cleaned objects share one shape, so the reads in
@@ -43,7 +48,7 @@ export function emptyCleaned(): Cleaned {
     errorsIncremental: undefined, errorsCumulative: undefined, tokensIncremental: undefined,
     tokensCumulative: undefined, costsIncremental: undefined, costsCumulative: undefined, references: undefined,
     sessionId: undefined, userId: undefined, flags: undefined, tags: undefined, meta: undefined,
-    exception: undefined, selector: undefined, unsupported: undefined,
+    exception: undefined, selector: undefined, unsupported: undefined, fast: undefined,
   };
 }
 
@@ -55,9 +60,10 @@ export function resetCleaned(c: Cleaned): Cleaned {
   c.tokensIncremental = undefined; c.tokensCumulative = undefined; c.costsIncremental = undefined;
   c.costsCumulative = undefined; c.references = undefined; c.sessionId = undefined; c.userId = undefined;
   c.flags = undefined; c.tags = undefined; c.meta = undefined; c.exception = undefined; c.selector = undefined;
-  c.unsupported = undefined;
+  c.unsupported = undefined; c.fast = undefined;
   return c;
 }
+
 
 function isNumber(v: unknown): v is number | bigint {
   return typeof v === 'number' || typeof v === 'bigint';

@@ -2,13 +2,13 @@
 // Both rebuild the ag map only when a key actually changes, and rebuild it in order so that an expanded
 // key follows the duplicate rule of §1.2 (Map.set: later value, earlier position).
 import { flattenInto } from '../../model/attributes/flatten.ts';
-import { AttributeList } from '../../model/attributes/list.ts';
+import type { Attributes } from '../../model/span.ts';
 import { NOT_JSON, isPlainObject, tryJson } from './keys.ts';
 import type { Quarantine } from './quarantine.ts';
 
-const TYPED = '@ag.type=';
-const TYPED_JSON = '@ag.type=json:';
-const TYPED_NONE = '@ag.type=none:';
+export const TYPED = '@ag.type=';
+export const TYPED_JSON = '@ag.type=json:';
+export const TYPED_NONE = '@ag.type=none:';
 
 export function isTyped(v: unknown): boolean {
   return typeof v === 'string' && v.startsWith(TYPED);
@@ -19,7 +19,7 @@ export function isTyped(v: unknown): boolean {
  * Repeated while something decodes: a decoded value can itself be a prefixed string, and a second run of
  * the processor would decode it, so the first must.
  */
-export function decodeTyped(ag: AttributeList): AttributeList {
+export function decodeTyped(ag: Attributes): Attributes {
   for (;;) {
     const next = decodeTypedOnce(ag);
     if (next === ag) return ag;
@@ -27,18 +27,13 @@ export function decodeTyped(ag: AttributeList): AttributeList {
   }
 }
 
-function decodeTypedOnce(ag: AttributeList): AttributeList {
-  const keys = ag.keyArray;
-  const values = ag.valueArray;
-  let first = 0;
-  while (first < values.length && !isTyped(values[first])) first++;
-  if (first === values.length) return ag;
+function decodeTypedOnce(ag: Attributes): Attributes {
+  let any = false;
+  for (const v of ag.values()) if (isTyped(v)) { any = true; break; }
+  if (!any) return ag;
   let changed = false;
-  const out = new AttributeList();
-  for (let i = 0; i < first; i++) out.append(keys[i], values[i]);
-  for (let i = first; i < keys.length; i++) {
-    const k = keys[i];
-    const v = values[i];
+  const out: Attributes = new Map();
+  for (const [k, v] of ag) {
     if (isTyped(v)) {
       const s = v as string;
       if (s === TYPED_NONE) { out.set(k, null); changed = true; continue; }
@@ -52,25 +47,39 @@ function decodeTypedOnce(ag: AttributeList): AttributeList {
   return changed ? out : ag;
 }
 
-export function isDataJsonSlot(k: string): boolean {
+/** The slots S5 decodes. */
+const DATA_JSON_SLOTS = ['ag.data.inputs', 'ag.data.parameters', 'ag.data.internals'];
+
+/** True when S5 has work here: a string at one of its slots. */
+export function anyStringDataSlot(ag: { get(key: string): unknown }): boolean {
+  for (let i = 0; i < DATA_JSON_SLOTS.length; i++) if (typeof ag.get(DATA_JSON_SLOTS[i]) === 'string') return true;
+  return false;
+}
+
+function isDataJsonSlot(k: string): boolean {
   return k === 'ag.data.inputs' || k === 'ag.data.parameters' || k === 'ag.data.internals';
+}
+
+/**
+ * True when something written at or below `target` (a semantic-convention row's output, ag-namespace.md
+ * §6.1, including what S2 expands under its keys) can land on a slot S5 decodes: the slot is the target
+ * or below it. Decided once per plan (semconv/rows.ts), so that S5's three lookups are skipped per span
+ * for families that cannot write a data slot (~5% of the namespace stage on the OTLP bench, profiled).
+ */
+export function mayWriteDataJsonSlot(target: string): boolean {
+  const below = target + '.';
+  return isDataJsonSlot(target) || 'ag.data.inputs'.startsWith(below) || 'ag.data.parameters'.startsWith(below)
+    || 'ag.data.internals'.startsWith(below);
 }
 
 /**
  * S5: a string at `ag.data.inputs|parameters|internals` must be a JSON object; its members replace the key
  * in place. Anything else quarantines the original string at `unsupported.data.<slot>`.
  */
-export function decodeDataSlots(ag: AttributeList, q: Quarantine): AttributeList {
-  const keys = ag.keyArray;
-  const values = ag.valueArray;
-  let first = 0;
-  while (first < keys.length && !(typeof values[first] === 'string' && isDataJsonSlot(keys[first]))) first++;
-  if (first === keys.length) return ag;
-  const out = new AttributeList();
-  for (let i = 0; i < first; i++) out.append(keys[i], values[i]);
-  for (let i = first; i < keys.length; i++) {
-    const k = keys[i];
-    const v = values[i];
+export function decodeDataSlots(ag: Attributes, q: Quarantine): Attributes {
+  if (!anyStringDataSlot(ag)) return ag;
+  const out: Attributes = new Map();
+  for (const [k, v] of ag) {
     if (typeof v === 'string' && isDataJsonSlot(k)) {
       const parsed = tryJson(v);
       if (isPlainObject(parsed)) flattenInto(parsed, k, out);

@@ -5,9 +5,9 @@ import { AttributeList, asList } from '../../model/attributes/list.ts';
 import type { Tree } from '../../model/attributes/trie.ts';
 import type { Attributes } from '../../model/span.ts';
 import type { Cleaned } from './clean.ts';
+import { emitFastGroup, type FastSlots } from './fast.ts';
 import { isAgKey } from './keys.ts';
 import { emitUnsupported, type Quarantine } from './quarantine.ts';
-import type { SlotPlacer } from './slots.ts';
 
 function put(out: Attributes, key: string, v: Tree | undefined): void {
   if (v !== undefined) flattenInto(v, key, out);
@@ -15,14 +15,14 @@ function put(out: Attributes, key: string, v: Tree | undefined): void {
 
 /**
  * The output list. The scalar slots' keys are appended: no slot root is above any of them, so nothing
- * else written here can equal one. The tree slots come from `placed` when they were placed without a
- * tree (slots.ts), else from the cleaned trees through `set` (flattenInto).
+ * else written here can equal one. Trees go through `set` (flattenInto) on the general path.
  */
-export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine, placed: SlotPlacer | undefined): Attributes {
+export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine): Attributes {
   const out = new AttributeList();
   out.append('ag.type.span', c.typeSpan as string);
   out.append('ag.type.trace', c.typeTrace as string);
-  if (placed !== undefined) placed.emitGroup(0, out);
+  const f = c.fast;
+  if (f !== undefined) emitFastGroup(f, 0, out);
   else {
     put(out, 'ag.data.parameters', c.parameters);
     put(out, 'ag.data.inputs', c.inputs);
@@ -33,7 +33,7 @@ export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine, pla
   if (c.durationCumulative !== undefined) out.append('ag.metrics.duration.cumulative', c.durationCumulative);
   if (c.errorsIncremental !== undefined) out.append('ag.metrics.errors.incremental', c.errorsIncremental);
   if (c.errorsCumulative !== undefined) out.append('ag.metrics.errors.cumulative', c.errorsCumulative);
-  if (placed !== undefined) placed.emitGroup(1, out);
+  if (f !== undefined) emitFastGroup(f, 1, out);
   else {
     put(out, 'ag.metrics.tokens.incremental', c.tokensIncremental);
     put(out, 'ag.metrics.tokens.cumulative', c.tokensCumulative);
@@ -43,7 +43,7 @@ export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine, pla
   }
   if (c.sessionId !== undefined) out.append('ag.session.id', c.sessionId);
   if (c.userId !== undefined) out.append('ag.user.id', c.userId);
-  if (placed !== undefined) placed.emitGroup(2, out);
+  if (f !== undefined) emitFastGroup(f, 2, out);
   else {
     put(out, 'ag.flags', c.flags);
     put(out, 'ag.tags', c.tags);
@@ -53,7 +53,13 @@ export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine, pla
     emitUnsupported(c.unsupported, q, out);
   }
   // Keys outside `ag`, unique in the input: none can be present already.
-  const { keyArray, valueArray } = asList(input);
-  for (let i = 0; i < keyArray.length; i++) if (!isAgKey(keyArray[i])) out.append(keyArray[i], valueArray[i]);
+  const at = f?.otherAt;
+  if (at !== undefined) {
+    const { otherKeys, otherValues } = f as FastSlots;
+    for (let j = 0; j < at.length; j++) out.append(otherKeys[at[j]], otherValues[at[j]]);
+  } else {
+    const { keyArray, valueArray } = asList(input);
+    for (let i = 0; i < keyArray.length; i++) if (!isAgKey(keyArray[i])) out.append(keyArray[i], valueArray[i]);
+  }
   return out;
 }

@@ -30,7 +30,8 @@ export class KeySpace {
   /** True when some key equals `t`, lies below it (`t.x`) or above it (`t` starts with `key.`). */
   conflicts(t: string): boolean {
     if (this.keys.has(t) || this.prefixes.has(t)) return true;
-    for (let i = t.indexOf('.'); i >= 0; i = t.indexOf('.', i + 1)) if (this.keys.has(t.slice(0, i))) return true;
+    const above = prefixesOf(t);
+    for (let i = 0; i < above.length; i++) if (this.keys.has(above[i])) return true;
     return false;
   }
 }
@@ -44,7 +45,7 @@ const SCAN_LIMIT = 24;
  * build than the scans. Turns into a KeySpace past SCAN_LIMIT keys so a huge span stays O(depth) per ask.
  */
 export class ClaimList {
-  /** Entries [0, count) are the claims. */
+  /** Entries [0, count) are the claims; the array is kept across clear() (the fast path reuses one list). */
   private readonly list: string[] = [];
   private count = 0;
   private space: KeySpace | undefined;
@@ -57,6 +58,12 @@ export class ClaimList {
       for (let i = 0; i < this.count; i++) space.add(this.list[i]);
       this.space = space;
     }
+  }
+
+  /** Forgets every claim, keeping the array's storage. */
+  clear(): void {
+    this.count = 0;
+    this.space = undefined;
   }
 
   conflicts(t: string): boolean {
@@ -72,6 +79,23 @@ export class ClaimList {
     }
     return false;
   }
+}
+
+/** Proper prefixes of the targets asked about, cached: targets are the few fixed strings of the tables. */
+const PREFIX_CACHE = new Map<string, string[]>();
+
+function prefixesOf(t: string): string[] {
+  let list = PREFIX_CACHE.get(t);
+  if (list !== undefined) return list;
+  list = [];
+  let i = t.indexOf('.');
+  while (i >= 0) {
+    list.push(t.slice(0, i));
+    i = t.indexOf('.', i + 1);
+  }
+  // Alias targets carry client key parts; keep the cache bounded to the table-sized working set.
+  if (PREFIX_CACHE.size < 4096) PREFIX_CACHE.set(t, list);
+  return list;
 }
 
 /** Returned by tryJson when the text is not JSON. */

@@ -1,5 +1,5 @@
 // The processor around the examples: config and factory, semconv modes, metrics edge cases, optional
-// propagation, spans without ag keys, and the slot order of spans that need no tree.
+// propagation, and the fast path for spans without ag keys.
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import type { BatchOrigin } from '../../model/batch.ts';
@@ -67,7 +67,7 @@ describe('computed metrics', () => {
   });
 });
 
-describe('spans without ag keys, and odd input', () => {
+describe('fast path', () => {
   it('a span without ag keys gets the computed keys first and keeps its own keys and values as they were', () => {
     const big = 2n ** 60n;
     const s = span({ 'http.method': 'GET', 'n': big, 'list': ['a', 1] }, { events: [ev('exception')] });
@@ -134,94 +134,6 @@ describe('odd attribute keys on the semantic-convention path', () => {
       expect(s.attributes.get('')).toBe('empty');
       expect(s.attributes.get('é.x')).toBe(1);
       expect(s.spanType).toBe('chat');
-    }
-  });
-});
-
-describe('slot order without a tree (§1.3, §3.6)', () => {
-  it('writes a slot whose keys come in interrupted groups in unflatten order, and a second run changes nothing', () => {
-    // What an OpenAI instrumentation sends: gen_ai maps response.model, then the request parameters, then
-    // response.id, so ag.meta's `response` group is interrupted by `request`; explicit keys and the fields
-    // of one reference apart, too.
-    const s = span({
-      'gen_ai.operation.name': 'chat', 'gen_ai.response.model': 'gpt-4o-2024-08-06', 'gen_ai.request.temperature': 0.2,
-      'gen_ai.request.max_tokens': 1024, 'gen_ai.response.id': 'chatcmpl-1',
-      'ag.data.inputs.a.x': 1, 'ag.data.inputs.b': 2, 'ag.data.inputs.a.y': 3,
-      'ag.references.application.id': '4bf92f35-77b3-4da6-a3ce-929d0e0e4736', 'ag.references.evaluator.slug': 'judge',
-      'ag.references.application.slug': 'my-app',
-    });
-    const p = new NamespaceProcessor();
-    const want: [string, AttrValue][] = [
-      ['ag.type.span', 'chat'], ['ag.type.trace', 'invocation'],
-      ['ag.data.inputs.a.x', 1], ['ag.data.inputs.a.y', 3], ['ag.data.inputs.b', 2],
-      ['ag.metrics.duration.cumulative', 1500],
-      ['ag.references.application.id', '4bf92f35-77b3-4da6-a3ce-929d0e0e4736'],
-      ['ag.references.application.slug', 'my-app'], ['ag.references.evaluator.slug', 'judge'],
-      // in gen_ai's row order, each group together
-      ['ag.meta.response.model', 'gpt-4o-2024-08-06'], ['ag.meta.response.id', 'chatcmpl-1'],
-      ['ag.meta.request.max_tokens', 1024], ['ag.meta.request.temperature', 0.2],
-      ['gen_ai.operation.name', 'chat'], ['gen_ai.response.model', 'gpt-4o-2024-08-06'],
-      ['gen_ai.request.temperature', 0.2], ['gen_ai.request.max_tokens', 1024], ['gen_ai.response.id', 'chatcmpl-1'],
-    ];
-    for (let round = 0; round < 3; round++) {
-      // Twice on the same processor (its memos then hold this key sequence), then the output fed back.
-      p.process({ origin: 'otlp', spans: [s], rejections: [] });
-      expect([...s.attributes]).toEqual(want);
-      expect(s.references?.map((r) => [r.attributes.get('key'), r.id, r.slug])).toEqual([
-        ['application', '4bf92f35-77b3-4da6-a3ce-929d0e0e4736', 'my-app'], ['evaluator', undefined, 'judge'],
-      ]);
-      if (round === 1) s.attributes = new Map(Object.entries(Object.fromEntries(want)));
-    }
-  });
-
-  it('gives the same slots after its key memo filled and was cleared, long keys included', () => {
-    // More distinct keys than the processor's key memo holds (4096), some longer than it keeps, then the
-    // first spans again. Each output is the slot order of §3.6 with the keys as sent.
-    const roots = ['ag.data.inputs', 'ag.meta', 'ag.flags', 'ag.data.internals', 'ag.tags'];
-    const keysOf = (i: number) => roots.map((r) => `${r}.k${i}${i % 50 === 0 ? 'x'.repeat(130) : ''}`);
-    const indexes = [...Array.from({ length: 1200 }, (_, i) => i), ...Array.from({ length: 10 }, (_, i) => i)];
-    const spans = indexes.map((i) => span(Object.fromEntries(keysOf(i).map((k) => [k, `v${i}`]))));
-    run(spans);
-    spans.forEach((s, n) => {
-      const [inputs, meta, flags, internals, tags] = keysOf(indexes[n]);
-      const v = `v${indexes[n]}`;
-      expect([...s.attributes]).toEqual([
-        ['ag.type.span', 'task'], ['ag.type.trace', 'invocation'], [inputs, v], [internals, v],
-        ['ag.metrics.duration.cumulative', 1500], [flags, v], [tags, v], [meta, v],
-      ]);
-    });
-  });
-});
-
-describe('semantic conventions on span after span', () => {
-  const many = (attrs: Record<string, AttrValue>) => run(Array.from({ length: 4 }, () => span(attrs)), 'otlp');
-
-  it('a key a higher family mapped to null (claiming nothing) is mapped again by a lower family, in its place', () => {
-    // gen_ai copies a null conversation id to ag.session.id, where null means absent; OpenInference's
-    // session.id then lands on the same key.
-    for (const s of many({ 'gen_ai.operation.name': 'chat', 'gen_ai.conversation.id': null, 'session.id': 'sess-1' })) {
-      expect(s.attributes.get('ag.session.id')).toBe('sess-1');
-      expect(s.sessionId).toBe('sess-1');
-    }
-  });
-
-  it('a prefix row whose target an earlier row of its family already wrote keeps the earlier value', () => {
-    // OpenLLMetry's entity input lands a prompt message below ag.data.inputs; its gen_ai.prompt prefix row,
-    // later in the family, maps onto the same key.
-    for (const s of many({
-      'traceloop.entity.input': '{"inputs":{"prompt":{"0":{"content":"from entity"}}}}',
-      'gen_ai.prompt.0.content': 'from prefix',
-      'gen_ai.prompt.0.role': 'user',
-    })) {
-      expect(s.attributes.get('ag.data.inputs.prompt.0.content')).toBe('from entity');
-      expect(s.attributes.get('ag.data.inputs.prompt.0.role')).toBe('user');
-    }
-  });
-
-  it('a family that writes a data slot gets S5: a JSON object string there is decoded', () => {
-    for (const s of many({ 'ag.type.span': 'llm', 'openinference.span.kind': 'LLM', 'input.value': '{"q":"hi"}' })) {
-      expect(s.attributes.get('ag.data.inputs.q')).toBe('hi');
-      expect(s.attributes.has('ag.unsupported.data.inputs')).toBe(false);
     }
   });
 });

@@ -6,8 +6,10 @@ import type { Span } from '../../model/span.ts';
 import type { Cleaned } from './clean.ts';
 import type { NamespaceConfig, SemconvMode } from './config.ts';
 import { emitAttributes } from './emit.ts';
+import { fastReferenceList } from './fast.ts';
 import { computeSpanMetrics, propagateMetrics } from './metrics.ts';
-import { Normaliser, type Normalised } from './normalise.ts';
+import { normalise, type Normalised } from './normalise.ts';
+import type { Quarantine } from './quarantine.ts';
 import { referenceList } from './references.ts';
 
 function validTraceType(v: unknown): string | undefined {
@@ -51,9 +53,8 @@ function settle(span: Span, c: Cleaned, linked: LinkedTraces): void {
 }
 
 /** S9 and the span fields derived from the attributes. */
-function writeBack(span: Span, w: Normalised): void {
-  const c = w.c;
-  span.attributes = emitAttributes(span.attributes, c, w.q, w.placed);
+function writeBack(span: Span, c: Cleaned, q: Quarantine): void {
+  span.attributes = emitAttributes(span.attributes, c, q);
   span.spanType = c.typeSpan;
   span.traceType = c.typeTrace;
   if (span.parentId === undefined) {
@@ -61,8 +62,8 @@ function writeBack(span: Span, w: Normalised): void {
     if (c.userId !== undefined) span.userId = c.userId;
   }
   if (c.references !== undefined) span.references = referenceList(c.references);
-  else if (w.placed !== undefined) {
-    const refs = w.placed.referenceList();
+  else if (c.fast !== undefined) {
+    const refs = fastReferenceList(c.fast);
     if (refs !== undefined) span.references = refs;
   }
 }
@@ -71,7 +72,6 @@ export class NamespaceProcessor implements SyncProcessor {
   readonly sync = true as const;
   private readonly semconv: SemconvMode;
   private readonly propagate: boolean;
-  private readonly normaliser = new Normaliser();
 
   constructor(config: Partial<NamespaceConfig> = {}) {
     this.semconv = config.semconv ?? 'otlp';
@@ -86,12 +86,12 @@ export class NamespaceProcessor implements SyncProcessor {
     const linked = new LinkedTraces(spans);
     if (!this.propagate) {
       // Each span is finished before the next starts: nothing but the links of the batch (which this
-      // processor does not touch) crosses spans, and the normaliser's result is scratch reused by the next.
+      // processor does not touch) crosses spans, and the fast path's result is scratch reused by the next.
       for (let i = 0; i < n; i++) {
         const span = spans[i];
-        const w = this.normaliser.next(span.attributes, semconv);
+        const w = normalise(span.attributes, semconv, true);
         settle(span, w.c, linked);
-        writeBack(span, w);
+        writeBack(span, w.c, w.q);
       }
       return;
     }
@@ -99,11 +99,11 @@ export class NamespaceProcessor implements SyncProcessor {
     const work: Normalised[] = new Array(n);
     const cleaned: Cleaned[] = new Array(n);
     for (let i = 0; i < n; i++) {
-      work[i] = this.normaliser.kept(spans[i].attributes, semconv);
+      work[i] = normalise(spans[i].attributes, semconv, false);
       cleaned[i] = work[i].c;
       settle(spans[i], cleaned[i], linked);
     }
     propagateMetrics(spans, cleaned);
-    for (let i = 0; i < n; i++) writeBack(spans[i], work[i]);
+    for (let i = 0; i < n; i++) writeBack(spans[i], work[i].c, work[i].q);
   }
 }

@@ -21,7 +21,6 @@ export class Quarantine {
 
   /** Empties a scratch quarantine for reuse. */
   clear(): void {
-    if (this.paths.length === 0) return;
     this.paths.length = 0;
     this.values.length = 0;
   }

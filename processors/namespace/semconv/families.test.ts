@@ -1,26 +1,19 @@
 // Each semantic-convention family on realistic attribute sets (ag-namespace.md §6), row by row, and the
 // cross-family precedence rules of §6.1.
 import { describe, expect, it } from 'vitest';
-import { AttributeList } from '../../../model/attributes/list.ts';
 import type { AttrValue, Attributes } from '../../../model/span.ts';
 import { KeySpace } from '../keys.ts';
 import { Quarantine } from '../quarantine.ts';
 import { genai } from './genai.ts';
-import { SemconvMapper, keyFamilies } from './index.ts';
+import { applySemconv, familyMask } from './index.ts';
 import { messagePath, openinference } from './openinference.ts';
 import { openllmetry } from './openllmetry.ts';
-import { FamilyRunner, type Family } from './rows.ts';
+import { runFamily, type Family } from './rows.ts';
 import { vercel } from './vercel.ts';
 
-const attrs = (o: Record<string, AttrValue>): AttributeList => AttributeList.from(new Map(Object.entries(o)));
-const familyMask = (a: AttributeList) => a.keyArray.reduce((mask, k) => keyFamilies(k, mask), 0);
-const runFamily = (f: Family, o: Record<string, AttrValue>) => {
-  const runner = new FamilyRunner(f);
-  const a = attrs(o);
-  return runner.run(a, runner.match(a.keyArray), new KeySpace());
-};
-const map = (f: Family, o: Record<string, AttrValue>) => Object.fromEntries(runFamily(f, o));
-const mapList = (f: Family, o: Record<string, AttrValue>) => [...runFamily(f, o)];
+const attrs = (o: Record<string, AttrValue>): Attributes => new Map(Object.entries(o));
+const map = (f: Family, o: Record<string, AttrValue>) => Object.fromEntries(runFamily(f, attrs(o), new KeySpace()));
+const mapList = (f: Family, o: Record<string, AttrValue>) => [...runFamily(f, attrs(o), new KeySpace())];
 
 describe('gen_ai (§6.4)', () => {
   it('maps an OpenAI chat span from opentelemetry-instrumentation-openai-v2', () => {
@@ -266,8 +259,7 @@ describe('Vercel AI SDK (§6.5)', () => {
 describe('precedence across families (§6.1)', () => {
   const run = (o: Record<string, AttrValue>, explicit: Record<string, AttrValue> = {}) => {
     const a = attrs(o);
-    const mapper = new SemconvMapper();
-    return [...mapper.apply(a, attrs(explicit), mapper.match(a.keyArray, familyMask(a)), false, new Quarantine())];
+    return [...applySemconv(a, attrs(explicit), familyMask(a), new Quarantine())];
   };
 
   it('a higher family claims a whole target: message lists are never mixed', () => {

@@ -1,6 +1,7 @@
 // OpenTelemetry GenAI semantic conventions (ag-namespace.md §6.4).
 import type { Attributes } from '../../../model/span.ts';
 import { lowerType, put, type Family, type Row } from './rows.ts';
+import type { RowOutput } from './planned-output.ts';
 
 const OPERATION_TYPES: Record<string, string> = {
   chat: 'chat',
@@ -20,7 +21,7 @@ function operationType(value: string): string {
 const TOTAL = 'ag.metrics.tokens.incremental.total';
 
 /** Row 10: the client's total, else the sum of the prompt and completion numbers rows 8 and 9 gave. */
-function totalTokens(attrs: Attributes, out: Attributes): void {
+function totalTokens(attrs: Attributes, out: RowOutput): void {
   const total = attrs.get('gen_ai.usage.total_tokens');
   if (total !== undefined) { put(out, TOTAL, total); return; }
   const p = out.get('ag.metrics.tokens.incremental.prompt');

@@ -1,19 +1,19 @@
 // S4: semantic-convention mapping (ag-namespace.md §6.1). Families run only when a span has a key that
 // could feed them (one first-character lookup per key), and a family's output is dropped key by key when
 // the explicit ag keys or a higher family already hold that key, or a key above or below it.
-import type { AttributeList } from '../../../model/attributes/list.ts';
-import type { AttrValue } from '../../../model/span.ts';
-import { decodeDataSlots, decodeTyped } from '../decode.ts';
+import type { AttrValue, Attributes } from '../../../model/span.ts';
+import { anyStringDataSlot, decodeDataSlots, decodeTyped } from '../decode.ts';
 import { ClaimList } from '../keys.ts';
 import type { Quarantine } from '../quarantine.ts';
 import { genai } from './genai.ts';
 import { openinference } from './openinference.ts';
 import { openllmetry } from './openllmetry.ts';
-import { FamilyRunner, type Claims, type Family, type RowMatch } from './rows.ts';
+import { planFamily, runFamily, runPlannedFamily, type Family, type FamilyPlan } from './rows.ts';
+import { PlannedOutput } from './planned-output.ts';
 import { vercel } from './vercel.ts';
 
 /** Highest precedence first. */
-const FAMILIES: readonly Family[] = [vercel, genai, openinference, openllmetry];
+export const FAMILIES: readonly Family[] = [vercel, genai, openinference, openllmetry];
 
 /** First char code (ASCII) -> the triggers starting with it and their family bits. */
 const TRIGGERS: { prefix: string; bit: number }[][] = Array.from({ length: 128 }, () => []);
@@ -38,6 +38,13 @@ export function keyFamilies(k: string, mask: number): number {
   return mask;
 }
 
+/** Bit f set when family f may have work on these attributes. */
+export function familyMask(attrs: Attributes): number {
+  let mask = 0;
+  for (const k of attrs.keys()) mask = keyFamilies(k, mask);
+  return mask;
+}
+
 /** Below a free-form slot a null is content; elsewhere it means absent (and is dropped at S7). */
 const FREE_FORM = ['ag.data.parameters.', 'ag.data.inputs.', 'ag.data.outputs.', 'ag.data.internals.', 'ag.meta.',
   'ag.exception.', 'ag.unsupported.'];
@@ -48,114 +55,137 @@ function nullIsContent(k: string): boolean {
 }
 
 /**
- * Adds one explicit `ag` key (after S2, S3 and S5) to the claims; false when it claims nothing.
+ * Adds one explicit `ag` key (after S2, S3 and S5) to the claims.
  *
  * null means absent: it claims nothing, so a second run (where it is gone) maps the same way. `ag` itself
  * is always quarantined (as ag.unsupported._invalid), so it claims nothing either. What was quarantined (or
  * shadowed) on a first run comes back as ag.unsupported[._shadowed].<p>: it still claims ag.<p>, as the
  * original key did then, so a second run maps exactly as the first.
  */
-function claimExplicit(claimed: ClaimList, k: string, v: AttrValue): boolean {
-  if ((v === null && !nullIsContent(k)) || k === 'ag') return false;
+export function claimExplicit(claimed: ClaimList, k: string, v: AttrValue): void {
+  if ((v === null && !nullIsContent(k)) || k === 'ag') return;
   claimed.add(k);
   if (k.startsWith('ag.unsupported.')) {
     claimed.add(k.startsWith('ag.unsupported._shadowed.') ? 'ag.' + k.slice(25) : 'ag.' + k.slice(15));
   }
-  return true;
 }
 
 /**
- * True when no explicit key is a null outside a free-form slot: the claims then depend on the keys alone
- * (`ag` itself claims nothing whatever its value, and no row can write it), and rows can be matched
- * against them once per key sequence (SemconvMapper.keep).
+ * Runs the families in `mask`, highest first, each in row order, against the claims; returns their output
+ * (decoded by S2 and S5) in that order, or undefined when nothing was mapped.
+ *
+ * Claims are made by keys in the form a second run would read them back: explicit keys are already decoded
+ * when claimed, and each family's output is decoded (S2, S5) before it claims. Without that, a first run
+ * could drop a row because of a key that the output then spells differently, and a second run would map it.
  */
-export function everyKeyClaims(ag: AttributeList): boolean {
-  const keys = ag.keyArray;
-  const values = ag.valueArray;
-  for (let i = 0; i < keys.length; i++) if (values[i] === null && !nullIsContent(keys[i])) return false;
-  return true;
+export function mapFamilies(attrs: Attributes, claimed: ClaimList, mask: number, q: Quarantine): Attributes | undefined {
+  let all: Attributes | undefined;
+  for (let f = 0; f < FAMILIES.length; f++) {
+    if ((mask & (1 << f)) === 0) continue;
+    let mapped = runFamily(FAMILIES[f], attrs, claimed);
+    if (mapped.size === 0) continue;
+    mapped = decodeDataSlots(decodeTyped(mapped), q);
+    if (all === undefined) all = mapped;
+    else for (const [k, v] of mapped) all.set(k, v);
+    // Rows of one family never drop each other, so its keys claim only after the whole family ran.
+    for (const [k, v] of mapped) if (v !== null || nullIsContent(k)) claimed.add(k);
+  }
+  return all;
 }
 
-/** The rows of each family with a source on a span: by family, undefined for a family with none. */
-export type FamilyMatches = (RowMatch | undefined)[];
-
-const NOTHING_CLAIMED: Claims = { conflicts: () => false };
-
-/** The four families ready to run for one processor (their memos and scratch are its own). */
-export class SemconvMapper {
-  private readonly runners = FAMILIES.map((f) => new FamilyRunner(f));
-
-  /** The rows of the families in `mask` with a source among `keys`; depends on the keys only. */
-  match(keys: readonly string[], mask: number): FamilyMatches {
-    const matches: FamilyMatches = new Array(FAMILIES.length).fill(undefined);
-    for (let f = 0; f < FAMILIES.length; f++) {
-      if ((mask & (1 << f)) === 0) continue;
-      const m = this.runners[f].match(keys);
-      if (m.rows.length > 0) matches[f] = m;
-    }
-    return matches;
+/**
+ * The families in `mask` planned for spans with exactly these keys and these explicit claims, highest
+ * first, leaving out families with no row to run (plan.ts).
+ */
+export function planFamilies(keys: readonly string[], claimed: ClaimList, mask: number): FamilyPlan[] {
+  const plans: FamilyPlan[] = [];
+  for (let f = 0; f < FAMILIES.length; f++) {
+    if ((mask & (1 << f)) === 0) continue;
+    const plan = planFamily(FAMILIES[f], keys, claimed);
+    if (plan.rows.length > 0) plans.push(plan);
   }
+  return plans;
+}
 
-  /** `matches` without the rows the explicit keys `agKeys` claim (whatever their values, everyKeyClaims). */
-  keep(matches: FamilyMatches, agKeys: readonly string[]): FamilyMatches {
-    const claimed = new ClaimList();
-    for (let i = 0; i < agKeys.length; i++) claimExplicit(claimed, agKeys[i], '');
-    return matches.map((m, f) => {
-      if (m === undefined) return undefined;
-      const kept = this.runners[f].keep(m, claimed);
-      return kept.rows.length > 0 ? kept : undefined;
-    });
-  }
+/** The output of the planned families of the current span, merged; reused, read by finishFast before the next span. */
+const plannedOutput = new PlannedOutput();
 
-  /**
-   * Appends the families' output to `ag` (the explicit keys after S2, S3 and S5) and returns the result: the
-   * matched rows of each family, highest first, each in row order, against the claims. `explicitKept`:
-   * the rows claimed by the explicit keys were already left out (keep), and every explicit key claims.
-   *
-   * Claims are made by keys in the form a second run would read them back: explicit keys are already
-   * decoded when claimed, and each family's output is decoded (S2, S5) before it claims. Without that, a
-   * first run could drop a row because of a key that the output then spells differently, and a second
-   * run would map it.
-   */
-  apply(attrs: AttributeList, ag: AttributeList, matches: FamilyMatches, explicitKept: boolean, q: Quarantine): AttributeList {
-    let lowest = -1;
-    for (let f = 0; f < matches.length; f++) if (matches[f] !== undefined) lowest = f;
-    if (lowest < 0) return ag;
-    // Claims are gathered only when some row is left to check against them.
-    let claimed: ClaimList | undefined;
-    // Whether `ag` holds a key that claimed nothing (a null outside a free-form slot): only such a key can
-    // be mapped again, and it then takes the new value in place (Map.set). Any other mapped key is new.
-    let unclaimed = false;
-    if (!explicitKept) {
-      claimed = new ClaimList();
-      const keys = ag.keyArray;
-      const values = ag.valueArray;
-      for (let i = 0; i < keys.length; i++) if (!claimExplicit(claimed, keys[i], values[i])) unclaimed = true;
-    }
-    for (let f = 0; f <= lowest; f++) {
-      const m = matches[f];
-      if (m === undefined) continue;
-      let mapped = this.runners[f].run(attrs, m, claimed ?? NOTHING_CLAIMED);
-      if (mapped.size === 0) continue;
-      mapped = decodeDataSlots(decodeTyped(mapped), q);
-      // Rows of one family never drop each other, so its keys claim only after the whole family ran; the
-      // lowest family's claims would serve no one.
-      // Into `ag`, or as `ag` while it is empty (the span has no explicit key): no copy.
-      const into = ag.size === 0 ? undefined : ag;
-      if (into === undefined) ag = mapped;
-      const mk = mapped.keyArray;
-      const mv = mapped.valueArray;
-      for (let j = 0; j < mk.length; j++) {
-        const k = mk[j];
-        const v = mv[j];
-        if (into !== undefined) {
-          if (unclaimed) into.set(k, v);
-          else into.append(k, v);
-        }
-        if (v === null && !nullIsContent(k)) unclaimed = true;
-        else if (f < lowest) (claimed ??= new ClaimList()).add(k);
+/** One lower family's output before it is merged into plannedOutput; reused. */
+const familyOutput = new PlannedOutput();
+
+/** What higher families mapped on the current span, for the planned lower ones; reused. */
+const laterClaims = new ClaimList();
+
+/**
+ * True when S2 or S5 would change this family's output: an `@ag.type=` value, or (for a family that can
+ * reach a data slot) a string at one.
+ */
+function needsDecoding(out: PlannedOutput, dataSlots: boolean): boolean {
+  return out.anyTyped() || (dataSlots && anyStringDataSlot(out));
+}
+
+/**
+ * mapFamilies for a span with the keys the plans were made for (`values[i]` the value of key i): the
+ * explicit claims were applied when planning, so only what a higher family maps here is checked.
+ *
+ * The families write into reused lists rather than a Map each (on LLM-call spans, three families
+ * mapping ~35 keys, the Maps, their merge and their claims were ~6% of the daemon's CPU, measured in
+ * docs/decisions/0460). When S2 or S5 would rewrite some family's output, the span takes the Map path
+ * below instead, which decodes each family before the next one claims.
+ */
+export function mapPlanned(plans: readonly FamilyPlan[], attrs: Attributes, values: readonly AttrValue[], q: Quarantine): Attributes | PlannedOutput | undefined {
+  const all = plannedOutput;
+  all.clear();
+  laterClaims.clear();
+  // Whether `all` holds a key that claimed nothing (null outside a free-form slot): only such a key can
+  // be written again by a lower family, which then replaces its value in place, as Map.set would.
+  let unclaimed = false;
+  for (let p = 0; p < plans.length; p++) {
+    const out = p === 0 ? all : familyOutput;
+    out.clear();
+    runPlannedFamily(plans[p], attrs, values, p > 0 ? laterClaims : undefined, out);
+    if (out.size === 0) continue;
+    if (needsDecoding(out, plans[p].dataSlots)) return mapPlannedDecoding(plans, attrs, values, q);
+    const last = p + 1 === plans.length;
+    for (let i = 0; i < out.size; i++) {
+      const k = out.keys[i];
+      const v = out.values[i];
+      if (out !== all) {
+        if (unclaimed) all.set(k, v);
+        else all.append(k, v);
       }
+      if (v !== null || nullIsContent(k)) {
+        if (!last) laterClaims.add(k);
+      } else unclaimed = true;
     }
-    return ag;
   }
+  return all.size === 0 ? undefined : all;
+}
+
+/** mapPlanned with S2 and S5 applied to each family's output before the next family claims. */
+function mapPlannedDecoding(plans: readonly FamilyPlan[], attrs: Attributes, values: readonly AttrValue[], q: Quarantine): Attributes | undefined {
+  let all: Attributes | undefined;
+  laterClaims.clear();
+  for (let p = 0; p < plans.length; p++) {
+    let mapped: Attributes = new Map();
+    runPlannedFamily(plans[p], attrs, values, p > 0 ? laterClaims : undefined, mapped);
+    if (mapped.size === 0) continue;
+    mapped = decodeTyped(mapped);
+    // S5 only where a planned row can reach a data slot (decided with the plan; mapFamilies always runs it).
+    if (plans[p].dataSlots) mapped = decodeDataSlots(mapped, q);
+    if (all === undefined) all = mapped;
+    else for (const [k, v] of mapped) all.set(k, v);
+    if (p + 1 < plans.length) for (const [k, v] of mapped) if (v !== null || nullIsContent(k)) laterClaims.add(k);
+  }
+  return all;
+}
+
+/** Appends the mapped keys to `ag` (the explicit keys after S2, S3 and S5). Returns the same map. */
+export function applySemconv(attrs: Attributes, ag: Attributes, mask: number, q: Quarantine): Attributes {
+  if (mask === 0) return ag;
+  const claimed = new ClaimList();
+  for (const [k, v] of ag) claimExplicit(claimed, k, v);
+  const mapped = mapFamilies(attrs, claimed, mask, q);
+  if (mapped !== undefined) for (const [k, v] of mapped) ag.set(k, v);
+  return ag;
 }

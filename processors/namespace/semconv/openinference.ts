@@ -2,6 +2,8 @@
 import type { Attributes } from '../../../model/span.ts';
 import { isPlainObject } from '../keys.ts';
 import { decodeJson, hasPrefix, put, putValue, type Family, type Row } from './rows.ts';
+import type { RowOutput } from './planned-output.ts';
+import { RewriteMemo } from './rewrite-memo.ts';
 
 const KINDS: Record<string, string> = {
   CHAIN: 'chain', RETRIEVER: 'query', RERANKER: 'rerank', LLM: 'chat', EMBEDDING: 'embedding', AGENT: 'agent',
@@ -14,23 +16,23 @@ function kindType(value: string): string | undefined {
 }
 
 /** Rows 2/3: the raw value, unless this is a chat span whose messages carry the same content. */
-function ioValue(attrs: Attributes, out: Attributes, src: string, messages: string, dst: string): void {
+function ioValue(attrs: Attributes, out: RowOutput, src: string, messages: string, dst: string): void {
   const v = attrs.get(src);
   if (v === undefined) return;
   if (out.get('ag.type.span') === 'chat' && hasPrefix(attrs, messages)) return;
   put(out, dst, v);
 }
 
-function inputValue(attrs: Attributes, out: Attributes): void {
+function inputValue(attrs: Attributes, out: RowOutput): void {
   ioValue(attrs, out, 'input.value', 'llm.input_messages.', 'ag.data.inputs');
 }
 
-function outputValue(attrs: Attributes, out: Attributes): void {
+function outputValue(attrs: Attributes, out: RowOutput): void {
   ioValue(attrs, out, 'output.value', 'llm.output_messages.', 'ag.data.outputs');
 }
 
 /** Row 6: invocation parameters are members of ag.meta.request, only when they decode to an object. */
-function invocationParameters(attrs: Attributes, out: Attributes): void {
+function invocationParameters(attrs: Attributes, out: RowOutput): void {
   const v = attrs.get('llm.invocation_parameters');
   if (v === undefined) return;
   const decoded = decodeJson(v);
@@ -52,18 +54,40 @@ export function messagePath(rest: string): string {
   return rest.slice(0, dot + 1) + tail;
 }
 
+function messages(attrs: Attributes, out: RowOutput, src: string, targets: RewriteMemo): void {
+  attrs.forEach((v, k) => {
+    if (k.length > src.length && k.startsWith(src)) put(out, targets.of(k), v);
+  });
+}
+
+/** Target keys of the message rows (rewrite-memo.ts). */
+function messageTargets(src: string, dst: string): RewriteMemo {
+  return new RewriteMemo((k) => dst + messagePath(k.slice(src.length)));
+}
+
+const INPUT_MESSAGES = messageTargets('llm.input_messages.', 'ag.data.inputs.prompt.');
+const OUTPUT_MESSAGES = messageTargets('llm.output_messages.', 'ag.data.outputs.completion.');
+
+function inputMessages(attrs: Attributes, out: RowOutput): void {
+  messages(attrs, out, 'llm.input_messages.', INPUT_MESSAGES);
+}
+
+function outputMessages(attrs: Attributes, out: RowOutput): void {
+  messages(attrs, out, 'llm.output_messages.', OUTPUT_MESSAGES);
+}
+
 /** Row 11: `llm.tools.<i>.tool.json_schema` decoded to the tool itself, else kept raw under its path. */
-function tools(attrs: Attributes, out: Attributes): void {
+function tools(attrs: Attributes, out: RowOutput): void {
   const prefix = 'llm.tools.';
   const suffix = '.tool.json_schema';
-  attrs.forEach((v, k) => {
-    if (!k.startsWith(prefix) || !k.endsWith(suffix) || k.length <= prefix.length + suffix.length) return;
+  for (const [k, v] of attrs) {
+    if (!k.startsWith(prefix) || !k.endsWith(suffix) || k.length <= prefix.length + suffix.length) continue;
     const i = k.slice(prefix.length, k.length - suffix.length);
-    if (i.includes('.')) return;
+    if (i.includes('.')) continue;
     const decoded = decodeJson(v);
     if (decoded !== null && typeof decoded === 'object') putValue(out, 'ag.data.inputs.tools.' + i, decoded);
     else put(out, 'ag.data.inputs.tools.' + i + '.tool.json_schema', v);
-  });
+  }
 }
 
 const copies = (pairs: [string, string][]): Row[] =>
@@ -82,8 +106,8 @@ const rows: Row[] = [
   { kind: 'custom', dst: 'ag.meta.request', sources: ['llm.invocation_parameters'], run: invocationParameters },
   ...copies([['llm.provider', 'ag.meta.provider'], ['llm.system', 'ag.meta.system']]),
   { kind: 'prefix', src: 'llm.token_count', dst: 'ag.metrics.tokens.incremental' },
-  { kind: 'prefix', src: 'llm.input_messages', dst: 'ag.data.inputs.prompt', path: messagePath },
-  { kind: 'prefix', src: 'llm.output_messages', dst: 'ag.data.outputs.completion', path: messagePath },
+  { kind: 'custom', dst: 'ag.data.inputs.prompt', sources: ['llm.input_messages.'], run: inputMessages },
+  { kind: 'custom', dst: 'ag.data.outputs.completion', sources: ['llm.output_messages.'], run: outputMessages },
   { kind: 'custom', dst: 'ag.data.inputs.tools', sources: ['llm.tools.'], run: tools },
   ...copies([
     ['llm.function_call', 'ag.data.outputs.function_call'],

@@ -2,9 +2,10 @@
 import type { Attributes } from '../../../model/span.ts';
 import { isPlainObject } from '../keys.ts';
 import { decodeJson, lowerType, putValue, type Family, type Row } from './rows.ts';
+import type { RowOutput } from './planned-output.ts';
 
 /** Rows 3/4: the member `inputs` / `outputs` of the entity JSON (a string or an object), else nothing. */
-function entityMember(attrs: Attributes, out: Attributes, src: string, member: string, dst: string): void {
+function entityMember(attrs: Attributes, out: RowOutput, src: string, member: string, dst: string): void {
   const v = attrs.get(src);
   if (v === undefined) return;
   const decoded = decodeJson(v);
@@ -13,11 +14,11 @@ function entityMember(attrs: Attributes, out: Attributes, src: string, member: s
   if (typeof m === 'string' || isPlainObject(m)) putValue(out, dst, m);
 }
 
-function entityInput(attrs: Attributes, out: Attributes): void {
+function entityInput(attrs: Attributes, out: RowOutput): void {
   entityMember(attrs, out, 'traceloop.entity.input', 'inputs', 'ag.data.inputs');
 }
 
-function entityOutput(attrs: Attributes, out: Attributes): void {
+function entityOutput(attrs: Attributes, out: RowOutput): void {
   entityMember(attrs, out, 'traceloop.entity.output', 'outputs', 'ag.data.outputs');
 }
 

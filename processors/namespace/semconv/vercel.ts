@@ -1,6 +1,7 @@
 // Vercel AI SDK `ai.*` attributes (ag-namespace.md §6.5), the highest-precedence family.
 import type { Attributes } from '../../../model/span.ts';
 import { put, type Family, type Row } from './rows.ts';
+import type { RowOutput } from './planned-output.ts';
 
 const EMBED_OPERATIONS = new Set(['ai.embed', 'ai.embed.doEmbed', 'ai.embedMany', 'ai.embedMany.doEmbed']);
 
@@ -12,18 +13,18 @@ function operationType(value: string): string | undefined {
 
 /** Row 12: the text is the whole output, or `outputs.text` when tool calls sit beside it (two targets,
  *  so two rows: each is claimed on its own). */
-function responseText(attrs: Attributes, out: Attributes): void {
+function responseText(attrs: Attributes, out: RowOutput): void {
   const v = attrs.get('ai.response.text');
   if (v !== undefined && !attrs.has('ai.response.toolCalls')) put(out, 'ag.data.outputs', v);
 }
 
-function responseTextBesideToolCalls(attrs: Attributes, out: Attributes): void {
+function responseTextBesideToolCalls(attrs: Attributes, out: RowOutput): void {
   const v = attrs.get('ai.response.text');
   if (v !== undefined && attrs.has('ai.response.toolCalls')) put(out, 'ag.data.outputs.text', v);
 }
 
 /** Row 16: a single finish reason becomes a one-element list, like gen_ai's finish_reasons. */
-function finishReason(attrs: Attributes, out: Attributes): void {
+function finishReason(attrs: Attributes, out: RowOutput): void {
   const v = attrs.get('ai.response.finishReason');
   if (v === undefined) return;
   put(out, 'ag.meta.response.finish_reasons', Array.isArray(v) ? v : [v]);
