@@ -66,7 +66,7 @@ function writeBodies(make: (i: number) => Buffer): string[] {
 
 // An open loop at a low rate warms the daemon slowly: at 100 requests/s V8 is still optimising functions
 // for ~10 s and the daemon's CPU share falls until then, while the Collector's is flat from the start
-// (decision 0530). A steady-rate figure is about a daemon that has been running, so its window opens after
+// (docs/performance.md, round 0530). A steady-rate figure is about a daemon that has been running, so its window opens after
 // that; a closed loop at full load is warm within its 3 s.
 const STEADY_WARMUP_MS = 15_000;
 

@@ -13,7 +13,7 @@ const halves = new Uint32Array(slot.buffer);
 /**
  * `Number(v)` for `v` in [0, 2^64), without a heap BigInt: optimised code stores a bigint into a
  * BigUint64Array as machine arithmetic and reads the halves back as numbers, where `Number(a - b)` builds
- * a heap BigInt for the difference and a heap number (~56 B of garbage per call, decision 0320). Exact
+ * a heap BigInt for the difference and a heap number (~56 B of garbage per call, docs/performance.md, round 0320). Exact
  * below 2^53, correctly rounded above (one rounding, of the sum).
  */
 export function uint64ToNumber(v: bigint): number {

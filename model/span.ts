@@ -38,7 +38,7 @@ const PLAIN_STATUSES: readonly SpanStatus[] = [{ code: 0 }, { code: 1 }, { code:
 
 /**
  * The status `code` with `message` (none when undefined): a shared object for the usual case, where a
- * new one per span was a heap object, and a cache line the record encoder reads cold (decision 0480).
+ * new one per span was a heap object, and a cache line the record encoder reads cold (docs/performance.md, round 0480).
  */
 export function spanStatus(code: number, message: string | undefined): SpanStatus {
   if (message === undefined) return PLAIN_STATUSES[code] ?? { code };

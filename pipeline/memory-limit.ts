@@ -10,7 +10,7 @@
 // Cost: `check()` runs on every request, so it only compares numbers; the process is sampled at most
 // every `sampleIntervalMs`. The sample is V8's heap statistics (used_heap_size + external_memory, the
 // very numbers process.memoryUsage() reports as heapUsed + external), without memoryUsage()'s read of
-// the resident set size from /proc, which cost about ten times as much (measured, docs/decisions/0260).
+// the resident set size from /proc, which cost about ten times as much (measured, docs/performance.md, round 0260).
 
 import { getHeapStatistics } from 'node:v8';
 

@@ -185,7 +185,7 @@ export class ExportRunner {
 /**
  * The spans of the gathered records as one array, sized once: built by push(), the array of a full
  * 8192-span batch re-grew its way up and was about 60% of the bytes this loop, the stream and the
- * batcher allocated per request (measured, docs/decisions/0350). One record is handed on as it is:
+ * batcher allocated per request (measured, docs/performance.md, round 0350). One record is handed on as it is:
  * exporters only read what they are given (the same record also goes to every other exporter).
  */
 function joinSpans(records: readonly StreamRecord[]): Span[] {

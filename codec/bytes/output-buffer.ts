@@ -8,7 +8,7 @@ export interface Utf8WriteBuffer extends Buffer {
 }
 
 /** The largest buffer a batch starts with: after a batch of one huge span, a guess for 1024 spans
- *  would be gigabytes, which a host with strict overcommit refuses (decision 0470). Beyond it the
+ *  would be gigabytes, which a host with strict overcommit refuses (docs/performance.md, round 0470). Beyond it the
  *  writer grows by doubling. */
 const MAX_FIRST_GUESS = 64 * 1024 * 1024;
 

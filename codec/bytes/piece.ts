@@ -7,8 +7,8 @@ import { LITTLE_ENDIAN } from '../../model/byte-order.ts';
  * Bytes written often and unchanged (fixed record keys, enum names, encoded attribute keys), held as
  * little-endian 64-bit words, zero-padded to a whole word. The writers' `copy` stores them a word at a
  * time through a DataView: 32-bit words measured ~40% cheaper than `Uint8Array.set` or a byte loop for
- * the 10-40 byte pieces of a record (docs/decisions/0320), 64-bit ones ~35% cheaper again (optimised
- * code keeps the BigInt words in registers; decision 0500). The padding lands past the end of what is
+ * the 10-40 byte pieces of a record (docs/performance.md, round 0320), 64-bit ones ~35% cheaper again (optimised
+ * code keeps the BigInt words in registers; docs/performance.md, round 0500). The padding lands past the end of what is
  * written and is overwritten by what comes next.
  */
 export class Piece {

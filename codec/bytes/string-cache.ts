@@ -32,7 +32,7 @@ const cachedBytes = new Uint8Array(CACHE_SLOTS * MAX_CACHED_LENGTH);
 const cachedView = new DataView(cachedBytes.buffer);
 /** Each slot's string length (0: empty), kept apart from the strings: reading `cached.length` loads the
  *  string object from wherever it sits in the heap, a cache miss on most lookups of values that vary
- *  (measured ~9% of decoding when attribute values are all distinct; decision 0390). */
+ *  (measured ~9% of decoding when attribute values are all distinct; docs/performance.md, round 0390). */
 const cachedLengths = new Uint8Array(CACHE_SLOTS);
 /** The full hash of the last string that missed in each slot (0: none). */
 const lastMiss = new Int32Array(CACHE_SLOTS);

@@ -18,7 +18,7 @@ export function giveUp(): never {
 
 // Module-local, not exported: V8 reads an exported `const` through its module cell on every use, also in
 // its own module, where a local one is folded into the compiled code as a number. Measured on a byte loop,
-// the exported form cost ~35% more (decision 0540). Each hot module keeps its own copy of what it compares.
+// the exported form cost ~35% more (docs/performance.md, round 0540). Each hot module keeps its own copy of what it compares.
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;

@@ -54,7 +54,7 @@ export class AttributeCache {
     const bytes = this.bytes;
     const bytesView = this.bytesView;
     const at = slot * MAX_CACHED_ATTRIBUTE;
-    // Four bytes per step, then the tail: as in the string cache (decision 0260, round 2).
+    // Four bytes per step, then the tail: as in the string cache (docs/performance.md, round 0260, round 2).
     const words = size & ~3;
     let j = 0;
     while (j < words && bytesView.getInt32(at + j, true) === view.getInt32(start + j, true)) j += 4;

@@ -7,7 +7,7 @@
 // benchmark. Spans of one instrumentation carry the same keys in the same order, and a decoded key
 // repeated by the client is usually the very string the attribute cache handed out before: a list
 // whose keys are, one by one, those of the last list found free of repeats is free of them too. That
-// is one comparison per key, mostly of two references to one string (decision 0450).
+// is one comparison per key, mostly of two references to one string (docs/performance.md, round 0450).
 import type { AttributeList } from '../../model/attributes/list.ts';
 
 export class UniqueKeys {

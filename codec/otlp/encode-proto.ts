@@ -25,7 +25,7 @@ export interface RequestSink {
 /**
  * The next request's buffer size, from the bytes per span the last one needed. A fixed 512 made every
  * batch of the benchmark's ~720-byte spans grow once by copying, and a batch of ~10 KB LLM-call spans
- * five times (decision 0470).
+ * five times (docs/performance.md, round 0470).
  */
 const requestSize = new SizeGuess(512);
 
@@ -51,7 +51,7 @@ export function encodeExportRequest(spans: Span[]): Uint8Array {
  * appearance order), so a cut falls between groups' spans in that order.
  *
  * This replaced "encode the whole trace, and if too big encode it again in even parts" for the Kafka
- * exporter: on the benchmark's 2,000-span traces that encoded every span twice (decision 0340).
+ * exporter: on the benchmark's 2,000-span traces that encoded every span twice (docs/performance.md, round 0340).
  */
 export function encodeExportRequests(w: ProtoWriter, spans: Span[], limit: number, sink: RequestSink): void {
   const groups = groupSpans(spans);

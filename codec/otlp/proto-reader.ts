@@ -75,7 +75,7 @@ export class ProtoReader {
       return short;
     }
     // Integer arithmetic only. With `len += (b & 0x7f) * 2 ** shift` here, decoding bench spans (whose
-    // span messages all have two-byte lengths) took ~1.55 us/span, against ~1.1 now (decision 0480). The
+    // span messages all have two-byte lengths) took ~1.55 us/span, against ~1.1 now (docs/performance.md, round 0480). The
     // likely reason: the multiplication types the result as a double in optimised code, and with it the
     // positions every caller computes from a length (string(), enter()), so their arithmetic and
     // bounds checks turn into floating point with conversions back.

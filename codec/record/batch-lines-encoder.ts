@@ -5,7 +5,7 @@
 // pages the kernel has to fault in and zero before the encoder writes them. A writer that hands the
 // bytes back after its write (the file exporter) lets the next batch go into the same buffer: measured
 // 1415 -> 0 B of external memory per span; encode CPU in-process is unchanged within noise
-// (docs/decisions/0380), the gain is the allocation and GC pressure the daemon no longer carries.
+// (docs/performance.md, round 0380), the gain is the allocation and GC pressure the daemon no longer carries.
 import type { Span } from '../../model/span.ts';
 import { SizeGuess } from '../bytes/output-buffer.ts';
 import { writeBatchJsonLines, type JsonEncodeOptions } from './encode-json.ts';

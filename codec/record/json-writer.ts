@@ -144,7 +144,7 @@ export class JsonWriter {
    * copied too, and overwritten by what follows. Every byte of the source is read before anything at or
    * after the current position is written, so the two may lie close; the words read past the source's
    * end stay inside the buffer (from + n + 7 <= pos + n + 7, which is reserved). From NATIVE_COPY bytes
-   * on, the native `copyWithin` (a memmove) is cheaper (decision 0500).
+   * on, the native `copyWithin` (a memmove) is cheaper (docs/performance.md, round 0500).
    */
   private copyBack(from: number, n: number): void {
     if (n >= NATIVE_COPY) {
@@ -225,7 +225,7 @@ export class JsonWriter {
    * `string(text)` for a field whose value mostly repeats from one span to the next (a trace id, a parent
    * id, a span name): when `text` is the very string written last through `slot`, its literal is copied
    * from there a word at a time. Reading a string's characters one by one is what costs in `string()`
-   * (~2 ns each: 70 ns for a trace id against ~20 ns to copy its 34 bytes, decision 0500); the
+   * (~2 ns each: 70 ns for a trace id against ~20 ns to copy its 34 bytes, docs/performance.md, round 0500); the
    * comparison is mostly of one reference with itself.
    */
   sameString(slot: number, text: string): void {

@@ -19,7 +19,7 @@ const LETTER_Z = 0x5a;
  * Writes times for one batch. It keeps the UTC day of the last time written, [dayStartNs, dayEndNs):
  * the times of a batch are nearly always in one day, and within it the offset from midnight is below
  * 2^53 ns: two bigint comparisons and one subtraction, then exact double/int32 arithmetic, instead of a
- * bigint `/` and `%` per time (docs/decisions/0320). And it keeps `YYYY-MM-DDThh:mm:ss` of that day
+ * bigint `/` and `%` per time (docs/performance.md, round 0320). And it keeps `YYYY-MM-DDThh:mm:ss` of that day
  * and the last second of day written, copied whole while the second repeats, as it mostly does between
  * the start, end and event times of the spans of a batch.
  */

@@ -1,6 +1,6 @@
 // The tracing API's flat body, `{"spans": [...]}`, read straight from its bytes into canonical spans: the
 // request path's shortcut past JSON.parse, `flatten` and `validate`'s per-draft checks for the body that
-// nearly every client sends (decision 0520).
+// nearly every client sends (docs/performance.md, round 0520).
 //
 // Why: JSON.parse builds an object per span, an attribute object, an events array and an event object,
 // which validate reads once and drops. That object building (not the bytes) was most of JSON.parse's
@@ -32,7 +32,7 @@ import { digitTimestampAt, parseTimestamp } from './time.ts';
 import { attributesOf, parseLinks, parseOtlpExtras, parseReferences, parseScope } from './span-parts.ts';
 import { isJsonObject } from './tree.ts';
 
-// The JSON byte codes as local constants, not imports (see byte-reader.ts and decision 0540).
+// The JSON byte codes as local constants, not imports (see byte-reader.ts and docs/performance.md, round 0540).
 const QUOTE = 0x22;
 const COMMA = 0x2c;
 const COLON = 0x3a;
@@ -166,7 +166,7 @@ class ListTemplate {
 /**
  * An id's raw text (its offset and length in the body; -1: it held escapes, never compared) and what it
  * normalised to. A repeat is a byte comparison instead of a scan and a new string (as validate's
- * per-request memory, decision 0440). Only accepted ids are remembered.
+ * per-request memory, docs/performance.md, round 0440). Only accepted ids are remembered.
  */
 class IdMemo {
   at = 0;

@@ -67,7 +67,7 @@ export function producerOptions(config: KafkaConfig): ProducerOptions<Buffer, Bu
 /**
  * The Java-compatible partitioner, computed once per key object: the messages of one trace share one
  * key Buffer (messages.ts), and the library's murmur2 works in BigInt arithmetic, which with `encoding:
- * json` (a message per span) was ~4% of the daemon's CPU (decision 0470). Keys are never mutated.
+ * json` (a message per span) was ~4% of the daemon's CPU (docs/performance.md, round 0470). Keys are never mutated.
  */
 export function samePartitionPerKey(): Partitioner<Buffer, Buffer, Buffer, Buffer> {
   let lastKey: Buffer | undefined;

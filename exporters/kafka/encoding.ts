@@ -27,7 +27,7 @@ const KEEP_AT_MOST = 16 * 1024 * 1024;
  * ~768 bytes a span (the benchmark's spans take ~720), it grows by doubling when spans are bigger.
  * Once the exporter has sent an export call's messages (`release`), the next call writes into the same
  * buffer: a fresh one per call was allocated, grown by copying for large spans and then collected
- * (measured for 256 LLM-call spans a call, ~10 KB each: a fifth of the encoding's time; decision 0470).
+ * (measured for 256 LLM-call spans a call, ~10 KB each: a fifth of the encoding's time; docs/performance.md, round 0470).
  */
 export function traceEncoder(encoding: Exclude<KafkaEncoding, 'json'>): TraceEncoderFor {
   if (encoding === 'otlp_proto') {

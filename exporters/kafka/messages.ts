@@ -67,7 +67,7 @@ function valueLimit(options: PlanOptions, keyBytes: number): number {
  * buffer of `lines` (the file exporter's encoder, reused once the plan is released), and each message
  * value is a view of one line without its newline: a record holds no raw newline byte (JSON escapes
  * it, and no multi-byte UTF-8 sequence contains 0x0a). A Buffer per span was ~30% of the encoding's
- * time and the garbage behind it (decision 0470).
+ * time and the garbage behind it (docs/performance.md, round 0470).
  */
 export function planJsonMessages(spans: Span[], options: PlanOptions, lines = new BatchLinesEncoder()): MessagePlan {
   const plan = emptyPlan();

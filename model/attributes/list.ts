@@ -3,7 +3,7 @@
 //
 // Why not a Map: the hot stages only ever append members and then walk them in order. A Map hashes
 // every key on `set`, keeps a hash table beside its entries, and its `forEach` reaches the encoder
-// through a callback; two arrays are a store per member and a plain indexed loop (decision 0450 has
+// through a callback; two arrays are a store per member and a plain indexed loop (docs/performance.md, round 0450 has
 // the measurements). Lookups by key are rare (the general paths, a few per span in some exporters)
 // and stay correct: a scan, unless one large list is looked up again and again (a builder that `set`s
 // every member); that list then builds a key -> position index of its own.

@@ -7,10 +7,10 @@
 //
 // It runs for every appended span, so it allocates nothing. An AttributeList (what tracehop builds) is
 // read through its arrays: walking its keys() and values() iterators instead, in code that also sees
-// Maps, made the whole daemon slower in 2 of 3 A/B pairs, by up to a third (decision 0450). For a Map,
+// Maps, made the whole daemon slower in 2 of 3 A/B pairs, by up to a third (docs/performance.md, round 0450). For a Map,
 // `for (const [key, value] of map)` builds an entry array per member (about 1 KB of garbage per span of
 // the benchmark); keys and values are walked by their own iterators, which optimised code keeps off the
-// heap (decision 0350).
+// heap (docs/performance.md, round 0350).
 import { AttributeList } from '../../model/attributes/list.ts';
 import type { AttrValue, Attributes, Span } from '../../model/span.ts';
 

@@ -91,7 +91,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * A signal that aborts when `outer` does or `ms` passed, whichever comes first, and that lets go of its
  * timer and its listener as soon as the gathering ends. (Before: `AbortSignal.any` over
  * `AbortSignal.timeout`, whose composite signal does bookkeeping on every listener a waiting read adds
- * and removes, and whose timer ran on after an early send; measured in docs/decisions/0350.)
+ * and removes, and whose timer ran on after an early send; measured in docs/performance.md, round 0350.)
  */
 class Deadline {
   readonly #controller = new AbortController();

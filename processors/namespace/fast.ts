@@ -4,7 +4,7 @@
 // output is simply the keys bucketed by slot, each bucket in input order, and no trie or tree is built.
 // Anything unusual returns false and the caller runs the full path from the start; the differential test
 // (fast.test.ts) holds the two equal. Decision 0250. Spans whose key sequence repeats take a plan of these
-// decisions instead (plan.ts, decision 0310), which ends in the same finishFast.
+// decisions instead (plan.ts, docs/performance.md, round 0310), which ends in the same finishFast.
 import { flattenInto } from '../../model/attributes/flatten.ts';
 import type { AttributeList } from '../../model/attributes/list.ts';
 import { normaliseUuid } from '../../model/ids.ts';

@@ -1,5 +1,5 @@
 // The remembered trace_id / parent_id / span_kind / status_code of the tracing-API checks
-// (tracing-span.ts Lineage, decision 0440) against no memory at all: each span of a random request, validated on its own (a fresh batch,
+// (tracing-span.ts Lineage, docs/performance.md, round 0440) against no memory at all: each span of a random request, validated on its own (a fresh batch,
 // so nothing is remembered), must come out exactly as it does inside the request, where the previous
 // span's ids are remembered. The id values are drawn from a small pool of valid and invalid forms in
 // random order, so the memory is hit, missed and replaced; the body goes through JSON text as a

@@ -14,7 +14,7 @@ import {
  * The answer of a pure function for the last string it was asked about. Spans of one request nearly
  * always share the trace id and most share the parent, kind and status, so a repeat costs one string
  * comparison instead of a hex scan or a Map lookup that hashes a fresh string (as the OTLP rules do,
- * decision 0390), and every span of the trace gets the same id string instance (decision 0440).
+ * docs/performance.md, round 0390), and every span of the trace gets the same id string instance (docs/performance.md, round 0440).
  */
 class LastAnswer<T> {
   private asked: string | undefined = undefined;

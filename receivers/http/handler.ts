@@ -96,7 +96,7 @@ export class TracingApiHandler {
     const bytes = decodeBody(raw, codings, limit);
     if (isReply(bytes)) return bytes;
     if (route !== 'simple') {
-      // The usual flat body, all of it valid: straight to spans (decision 0520). Otherwise undefined,
+      // The usual flat body, all of it valid: straight to spans (docs/performance.md, round 0520). Otherwise undefined,
       // and the general path below decides everything (an empty single trace included: §7's 400).
       const spans = decodeFlatSpans(bytes, this.#flatLimits);
       if (spans !== undefined && (route === 'ingest' || spans.length > 0)) {

@@ -1,4 +1,4 @@
-// The receiver's two paths for POST /tracing/spans/ingest over real HTTP (decision 0520): a body the
+// The receiver's two paths for POST /tracing/spans/ingest over real HTTP (docs/performance.md, round 0520): a body the
 // flat-body decoder reads, and the same spans in a body it gives up on (its member names written with
 // escapes, which JSON reads as the same names), must get the same answer and append the same spans after
 // namespace. The decoder's own equivalence is held by its differential test; this holds the glue: the
