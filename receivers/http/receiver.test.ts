@@ -5,7 +5,7 @@ import { StartupError } from '../../pipeline/errors.ts';
 import { createLogger, silentLogger } from '../../pipeline/log.ts';
 import { defaultConfig } from './config.ts';
 import { factory } from './factory.ts';
-import { parseEndpoint } from './receiver.ts';
+import { parseEndpoint } from '../common/endpoint.ts';
 
 const idle: IngestConsumer = { admit: () => undefined, waitForExporters: () => undefined, prepare: () => {}, append: async () => {} };
 const started: Array<{ shutdown(): Promise<void> }> = [];

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { IngestConsumer, Receiver } from '../../pipeline/component.ts';
 import { StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
+import { parseEndpoint } from '../common/endpoint.ts';
 import { sendReply } from '../common/reply-writer.ts';
 import { isServableTarget } from '../common/request-target.ts';
 import type { HttpReceiverConfig } from './config.ts';
@@ -14,14 +15,6 @@ import { createOtlpRoute } from './otlp-route.ts';
 import { detailReply, INTERNAL_ERROR, JSON_CONTENT_TYPE, type Reply } from './replies.ts';
 
 const BAD_REQUEST = detailReply(400, 'Bad Request');
-
-/** `host:port` -> parts; `[::1]:4319` -> `::1`; an empty host listens on every interface. */
-export function parseEndpoint(endpoint: string): { host: string | undefined; port: number } {
-  const colon = endpoint.lastIndexOf(':');
-  let host = endpoint.slice(0, colon);
-  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
-  return { host: host === '' ? undefined : host, port: Number(endpoint.slice(colon + 1)) };
-}
 
 export class HttpReceiver implements Receiver {
   readonly #config: HttpReceiverConfig;
@@ -45,7 +38,8 @@ export class HttpReceiver implements Receiver {
     }
   }
 
-  /** While shutting down, every answer closes its connection, so keep-alive clients do not hold it open. */
+  /** Answers one request; while shutting down, every answer closes its connection, so keep-alive
+   *  clients do not hold the server open. */
   async #serve(incoming: IncomingMessage, outgoing: ServerResponse, defaultHost: string | undefined): Promise<void> {
     const servable = isServableTarget(incoming, defaultHost);
     const reply = servable ? await this.#reply(incoming) : BAD_REQUEST;

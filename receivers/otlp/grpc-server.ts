@@ -8,7 +8,7 @@ import { StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import { encodeExportResponse, OtlpDecodeError, ProtoDecoder, type DecodedRequest } from '../../codec/otlp/index.ts';
 import type { OtlpGrpcProtocolConfig } from './config.ts';
-import { parseEndpoint } from './endpoint.ts';
+import { parseEndpoint } from '../common/endpoint.ts';
 import { ingest, retryAfterSeconds } from './ingest.ts';
 
 export const EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';

@@ -11,7 +11,7 @@ import { encodeStatusJson, GrpcCode } from '../../codec/otlp/index.ts';
 import type { OtlpHttpProtocolConfig } from './config.ts';
 import { createOtlpHttpHandler, type OtlpHttpHandler, type OtlpHttpReply } from './http-handler.ts';
 import { matchOtlpPath } from './paths.ts';
-import { parseEndpoint } from './endpoint.ts';
+import { parseEndpoint } from '../common/endpoint.ts';
 
 const NOT_FOUND: OtlpHttpReply = {
   status: 404, body: encodeStatusJson(GrpcCode.UNIMPLEMENTED, 'not found: use POST /v1/traces'), headers: { 'content-type': 'application/json' },

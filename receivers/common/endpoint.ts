@@ -1,4 +1,4 @@
-/** `host:port` -> parts; `[::1]:4318` -> `::1`; an empty host listens on every interface. */
+/** A receiver endpoint `host:port` -> parts; `[::1]:4318` -> `::1`; an empty host listens on every interface. */
 export function parseEndpoint(endpoint: string): { host: string | undefined; port: number } {
   const colon = endpoint.lastIndexOf(':');
   let host = endpoint.slice(0, colon);
