@@ -2,8 +2,6 @@
 // What does not fit is quarantined (§3.2) in slot order; a null at a slot or typed leaf means absent.
 import type { Tree, TreeMap } from '../../model/attributes/trie.ts';
 import { isSpanType } from '../../model/span.ts';
-
-export { isSpanType };
 import type { FastSlots } from './fast.ts';
 import type { Quarantine } from './quarantine.ts';
 import { cleanReferences } from './references.ts';

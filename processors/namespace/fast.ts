@@ -8,13 +8,13 @@
 import { flattenInto } from '../../model/attributes/flatten.ts';
 import type { AttributeList } from '../../model/attributes/list.ts';
 import { normaliseUuid } from '../../model/ids.ts';
-import type { AttrValue, Attributes, SpanReference } from '../../model/span.ts';
+import { isSpanType, REFERENCE_KEYS, type AttrValue, type Attributes, type SpanReference } from '../../model/span.ts';
 import { aliasTarget } from './aliases.ts';
-import { isSpanType, type Cleaned } from './clean.ts';
+import type { Cleaned } from './clean.ts';
 import { TYPED, TYPED_JSON, TYPED_NONE, isTyped } from './decode.ts';
 import { ClaimList, NOT_JSON, isAgKey, tryJson } from './keys.ts';
 import { Quarantine } from './quarantine.ts';
-import { REFERENCE_KEYS, SLUG, referenceAttributes } from './references.ts';
+import { SLUG, referenceAttributes } from './references.ts';
 import { regroup } from './regroup.ts';
 import { claimExplicit, keyFamilies, mapFamilies } from './semconv/index.ts';
 import { PlannedOutput } from './semconv/planned-output.ts';

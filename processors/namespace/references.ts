@@ -6,7 +6,6 @@ import { normaliseUuid } from '../../model/ids.ts';
 import { REFERENCE_KEYS, type SpanReference } from '../../model/span.ts';
 import type { Quarantine } from './quarantine.ts';
 
-export { REFERENCE_KEYS };
 
 export const SLUG = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
 

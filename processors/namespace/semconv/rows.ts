@@ -1,9 +1,8 @@
 // Table-driven semantic-convention rows (ag-namespace.md §6.1). A family is a list of rows applied in
 // table order into the family's own flat output, where the earlier row wins a key both produce.
 import { flattenInto } from '../../../model/attributes/flatten.ts';
-import type { AttrValue, Attributes } from '../../../model/span.ts';
+import { isSpanType, type AttrValue, type Attributes } from '../../../model/span.ts';
 import { NOT_JSON, isBelow, isFlatValue, tryJson } from '../keys.ts';
-import { isSpanType } from '../clean.ts';
 import { mayWriteDataJsonSlot } from '../decode.ts';
 import { PlannedOutput, type RowOutput } from './planned-output.ts';
 import { RewriteMemo } from './rewrite-memo.ts';
