@@ -1,6 +1,6 @@
 // Request bodies for the benchmark: 100 spans per request, 10 attributes and one event per span, realistic
 // ag.* and gen_ai attributes. Built once, before anything is measured.
-import { encodeExportRequest } from '../codec/otlp/index.ts';
+import { ExportRequestEncoder } from '../codec/otlp/index.ts';
 import type { Attributes, Span, SpanScope } from '../model/span.ts';
 
 const BASE_NS = 1776363498000000000n;
@@ -99,7 +99,7 @@ function otlpSpan(request: number, i: number, name: string, attributes: Attribut
 
 /** An OTLP ExportTraceServiceRequest in protobuf of `spans` spans made by `span`. */
 function otlpBody(request: number, spans: number, span: (request: number, i: number) => Span): Buffer {
-  return Buffer.from(encodeExportRequest(Array.from({ length: spans }, (_, i) => span(request, i))));
+  return Buffer.from(new ExportRequestEncoder().encode(Array.from({ length: spans }, (_, i) => span(request, i))));
 }
 
 function canonicalSpan(request: number, i: number): Span {

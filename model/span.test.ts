@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { decodeExportRequest } from '../codec/otlp/index.ts';
-import { encodeExportRequest } from '../codec/otlp/encode-proto.ts';
+import { ExportRequestEncoder } from '../codec/otlp/encode-proto.ts';
 import { newSpan, spanStatus, type Span } from './span.ts';
+
+const requestEncoder = new ExportRequestEncoder();
 
 describe('spanStatus', () => {
   it('shares one object per code without a message, and gives a status with a message its own', () => {
@@ -19,7 +21,7 @@ describe('spanStatus', () => {
   it('is what OTLP decoding gives: spans of equal plain status share it, one with a message differs', () => {
     const span = (id: string, status: Span['status']): Span =>
       newSpan('0123456789abcdef0123456789abcdef', id, 'op', 1, 1n, 2n, status, new Map());
-    const bytes = encodeExportRequest([
+    const bytes = requestEncoder.encode([
       span('0000000000000001', { code: 1 }), span('0000000000000002', { code: 1 }),
       span('0000000000000003', { code: 2, message: 'failed' }),
     ]);

@@ -10,7 +10,7 @@ import { WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-reade
 const INT64_MIN = -(2 ** 63);
 const INT64_LIMIT = 2 ** 63;
 
-/** Receives the requests `encodeExportRequests` cuts, in order. */
+/** Receives the requests `ExportRequestEncoder.encodeRequests` cuts, in order. */
 export interface RequestSink {
   /**
    * One ExportTraceServiceRequest holding `order[start, end)`. `order` is the spans in the order they were
@@ -23,37 +23,50 @@ export interface RequestSink {
 }
 
 /**
- * The next request's buffer size, from the bytes per span the last one needed. A fixed 512 made every
- * batch of the benchmark's ~720-byte spans grow once by copying, and a batch of ~10 KB LLM-call spans
- * five times (docs/performance.md, round 0470).
+ * Encodes spans as ExportTraceServiceRequests. What it learns from request to request (the buffer size
+ * a request needs, the encoded attribute keys) lives here, not in the module: each exporter owns one, so
+ * two pipelines or a worker thread never share or race on it. A one-off encoding may use a fresh one.
  */
-const requestSize = new SizeGuess(512);
+export class ExportRequestEncoder {
+  /**
+   * The next request's buffer size, from the bytes per span the last one needed. A fixed 512 made every
+   * batch of the benchmark's ~720-byte spans grow once by copying, and a batch of ~10 KB LLM-call spans
+   * five times (docs/performance.md, round 0470).
+   */
+  private readonly requestSize = new SizeGuess(512);
+  /** Encoded key fields (`KeyValue.key`, tag included): the same keys come in every span. */
+  private readonly keys = new PieceCache(4096, 128);
 
-/** Encodes spans as one ExportTraceServiceRequest. */
-export function encodeExportRequest(spans: Span[]): Uint8Array {
-  const w = new ProtoWriter(Math.max(1024, requestSize.bytesFor(spans.length)));
-  let out: Uint8Array = w.finish();
-  encodeExportRequests(w, spans, Infinity, {
-    request: (bytes) => {
-      out = bytes;
-    },
-    tooLarge: () => {},
-  });
-  requestSize.learn(out.length, spans.length);
-  return out;
+  /** Encodes spans as one ExportTraceServiceRequest. */
+  encode(spans: Span[]): Uint8Array {
+    const w = new ProtoWriter(Math.max(1024, this.requestSize.bytesFor(spans.length)));
+    let out: Uint8Array = w.finish();
+    writeRequests(w, this.keys, spans, Infinity, {
+      request: (bytes) => {
+        out = bytes;
+      },
+      tooLarge: () => {},
+    });
+    this.requestSize.learn(out.length, spans.length);
+    return out;
+  }
+
+  /**
+   * Encodes spans as consecutive ExportTraceServiceRequests of at most `limit` bytes each, appended to
+   * `w`, in one pass: each span is encoded once. When a span takes the request in progress over the
+   * limit, the request is closed before it and the span's bytes move to the next one. Each request is
+   * byte for byte what `encode` makes of its spans. Spans are written grouped by resource and scope
+   * (first appearance order), so a cut falls between groups' spans in that order.
+   *
+   * This replaced "encode the whole trace, and if too big encode it again in even parts" for the Kafka
+   * exporter: on the benchmark's 2,000-span traces that encoded every span twice (docs/performance.md, round 0340).
+   */
+  encodeRequests(w: ProtoWriter, spans: Span[], limit: number, sink: RequestSink): void {
+    writeRequests(w, this.keys, spans, limit, sink);
+  }
 }
 
-/**
- * Encodes spans as consecutive ExportTraceServiceRequests of at most `limit` bytes each, appended to `w`,
- * in one pass: each span is encoded once. When a span takes the request in progress over the limit, the
- * request is closed before it and the span's bytes move to the next one. Each request is byte for byte
- * what `encodeExportRequest` makes of its spans. Spans are written grouped by resource and scope (first
- * appearance order), so a cut falls between groups' spans in that order.
- *
- * This replaced "encode the whole trace, and if too big encode it again in even parts" for the Kafka
- * exporter: on the benchmark's 2,000-span traces that encoded every span twice (docs/performance.md, round 0340).
- */
-export function encodeExportRequests(w: ProtoWriter, spans: Span[], limit: number, sink: RequestSink): void {
+function writeRequests(w: ProtoWriter, keys: PieceCache, spans: Span[], limit: number, sink: RequestSink): void {
   const groups = groupSpans(spans);
   const order: Span[] = [];
   let requestStart = w.pos;
@@ -77,16 +90,16 @@ export function encodeExportRequests(w: ProtoWriter, spans: Span[], limit: numbe
         const span = scopeSpans[i];
         if (rsMark < 0) {
           rsStart = w.pos;
-          rsMark = openResourceSpans(w, group);
+          rsMark = openResourceSpans(w, keys, group);
           rsSpans = 0;
         }
         if (ssMark < 0) {
           ssStart = w.pos;
-          ssMark = openScopeSpans(w, sg);
+          ssMark = openScopeSpans(w, keys, sg);
           ssSpans = 0;
         }
         const spanStart = w.pos;
-        writeSpan(w, span);
+        writeSpan(w, keys, span);
         let size = closedSize(w.pos, requestStart, rsMark, rsTail, ssMark, ssTail);
         if (size <= limit) {
           order.push(span);
@@ -108,9 +121,9 @@ export function encodeExportRequests(w: ProtoWriter, spans: Span[], limit: numbe
           requestStart = w.pos;
           first = order.length;
           rsStart = w.pos;
-          rsMark = openResourceSpans(w, group);
+          rsMark = openResourceSpans(w, keys, group);
           ssStart = w.pos;
-          ssMark = openScopeSpans(w, sg);
+          ssMark = openScopeSpans(w, keys, sg);
           w.raw(spanBytes);
           size = closedSize(w.pos, requestStart, rsMark, rsTail, ssMark, ssTail);
           if (size <= limit) {
@@ -168,13 +181,13 @@ function closedSize(pos: number, requestStart: number, rsMark: number, rsTail: n
   return end - requestStart;
 }
 
-function openResourceSpans(w: ProtoWriter, group: ResourceGroup): number {
+function openResourceSpans(w: ProtoWriter, keys: PieceCache, group: ResourceGroup): number {
   w.tag(1, WIRE_LEN); // resource_spans
   const mark = w.begin(GROUP_WIDTH);
   if (group.resource !== undefined) {
     w.tag(1, WIRE_LEN); // resource
     const m = w.begin();
-    writeAttributes(w, 1, group.resource);
+    writeAttributes(w, keys, 1, group.resource);
     w.end(m);
   }
   return mark;
@@ -188,10 +201,10 @@ function closeResourceSpans(w: ProtoWriter, mark: number, group: ResourceGroup):
   w.end(mark, GROUP_WIDTH);
 }
 
-function openScopeSpans(w: ProtoWriter, sg: ScopeGroup): number {
+function openScopeSpans(w: ProtoWriter, keys: PieceCache, sg: ScopeGroup): number {
   w.tag(2, WIRE_LEN); // scope_spans
   const mark = w.begin(GROUP_WIDTH);
-  if (sg.scope !== undefined) writeScope(w, sg.scope);
+  if (sg.scope !== undefined) writeScope(w, keys, sg.scope);
   return mark;
 }
 
@@ -203,7 +216,7 @@ function closeScopeSpans(w: ProtoWriter, mark: number, sg: ScopeGroup): void {
   w.end(mark, GROUP_WIDTH);
 }
 
-function writeScope(w: ProtoWriter, scope: SpanScope): void {
+function writeScope(w: ProtoWriter, keys: PieceCache, scope: SpanScope): void {
   w.tag(1, WIRE_LEN);
   const m = w.begin();
   if (scope.name !== '') {
@@ -214,11 +227,11 @@ function writeScope(w: ProtoWriter, scope: SpanScope): void {
     w.tag(2, WIRE_LEN);
     w.string(scope.version);
   }
-  if (scope.attributes !== undefined) writeAttributes(w, 3, scope.attributes);
+  if (scope.attributes !== undefined) writeAttributes(w, keys, 3, scope.attributes);
   w.end(m);
 }
 
-function writeSpan(w: ProtoWriter, span: Span): void {
+function writeSpan(w: ProtoWriter, keys: PieceCache, span: Span): void {
   w.tag(2, WIRE_LEN); // ScopeSpans.spans
   const m = w.begin(SPAN_WIDTH);
   const otlp = span.otlp;
@@ -246,9 +259,9 @@ function writeSpan(w: ProtoWriter, span: Span): void {
   w.fixed64(span.startNs);
   w.tag(8, WIRE_FIXED64);
   w.fixed64(span.endNs);
-  writeAttributes(w, 9, span.attributes);
+  writeAttributes(w, keys, 9, span.attributes);
   const extras = agExtras(span);
-  if (extras !== undefined) for (let i = 0; i < extras.length; i++) writeKeyValue(w, 9, extras[i][0], extras[i][1]);
+  if (extras !== undefined) for (let i = 0; i < extras.length; i++) writeKeyValue(w, keys, 9, extras[i][0], extras[i][1]);
   if (otlp?.droppedAttributesCount) {
     w.tag(10, WIRE_VARINT);
     w.varint(otlp.droppedAttributesCount);
@@ -265,7 +278,7 @@ function writeSpan(w: ProtoWriter, span: Span): void {
         w.tag(2, WIRE_LEN);
         w.string(e.name);
       }
-      writeAttributes(w, 3, e.attributes);
+      writeAttributes(w, keys, 3, e.attributes);
       if (e.droppedAttributesCount) {
         w.tag(4, WIRE_VARINT);
         w.varint(e.droppedAttributesCount);
@@ -291,7 +304,7 @@ function writeSpan(w: ProtoWriter, span: Span): void {
         w.tag(3, WIRE_LEN);
         w.string(l.traceState);
       }
-      writeAttributes(w, 4, l.attributes);
+      writeAttributes(w, keys, 4, l.attributes);
       if (l.droppedAttributesCount) {
         w.tag(5, WIRE_VARINT);
         w.varint(l.droppedAttributesCount);
@@ -330,17 +343,17 @@ function writeSpan(w: ProtoWriter, span: Span): void {
 
 // Attributes are written through forEach: `for (const [k, v] of attrs)` allocates an entry array per
 // attribute (~800 B for a span's dozen attributes, measured).
-function writeAttributes(w: ProtoWriter, field: number, attrs: Attributes): void {
-  attrs.forEach((value, key) => writeKeyValue(w, field, key, value));
+function writeAttributes(w: ProtoWriter, keys: PieceCache, field: number, attrs: Attributes): void {
+  attrs.forEach((value, key) => writeKeyValue(w, keys, field, key, value));
 }
 
-function writeKeyValue(w: ProtoWriter, field: number, key: string, value: AttrValue): void {
+function writeKeyValue(w: ProtoWriter, keys: PieceCache, field: number, key: string, value: AttrValue): void {
   w.tag(field, WIRE_LEN);
   // A string of 128 characters or more makes the KeyValue and its AnyValue at least 128 bytes: their
   // placeholders are sized for that, so neither is moved when it ends.
   const width = typeof value === 'string' && value.length >= 128 ? 2 : 1;
   const m = w.begin(width);
-  writeKey(w, key);
+  writeKey(w, keys, key);
   w.tag(2, WIRE_LEN);
   const vm = w.begin(width);
   writeAnyValueBody(w, value);
@@ -348,17 +361,14 @@ function writeKeyValue(w: ProtoWriter, field: number, key: string, value: AttrVa
   w.end(m, width);
 }
 
-/** Encoded key fields (`KeyValue.key`, tag included). */
-const keyPieces = new PieceCache(4096, 128);
-
-/** A KeyValue's key field, copied from the cache: the same keys come in every span. */
-function writeKey(w: ProtoWriter, key: string): void {
-  const encoded = keyPieces.get(key);
+/** A KeyValue's key field, copied from the encoder's cache of them. */
+function writeKey(w: ProtoWriter, keys: PieceCache, key: string): void {
+  const encoded = keys.get(key);
   if (encoded === undefined) {
     const start = w.pos;
     w.tag(1, WIRE_LEN);
     w.string(key);
-    keyPieces.remember(key, w.buf.subarray(start, w.pos));
+    keys.remember(key, w.buf.subarray(start, w.pos));
     return;
   }
   w.copy(encoded);

@@ -1,10 +1,12 @@
-// encodeExportRequests (cut while encoding) against encodeExportRequest (whole requests): on random spans
+// ExportRequestEncoder.encodeRequests (cut while encoding) against its encode (whole requests): on random spans
 // and limits, every request it cuts must be byte for byte the whole-request encoding of its spans.
 import { describe, expect, it } from 'vitest';
 import type { Attributes, Span, SpanScope } from '../../model/span.ts';
-import { encodeExportRequest, encodeExportRequests } from './encode-proto.ts';
+import { ExportRequestEncoder } from './encode-proto.ts';
 import { ProtoWriter } from './proto-writer.ts';
 import { seededRandom } from '../../test/helpers/random.ts';
+
+const requestEncoder = new ExportRequestEncoder();
 
 function randomSpans(rand: () => number, count: number): Span[] {
   const resources: Array<Attributes | undefined> = [
@@ -45,7 +47,7 @@ interface Cut {
 
 function cut(spans: Span[], limit: number, writer = new ProtoWriter(256)): Cut {
   const out: Cut = { requests: [], order: [], tooLarge: [] };
-  encodeExportRequests(writer, spans, limit, {
+  requestEncoder.encodeRequests(writer, spans, limit, {
     request: (bytes, order, start, end) => {
       out.order = order;
       out.requests.push({ bytes: Uint8Array.from(bytes), spans: order.slice(start, end) });
@@ -55,14 +57,14 @@ function cut(spans: Span[], limit: number, writer = new ProtoWriter(256)): Cut {
   return out;
 }
 
-describe('encodeExportRequests', () => {
-  it('without a limit makes exactly encodeExportRequest', () => {
+describe('ExportRequestEncoder.encodeRequests', () => {
+  it('without a limit makes exactly encode', () => {
     const rand = seededRandom(7);
     for (let round = 0; round < 20; round++) {
       const spans = randomSpans(rand, 1 + Math.floor(rand() * 40));
       const { requests, tooLarge } = cut(spans, Infinity);
       expect(requests.length).toBe(1);
-      expect(Buffer.from(requests[0].bytes).equals(Buffer.from(encodeExportRequest(spans)))).toBe(true);
+      expect(Buffer.from(requests[0].bytes).equals(Buffer.from(requestEncoder.encode(spans)))).toBe(true);
       expect(tooLarge).toEqual([]);
     }
   });
@@ -80,11 +82,11 @@ describe('encodeExportRequests', () => {
       for (let r = 0; r < requests.length; r++) {
         const { bytes, spans: part } = requests[r];
         expect(bytes.length).toBeLessThanOrEqual(limit);
-        expect(Buffer.from(bytes).equals(Buffer.from(encodeExportRequest(part)))).toBe(true);
+        expect(Buffer.from(bytes).equals(Buffer.from(requestEncoder.encode(part)))).toBe(true);
         for (const s of part) sent.add(s);
       }
       for (const { span, bytes } of tooLarge) {
-        expect(bytes).toBe(encodeExportRequest([span]).length);
+        expect(bytes).toBe(requestEncoder.encode([span]).length);
         expect(bytes).toBeGreaterThan(limit);
         expect(sent.has(span)).toBe(false);
       }
@@ -96,7 +98,7 @@ describe('encodeExportRequests', () => {
         const part = requests[r].spans;
         const next = order[order.indexOf(part[part.length - 1]) + 1];
         if (tooLarge.some((t) => t.span === next)) continue;
-        expect(encodeExportRequest([...part, next]).length).toBeGreaterThan(limit);
+        expect(requestEncoder.encode([...part, next]).length).toBeGreaterThan(limit);
       }
     }
   });

@@ -3,7 +3,7 @@
 export { OtlpDecodeError } from './errors.ts';
 export { decodeExportRequest, ProtoDecoder, type DecodedRequest } from './decode-proto.ts';
 export { decodeExportRequestJson } from './decode-json.ts';
-export { encodeExportRequest } from './encode-proto.ts';
+export { ExportRequestEncoder } from './encode-proto.ts';
 export { encodeExportRequestJson, exportRequestJson } from './encode-json.ts';
 export {
   GrpcCode, type PartialSuccess, encodeExportResponse, encodeExportResponseJson, decodeExportResponse,

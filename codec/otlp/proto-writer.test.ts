@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Span } from '../../model/span.ts';
-import { decodeExportRequest, encodeExportRequest } from './index.ts';
+import { decodeExportRequest, ExportRequestEncoder } from './index.ts';
 import { ProtoReader, WIRE_LEN } from './proto-reader.ts';
 import { ProtoWriter, varintBytes } from './proto-writer.ts';
+
+const requestEncoder = new ExportRequestEncoder();
 
 /** The varint of `n`, the plain way. */
 function varint(n: number): number[] {
@@ -124,7 +126,7 @@ function viaUtf8(value: unknown): unknown {
   return Array.isArray(value) ? value.map(viaUtf8) : value;
 }
 
-describe('encodeExportRequest length placeholders', () => {
+describe('ExportRequestEncoder length placeholders', () => {
   it('lengths are minimal and the spans come back, for strings, spans and requests across every width boundary', () => {
     const spans: Span[] = [];
     let i = 0;
@@ -142,7 +144,7 @@ describe('encodeExportRequest length placeholders', () => {
     }
     // One span per request too: requests and their ResourceSpans from a few bytes to megabytes.
     for (const batch of [spans, ...spans.map((s) => [s])]) {
-      const bytes = encodeExportRequest(batch);
+      const bytes = requestEncoder.encode(batch);
       expect(paddedLengths(bytes, request)).toEqual([]);
       const back = decodeExportRequest(bytes).spans;
       expect(back.map((s) => [s.name, s.status.message ?? '', [...s.attributes.entries()]]))
@@ -151,15 +153,16 @@ describe('encodeExportRequest length placeholders', () => {
   }, 60_000);
 });
 
-describe('encodeExportRequest buffer size', () => {
+describe('ExportRequestEncoder buffer size', () => {
   it('starts from the size of the last request\'s spans, and not with gigabytes after one huge span', () => {
     const make = (i: number, text: string): Span => ({
       traceId: '0123456789abcdef0123456789abcdef', spanId: i.toString(16).padStart(16, '0'), name: 's', kind: 1,
       startNs: 1n, endNs: 2n, status: { code: 0 }, attributes: new Map([['text', text]]) as Span['attributes'],
     });
-    encodeExportRequest([make(1, 'x'.repeat(8_000_000))]);
+    const encoder = new ExportRequestEncoder();
+    encoder.encode([make(1, 'x'.repeat(8_000_000))]);
     const small = Array.from({ length: 1024 }, (_, i) => make(i, 'y'));
-    const bytes = encodeExportRequest(small);
+    const bytes = encoder.encode(small);
     expect(bytes.buffer.byteLength).toBeLessThanOrEqual(64 * 1024 * 1024);
     expect(decodeExportRequest(bytes).spans.map((s) => s.spanId)).toEqual(small.map((s) => s.spanId));
   });

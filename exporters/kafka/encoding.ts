@@ -1,5 +1,5 @@
 // The value encodings of span-record.md "Kafka message" and the headers that name them.
-import { encodeExportRequests, type RequestSink } from '../../codec/otlp/encode-proto.ts';
+import { ExportRequestEncoder, type RequestSink } from '../../codec/otlp/encode-proto.ts';
 import { encodeExportRequestJson } from '../../codec/otlp/index.ts';
 import { ProtoWriter } from '../../codec/otlp/proto-writer.ts';
 import type { Span } from '../../model/span.ts';
@@ -28,16 +28,18 @@ const KEEP_AT_MOST = 16 * 1024 * 1024;
  * Once the exporter has sent an export call's messages (`release`), the next call writes into the same
  * buffer: a fresh one per call was allocated, grown by copying for large spans and then collected
  * (measured for 256 LLM-call spans a call, ~10 KB each: a fifth of the encoding's time; docs/performance.md, round 0470).
+ * Each exporter makes its own: the spare buffer and the encoder's key cache are never shared between pipelines.
  */
 export function traceEncoder(encoding: Exclude<KafkaEncoding, 'json'>): TraceEncoderFor {
   if (encoding === 'otlp_proto') {
+    const encoder = new ExportRequestEncoder();
     let spare: ProtoWriter | undefined;
     return (spanCount) => {
       const writer = spare ?? new ProtoWriter(Math.max(64 * 1024, spanCount * 768));
       spare = undefined;
       writer.pos = 0;
       return {
-        encode: (trace, limit, sink) => encodeExportRequests(writer, trace, limit, sink),
+        encode: (trace, limit, sink) => encoder.encodeRequests(writer, trace, limit, sink),
         release: () => {
           if (writer.buf.length <= KEEP_AT_MOST) spare = writer;
         },

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { decodeExportRequest, decodeExportRequestJson, encodeExportRequest } from '../../codec/otlp/index.ts';
+import { decodeExportRequest, decodeExportRequestJson, ExportRequestEncoder } from '../../codec/otlp/index.ts';
 import { BatchLinesEncoder, encodeSpanJson } from '../../codec/record/index.ts';
 import type { Span } from '../../model/span.ts';
 import { messageHeaders, traceEncoder } from './encoding.ts';
 import { BATCH_OVERHEAD, planJsonMessages, planTraceMessages, requestBounds, spansOf, type MessagePlan, type PlanOptions } from './messages.ts';
+
+const requestEncoder = new ExportRequestEncoder();
 
 let next = 1;
 function span(traceId: string, payload = 0): Span {
@@ -117,7 +119,7 @@ describe('trace messages (otlp)', () => {
     const plan = planTraceMessages(spans, traceEncoder('otlp_proto'), options(2048, 'otlp_proto'));
     expect(plan.tooLarge).toEqual([big]);
     expect(spansOf(plan, 0, plan.messages.length)).toEqual([spans[0], spans[1], spans[3]]);
-    expect(plan.tooLargeBytes).toBe(encodeExportRequest([big]).length);
+    expect(plan.tooLargeBytes).toBe(requestEncoder.encode([big]).length);
   });
 
   it('otlp_proto writes the next plan into the memory of a released one, and never into one still held', () => {

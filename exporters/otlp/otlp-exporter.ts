@@ -5,7 +5,7 @@ import { gzip as gzipCallback } from 'node:zlib';
 import type { Exporter } from '../../pipeline/component.ts';
 import { PermanentError, StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
-import { encodeExportRequest, encodeExportRequestJson } from '../../codec/otlp/index.ts';
+import { ExportRequestEncoder, encodeExportRequestJson } from '../../codec/otlp/index.ts';
 import type { Span } from '../../model/span.ts';
 import { tracesUrl, type OtlpExporterConfig } from './config.ts';
 import { sendRequest } from './send.ts';
@@ -23,6 +23,7 @@ export class OtlpExporter implements Exporter {
   readonly #logger: Logger;
   readonly #url: string | undefined;
   readonly #headers: Record<string, string>;
+  readonly #encoder = new ExportRequestEncoder();
   readonly stats: OtlpExporterStats = { requests: 0, rejectedSpans: 0 };
 
   constructor(config: OtlpExporterConfig, logger: Logger) {
@@ -81,7 +82,7 @@ export class OtlpExporter implements Exporter {
   async #send(url: string, spans: Span[]): Promise<void> {
     const encoded = this.#config.encoding === 'json'
       ? Buffer.from(encodeExportRequestJson(spans), 'utf8')
-      : encodeExportRequest(spans);
+      : this.#encoder.encode(spans);
     const body = this.#config.compression === 'gzip' ? await gzip(encoded) : encoded;
     this.stats.requests++;
     const partial = await sendRequest({

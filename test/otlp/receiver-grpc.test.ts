@@ -4,11 +4,13 @@ import { Client, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { silentLogger } from '../../pipeline/log.ts';
-import { decodeExportResponse, encodeExportRequest } from '../../codec/otlp/index.ts';
+import { decodeExportResponse, ExportRequestEncoder } from '../../codec/otlp/index.ts';
 import type { Span } from '../../model/span.ts';
 import { EXPORT_PATH } from '../../receivers/otlp/grpc-server.ts';
 import { OtlpReceiver } from '../../receivers/otlp/receiver.ts';
 import { RecordingConsumer, sdkSpans } from './helpers.ts';
+
+const requestEncoder = new ExportRequestEncoder();
 
 const consumer = new RecordingConsumer();
 let receiver: OtlpReceiver;
@@ -59,7 +61,7 @@ describe('otlp receiver over gRPC', () => {
   });
 
   it('OK with partial_success when some spans are rejected', async () => {
-    const body = encodeExportRequest([span('00f067aa0ba902b7'), span('0000000000000000')]);
+    const body = requestEncoder.encode([span('00f067aa0ba902b7'), span('0000000000000000')]);
     const { error, response } = await call(body);
     expect(error).toBeNull();
     expect(consumer.wireBytes).toEqual([Math.ceil(body.length / 2)]);
@@ -70,7 +72,7 @@ describe('otlp receiver over gRPC', () => {
   });
 
   it('INVALID_ARGUMENT when every span is rejected or the body cannot be decoded', async () => {
-    const all = await call(encodeExportRequest([span('0000000000000000')]));
+    const all = await call(requestEncoder.encode([span('0000000000000000')]));
     expect(all.error?.code).toBe(status.INVALID_ARGUMENT);
     expect(all.error?.details).toContain('invalid span_id');
     const garbage = await call(new Uint8Array([0x0a, 0x10, 0x01]));
@@ -80,7 +82,7 @@ describe('otlp receiver over gRPC', () => {
   });
 
   it('UNAVAILABLE when refused (admission or stream), RESOURCE_EXHAUSTED for 429', async () => {
-    const body = encodeExportRequest([span('00f067aa0ba902b7')]);
+    const body = requestEncoder.encode([span('00f067aa0ba902b7')]);
     consumer.admitRefusal = { message: 'over memory limit', retryAfterMs: 1000 };
     expect((await call(body)).error?.code).toBe(status.UNAVAILABLE);
     expect(consumer.prepared).toBe(0);
@@ -95,8 +97,8 @@ describe('otlp receiver over gRPC', () => {
   it('messages over max_recv_msg_size_mib are refused; below it they pass', async () => {
     const big = span('00f067aa0ba902b7');
     big.attributes.set('blob', 'x'.repeat(5 * 1024 * 1024));
-    expect((await call(encodeExportRequest([big]))).error).toBeNull();
+    expect((await call(requestEncoder.encode([big]))).error).toBeNull();
     big.attributes.set('blob', 'x'.repeat(7 * 1024 * 1024));
-    expect((await call(encodeExportRequest([big]))).error?.code).toBe(status.RESOURCE_EXHAUSTED);
+    expect((await call(requestEncoder.encode([big]))).error?.code).toBe(status.RESOURCE_EXHAUSTED);
   });
 });

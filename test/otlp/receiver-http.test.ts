@@ -5,9 +5,11 @@ import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otl
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { StartupError } from '../../pipeline/errors.ts';
 import { silentLogger } from '../../pipeline/log.ts';
-import { decodeExportResponse, decodeStatus, encodeExportRequest } from '../../codec/otlp/index.ts';
+import { decodeExportResponse, decodeStatus, ExportRequestEncoder } from '../../codec/otlp/index.ts';
 import { OtlpReceiver } from '../../receivers/otlp/receiver.ts';
 import { expectedFields, receivedFields, RecordingConsumer, sdkSpans } from './helpers.ts';
+
+const requestEncoder = new ExportRequestEncoder();
 
 let consumer: RecordingConsumer;
 let receiver: OtlpReceiver;
@@ -130,7 +132,7 @@ describe('otlp receiver over HTTP', () => {
     const good = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', name: 'ok', kind: 1, startNs: 1n, endNs: 2n, status: { code: 0 }, attributes: new Map() };
     const badTrace = { ...good, traceId: '00000000000000000000000000000000', spanId: '1111111111111111' };
     const badKind = { ...good, spanId: '2222222222222222', kind: 9 };
-    const body = encodeExportRequest([good, badTrace, badKind]);
+    const body = requestEncoder.encode([good, badTrace, badKind]);
     const res = await post('/v1/traces', body, PROTO);
     expect(res.status).toBe(200);
     const partial = decodeExportResponse(new Uint8Array(await res.arrayBuffer()));
