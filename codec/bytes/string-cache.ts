@@ -1,5 +1,5 @@
-// A process-wide, direct-mapped cache of short strings decoded from request bytes, shared by the decoders
-// that read strings straight from bytes (the OTLP protobuf reader, the tracing-API flat-span decoder).
+// A direct-mapped cache of short strings decoded from request bytes, for the decoders that read strings
+// straight from bytes (the OTLP protobuf reader, the tracing-API flat-span decoder); each decoder owns one.
 //
 // Why: the same attribute keys and enum-like values repeat in every span. Handing out one string
 // instance spares building it again, and a Map or list keyed by it then finds its hash already computed.
@@ -25,58 +25,74 @@ export type SliceableBuffer = Buffer & NativeSlices;
 /** A power of two. */
 const CACHE_SLOTS = 4096;
 const MAX_CACHED_LENGTH = 64;
-const stringCache: Array<string | undefined> = new Array(CACHE_SLOTS).fill(undefined);
-/** The bytes of each cached string (slot * MAX_CACHED_LENGTH), compared byte for byte against the input:
- *  a typed-array comparison runs several times faster than charCodeAt on the cached string. */
-const cachedBytes = new Uint8Array(CACHE_SLOTS * MAX_CACHED_LENGTH);
-const cachedView = new DataView(cachedBytes.buffer);
-/** Each slot's string length (0: empty), kept apart from the strings: reading `cached.length` loads the
- *  string object from wherever it sits in the heap, a cache miss on most lookups of values that vary
- *  (measured ~9% of decoding when attribute values are all distinct; docs/performance.md, round 0390). */
-const cachedLengths = new Uint8Array(CACHE_SLOTS);
-/** The full hash of the last string that missed in each slot (0: none). */
-const lastMiss = new Int32Array(CACHE_SLOTS);
 
-/** The UTF-8 text of buf[start, end); `view` is a DataView over the same bytes as `buf`. */
+/**
+ * The cache of one decoder. It belongs to whoever decodes (a receiver's decoder, through the readers it
+ * makes), not to the module: two pipelines, or a decoder on a worker thread, then never evict each
+ * other's strings or share arrays.
+ */
+export class StringCache {
+  private readonly strings: Array<string | undefined> = new Array(CACHE_SLOTS).fill(undefined);
+  /** The bytes of each cached string (slot * MAX_CACHED_LENGTH), compared byte for byte against the input:
+   *  a typed-array comparison runs several times faster than charCodeAt on the cached string. */
+  private readonly bytes = new Uint8Array(CACHE_SLOTS * MAX_CACHED_LENGTH);
+  private readonly bytesView = new DataView(this.bytes.buffer);
+  /** Each slot's string length (0: empty), kept apart from the strings: reading `cached.length` loads the
+   *  string object from wherever it sits in the heap, a cache miss on most lookups of values that vary
+   *  (measured ~9% of decoding when attribute values are all distinct; docs/performance.md, round 0390). */
+  private readonly lengths = new Uint8Array(CACHE_SLOTS);
+  /** The full hash of the last string that missed in each slot (0: none). */
+  private readonly lastMiss = new Int32Array(CACHE_SLOTS);
+
+  /** The UTF-8 text of buf[start, end); `view` is a DataView over the same bytes as `buf`. */
+  utf8(buf: SliceableBuffer, view: DataView, start: number, end: number): string {
+    const len = end - start;
+    if (len === 0) return '';
+    if (len > MAX_CACHED_LENGTH) return buf.utf8Slice(start, end);
+    const last = end - 1;
+    let h = Math.imul(len ^ (buf[start] << 8) ^ (buf[last] << 16), 0x01000193);
+    // Every sampled index is within [start, last].
+    h = Math.imul(h ^ buf[start + (len >> 1)] ^ (buf[last - (len >> 1 > 0 ? 1 : 0)] << 8) ^ (buf[start + (len >> 2)] << 16), 0x01000193);
+    h = Math.imul(h ^ buf[last - (len >> 2)] ^ (buf[len > 2 ? last - 2 : start] << 8), 0x01000193);
+    h ^= h >>> 15;
+    const slot = h & (CACHE_SLOTS - 1);
+    // Never 0 (an empty lastMiss slot); bit 0 is part of the slot anyway.
+    const hash = h | 1;
+    const at = slot * MAX_CACHED_LENGTH;
+    const cachedBytes = this.bytes;
+    const cachedView = this.bytesView;
+    if (this.lengths[slot] === len) {
+      // Four bytes per step through DataViews (unaligned reads are fine), then the tail byte by byte:
+      // about half the time of a byte loop for the usual 10-40 byte keys and values.
+      const words = len & ~3;
+      let j = 0;
+      while (j < words && cachedView.getInt32(at + j, true) === view.getInt32(start + j, true)) j += 4;
+      if (j === words) {
+        while (j < len && cachedBytes[at + j] === buf[start + j]) j++;
+        if (j === len) return this.strings[slot] as string;
+      }
+    }
+    const s = buf.utf8Slice(start, end);
+    if (s.length === len) {
+      if (this.lastMiss[slot] !== hash) {
+        this.lastMiss[slot] = hash;
+        return s;
+      }
+      this.strings[slot] = s;
+      this.lengths[slot] = len;
+      // A word loop, not `cachedBytes.set(buf.subarray(...))`: a Buffer subarray is a new FastBuffer
+      // (constructor and species lookup), ~6% of decoding when most strings miss.
+      const words = len & ~3;
+      let j = 0;
+      for (; j < words; j += 4) cachedView.setInt32(at + j, view.getInt32(start + j, true), true);
+      for (; j < len; j++) cachedBytes[at + j] = buf[start + j];
+    }
+    return s;
+  }
+}
+
+// TEMPORARY: byte-reader.ts moves to an instance in the tracing-body rewrite.
+const sharedCache = new StringCache();
 export function cachedUtf8(buf: SliceableBuffer, view: DataView, start: number, end: number): string {
-  const len = end - start;
-  if (len === 0) return '';
-  if (len > MAX_CACHED_LENGTH) return buf.utf8Slice(start, end);
-  const last = end - 1;
-  let h = Math.imul(len ^ (buf[start] << 8) ^ (buf[last] << 16), 0x01000193);
-  // Every sampled index is within [start, last].
-  h = Math.imul(h ^ buf[start + (len >> 1)] ^ (buf[last - (len >> 1 > 0 ? 1 : 0)] << 8) ^ (buf[start + (len >> 2)] << 16), 0x01000193);
-  h = Math.imul(h ^ buf[last - (len >> 2)] ^ (buf[len > 2 ? last - 2 : start] << 8), 0x01000193);
-  h ^= h >>> 15;
-  const slot = h & (CACHE_SLOTS - 1);
-  // Never 0 (an empty lastMiss slot); bit 0 is part of the slot anyway.
-  const hash = h | 1;
-  const at = slot * MAX_CACHED_LENGTH;
-  if (cachedLengths[slot] === len) {
-    // Four bytes per step through DataViews (unaligned reads are fine), then the tail byte by byte:
-    // about half the time of a byte loop for the usual 10-40 byte keys and values.
-    const words = len & ~3;
-    let j = 0;
-    while (j < words && cachedView.getInt32(at + j, true) === view.getInt32(start + j, true)) j += 4;
-    if (j === words) {
-      while (j < len && cachedBytes[at + j] === buf[start + j]) j++;
-      if (j === len) return stringCache[slot] as string;
-    }
-  }
-  const s = buf.utf8Slice(start, end);
-  if (s.length === len) {
-    if (lastMiss[slot] !== hash) {
-      lastMiss[slot] = hash;
-      return s;
-    }
-    stringCache[slot] = s;
-    cachedLengths[slot] = len;
-    // A word loop, not `cachedBytes.set(buf.subarray(...))`: a Buffer subarray is a new FastBuffer
-    // (constructor and species lookup), ~6% of decoding when most strings miss.
-    const words = len & ~3;
-    let j = 0;
-    for (; j < words; j += 4) cachedView.setInt32(at + j, view.getInt32(start + j, true), true);
-    for (; j < len; j++) cachedBytes[at + j] = buf[start + j];
-  }
-  return s;
+  return sharedCache.utf8(buf, view, start, end);
 }

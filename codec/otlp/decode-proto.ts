@@ -1,7 +1,8 @@
 // ExportTraceServiceRequest (protobuf) -> canonical spans, in one pass over the bytes with no
 // intermediate message objects. A ProtoDecoder keeps what it remembers from request to request (the
-// attribute cache, the last ids, the last key lists): one per receiver. Field numbers are those of opentelemetry-proto (collector/trace/v1,
-// trace/v1, common/v1, resource/v1); unknown fields are skipped.
+// attribute cache, the string cache, the last ids, the last key lists): one per receiver. Field numbers
+// are those of opentelemetry-proto (collector/trace/v1, trace/v1, common/v1, resource/v1); unknown
+// fields are skipped.
 //
 // Decoding judges only the wire format. Whether a span is acceptable (id lengths, zero ids, times,
 // enum ranges) is the `validate` processor's call (otlp.md), so ids are kept as the hex of whatever
@@ -10,6 +11,7 @@ import { newSpan, spanStatus, type AttrScalar, type AttrValue, type Attributes, 
 import { flattenInto } from '../../model/attributes/flatten.ts';
 import { AttributeList } from '../../model/attributes/list.ts';
 import { AttributeCache, attributeHash } from './decode-attribute-cache.ts';
+import { StringCache } from '../bytes/string-cache.ts';
 import { IdHex } from './decode-id.ts';
 import { UniqueKeys } from './decode-unique-keys.ts';
 import { MAX_VALUE_DEPTH } from './errors.ts';
@@ -108,13 +110,15 @@ export class ProtoDecoder {
   /** The repeat checks of span and event attributes (decode-unique-keys.ts). */
   private readonly spanKeys = new UniqueKeys();
   private readonly eventKeys = new UniqueKeys();
+  /** The short strings of this decoder's requests (string-cache.ts), handed to each reader it makes. */
+  private readonly strings = new StringCache();
 
   /**
    * Decodes an ExportTraceServiceRequest. Throws OtlpDecodeError when the bytes are not a well-formed
    * message (truncated, a length past its parent, a bad wire type, values nested too deeply).
    */
   decode(bytes: Uint8Array): DecodedRequest {
-    const r = new ProtoReader(bytes);
+    const r = new ProtoReader(bytes, this.strings);
     const spans: Span[] = [];
     while (r.pos < r.end) {
       const tag = r.tag();

@@ -2,7 +2,7 @@
 // fields. One reader walks one request; nested messages are read by narrowing `end` and restoring it,
 // so decoding allocates nothing but the values it keeps. Every read is bounds-checked against `end`:
 // a length that runs past its enclosing message is an error, never a read past the buffer.
-import { cachedUtf8, type SliceableBuffer } from '../bytes/string-cache.ts';
+import type { SliceableBuffer, StringCache } from '../bytes/string-cache.ts';
 import { MAX_GROUP_DEPTH, OtlpDecodeError } from './errors.ts';
 
 export const WIRE_VARINT = 0;
@@ -19,13 +19,16 @@ export class ProtoReader {
   readonly view: DataView;
   pos: number;
   end: number;
+  /** Where short strings come from: the cache of the decoder that made this reader (none: read as they come). */
+  readonly strings: StringCache | undefined;
 
-  constructor(bytes: Uint8Array) {
+  constructor(bytes: Uint8Array, strings?: StringCache) {
     // A Buffer view (no copy) gives native utf8/base64 slicing.
     this.buf = (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) as SliceableBuffer;
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
     this.pos = 0;
     this.end = this.buf.length;
+    this.strings = strings;
   }
 
   fail(what: string): never {
@@ -159,14 +162,15 @@ export class ProtoReader {
   }
 
   /**
-   * A length-delimited UTF-8 string. Short ones come from the process-wide cache (string-cache.ts): the
+   * A length-delimited UTF-8 string. Short ones come from the reader's string cache when it has one: the
    * same keys and enum-like values repeat in every span.
    */
   string(): string {
     const len = this.length();
     const start = this.pos;
     this.pos = start + len;
-    return cachedUtf8(this.buf, this.view, start, start + len);
+    const strings = this.strings;
+    return strings === undefined ? this.buf.utf8Slice(start, start + len) : strings.utf8(this.buf, this.view, start, start + len);
   }
 
   /** Skips the value of an unknown field whose tag was just read. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { StringCache } from '../bytes/string-cache.ts';
 import { ProtoReader, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-reader.ts';
 import { ProtoWriter } from './proto-writer.ts';
 import { OtlpDecodeError } from './errors.ts';
@@ -92,6 +93,18 @@ describe('protobuf wire', () => {
       const w = new ProtoWriter(4);
       w.string(s);
       expect(new ProtoReader(w.finish()).string()).toBe(s);
+    }
+  });
+
+  it('strings through a string cache: the same text on every read, whether it misses, is stored or hits', () => {
+    const strings = new StringCache();
+    const texts = ['', 'a', 'service.name', 'service.nam3', 'sërvice.name', 'héllo', 'x'.repeat(64), 'x'.repeat(65)];
+    for (let round = 0; round < 3; round++) {
+      for (const s of texts) {
+        const w = new ProtoWriter(4);
+        w.string(s);
+        expect(new ProtoReader(w.finish(), strings).string()).toBe(s);
+      }
     }
   });
 
