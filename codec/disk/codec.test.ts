@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Span } from '../../model/span.ts';
-import { decodeValue, encodeValue } from './codec.ts';
+import { decodeValue, ValueEncoder } from './codec.ts';
 import { decodeRecordSpans, encodeRecord, parseRecord, stampSeq } from './record.ts';
+
+/** One encoder for every test, as a stream keeps one for all its records. */
+const values = new ValueEncoder();
 
 function fullSpan(): Span {
   return {
@@ -45,7 +48,7 @@ describe('span codec', () => {
     const span = fullSpan();
     const bare: Span = { ...fullSpan(), events: undefined };
     delete bare.events;
-    const back = decodeValue(encodeValue([span, bare])) as Span[];
+    const back = decodeValue(values.encode([span, bare])) as Span[];
     expect(back[0]).toEqual(span);
     expect([...back[0].attributes.keys()]).toEqual([...span.attributes.keys()]);
     expect(Object.is(back[0].attributes.get('neg.zero'), -0)).toBe(true);
@@ -58,27 +61,27 @@ describe('span codec', () => {
 
   it('keeps an own "__proto__" key as data', () => {
     const value = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}');
-    const back = decodeValue(encodeValue(value)) as Record<string, unknown>;
+    const back = decodeValue(values.encode(value)) as Record<string, unknown>;
     expect(Object.getPrototypeOf(back)).toBe(Object.prototype);
     expect(Object.keys(back)).toEqual(['__proto__', 'a']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it('rejects truncated or malformed payloads with a RangeError instead of returning garbage', () => {
-    const buf = encodeValue([fullSpan()]);
+    const buf = values.encode([fullSpan()]);
     expect(() => decodeValue(buf.subarray(0, buf.length - 5))).toThrow(RangeError);
     expect(() => decodeValue(Buffer.from([99]))).toThrow(RangeError);
     expect(() => decodeValue(Buffer.concat([buf, Buffer.from([0])]))).toThrow(/trailing/);
   });
 
   it('refuses values it cannot carry', () => {
-    expect(() => encodeValue([{ f: () => 1 }])).toThrow(TypeError);
+    expect(() => values.encode([{ f: () => 1 }])).toThrow(TypeError);
   });
 });
 
 describe('record framing', () => {
   it('checks header and payload checksums and reports a record that runs past the end as short', () => {
-    const rec = encodeRecord([fullSpan(), fullSpan()]);
+    const rec = encodeRecord(values, [fullSpan(), fullSpan()]);
     stampSeq(rec, 2 ** 40 + 7);
     const ok = parseRecord(rec, 0, rec.length);
     expect(ok).toEqual({ kind: 'ok', seq: 2 ** 40 + 7, spans: 2, end: rec.length });

@@ -28,57 +28,50 @@ const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 const SCRATCH_KEEP = 8 * 1024 * 1024;
 
-// Typed-array views to move 8-byte numbers: much cheaper than Buffer#writeBigInt64LE / writeDoubleLE,
-// which range-check on every call (the platforms Node runs on are little-endian, as the format is).
-const f64 = new Float64Array(1);
-const i64 = new BigInt64Array(f64.buffer);
-const bytes8 = new Uint8Array(f64.buffer);
-
-function put8(buf: Buffer, pos: number): void {
-  buf[pos] = bytes8[0];
-  buf[pos + 1] = bytes8[1];
-  buf[pos + 2] = bytes8[2];
-  buf[pos + 3] = bytes8[3];
-  buf[pos + 4] = bytes8[4];
-  buf[pos + 5] = bytes8[5];
-  buf[pos + 6] = bytes8[6];
-  buf[pos + 7] = bytes8[7];
-}
-
-function get8(buf: Buffer, pos: number): void {
-  bytes8[0] = buf[pos];
-  bytes8[1] = buf[pos + 1];
-  bytes8[2] = buf[pos + 2];
-  bytes8[3] = buf[pos + 3];
-  bytes8[4] = buf[pos + 4];
-  bytes8[5] = buf[pos + 5];
-  bytes8[6] = buf[pos + 6];
-  bytes8[7] = buf[pos + 7];
-}
-
 /**
- * Writes values into one growing scratch buffer; the caller copies the result out. Encoding is
- * synchronous, so one module-level encoder is shared safely.
+ * Writes values into one growing scratch buffer and copies each result out. Its owner (a disk stream)
+ * keeps one for all its records; the scratch is the owner's, not the module's, so two streams or an
+ * encoder on a worker thread never write into each other's buffer.
  */
-class Encoder {
-  buf = Buffer.allocUnsafe(64 * 1024);
-  pos = 0;
-  keys = new Map<string, number>();
+export class ValueEncoder {
+  private buf: Buffer = Buffer.allocUnsafe(64 * 1024);
+  /** `buf` as a DataView, for 8-byte numbers: cheaper than Buffer#writeBigInt64LE / writeDoubleLE,
+   *  which range-check on every call. */
+  private view = viewOf(this.buf);
+  private pos = 0;
+  private readonly keys = new Map<string, number>();
 
-  reset(headerBytes: number): void {
-    if (this.buf.length > SCRATCH_KEEP) this.buf = Buffer.allocUnsafe(64 * 1024);
+  /**
+   * Encodes `value` after `headerBytes` unfilled bytes (the caller writes its header there) and returns a
+   * fresh buffer of exactly header + payload: one allocation and one copy per record.
+   */
+  encode(value: unknown, headerBytes = 0): Buffer {
+    this.reset(headerBytes);
+    this.value(value);
+    const out = Buffer.allocUnsafe(this.pos);
+    this.buf.copy(out, headerBytes, headerBytes, this.pos);
+    return out;
+  }
+
+  private use(buf: Buffer): void {
+    this.buf = buf;
+    this.view = viewOf(buf);
+  }
+
+  private reset(headerBytes: number): void {
+    if (this.buf.length > SCRATCH_KEEP) this.use(Buffer.allocUnsafe(64 * 1024));
     this.pos = headerBytes;
     this.keys.clear();
   }
 
-  ensure(n: number): void {
+  private ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
     this.buf.copy(grown, 0, 0, this.pos);
-    this.buf = grown;
+    this.use(grown);
   }
 
-  varint(n: number): void {
+  private varint(n: number): void {
     this.ensure(5);
     const buf = this.buf;
     let pos = this.pos;
@@ -92,7 +85,7 @@ class Encoder {
 
   /** Tag byte included: ASCII fast path, UTF-8 otherwise, UTF-16 units for strings UTF-8 cannot hold
    *  (lone surrogates, which JSON input can carry). */
-  string(s: string, tag: number): void {
+  private string(s: string, tag: number): void {
     const len = s.length;
     this.ensure(len * 3 + 6);
     const buf = this.buf;
@@ -124,7 +117,7 @@ class Encoder {
     this.pos += this.buf.write(s, this.pos, bytes, 'utf8');
   }
 
-  key(k: string): void {
+  private key(k: string): void {
     const id = this.keys.get(k);
     if (id !== undefined) {
       this.ensure(1);
@@ -136,7 +129,7 @@ class Encoder {
     this.string(k, T_STRING);
   }
 
-  value(v: unknown): void {
+  private value(v: unknown): void {
     this.ensure(10);
     const buf = this.buf;
     switch (typeof v) {
@@ -154,16 +147,14 @@ class Encoder {
           this.pos = p + 5;
         } else {
           buf[this.pos] = T_FLOAT64;
-          f64[0] = v;
-          put8(buf, this.pos + 1);
+          this.view.setFloat64(this.pos + 1, v, true);
           this.pos += 9;
         }
         return;
       case 'bigint':
         if (v >= INT64_MIN && v <= INT64_MAX) {
           buf[this.pos] = T_INT64;
-          i64[0] = v;
-          put8(buf, this.pos + 1);
+          this.view.setBigInt64(this.pos + 1, v, true);
           this.pos += 9;
         } else {
           this.string(v.toString(), T_BIGINT_TEXT);
@@ -213,32 +204,21 @@ class Encoder {
   }
 }
 
-const encoder = new Encoder();
-
-/**
- * Encodes `value` after `headerBytes` unfilled bytes (the caller writes its header there) and returns a
- * fresh buffer of exactly header + payload: one allocation and one copy per record.
- */
-export function encodeWithHeader(value: unknown, headerBytes: number): Buffer {
-  encoder.reset(headerBytes);
-  encoder.value(value);
-  const out = Buffer.allocUnsafe(encoder.pos);
-  encoder.buf.copy(out, headerBytes, headerBytes, encoder.pos);
-  return out;
-}
-
-export function encodeValue(value: unknown): Buffer {
-  return encodeWithHeader(value, 0);
+function viewOf(buf: Buffer): DataView {
+  return new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
 }
 
 class Decoder {
   buf: Buffer;
+  /** 8-byte numbers are read through a view of the record's own bytes. */
+  view: DataView;
   pos: number;
   end: number;
   keys: string[] = [];
 
   constructor(buf: Buffer, start: number, end: number) {
     this.buf = buf;
+    this.view = viewOf(buf);
     this.pos = start;
     this.end = end;
   }
@@ -302,15 +282,15 @@ class Decoder {
       }
       case T_FLOAT64: {
         if (this.pos + 8 > this.end) this.fail('number past the end');
-        get8(this.buf, this.pos);
+        const v = this.view.getFloat64(this.pos, true);
         this.pos += 8;
-        return f64[0];
+        return v;
       }
       case T_INT64: {
         if (this.pos + 8 > this.end) this.fail('number past the end');
-        get8(this.buf, this.pos);
+        const v = this.view.getBigInt64(this.pos, true);
         this.pos += 8;
-        return i64[0];
+        return v;
       }
       case T_STRING:
         return this.text('utf8');

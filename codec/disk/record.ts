@@ -9,7 +9,7 @@
 // checksum holds. All integers little-endian.
 import { crc32 } from 'node:zlib';
 import type { Span } from '../../model/span.ts';
-import { decodeValue, encodeWithHeader } from './codec.ts';
+import { decodeValue, type ValueEncoder } from './codec.ts';
 
 export const HEADER_BYTES = 28;
 export const MAGIC = 0x31524854; // "THR1" read as little-endian u32
@@ -17,10 +17,10 @@ const MAGIC_BYTE0 = 0x54; // "T"
 /** No accepted request comes near this; a larger length in a header is damage. */
 export const MAX_PAYLOAD_BYTES = 1024 * 1024 * 1024;
 
-/** Encodes `spans` with a header whose seq is filled in later by `stampSeq` (the seq is only given
- *  once the append is accepted). */
-export function encodeRecord(spans: Span[]): Buffer {
-  const buf = encodeWithHeader(spans, HEADER_BYTES);
+/** Encodes `spans` with `encoder` (its owner's), with a header whose seq is filled in later by
+ *  `stampSeq` (the seq is only given once the append is accepted). */
+export function encodeRecord(encoder: ValueEncoder, spans: Span[]): Buffer {
+  const buf = encoder.encode(spans, HEADER_BYTES);
   buf.writeUInt32LE(MAGIC, 0);
   buf.writeUInt32LE(buf.length - HEADER_BYTES, 4);
   buf.writeUInt32LE(spans.length, 16);

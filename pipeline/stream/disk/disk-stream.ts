@@ -16,6 +16,7 @@ import { CursorStore, loadCursors, type CursorState, type Delivering } from './c
 import { nodeIo, type DiskIo } from './io.ts';
 import { lockDirectory } from './lock.ts';
 import { Quarantine, type QuarantineEntry } from './quarantine.ts';
+import { ValueEncoder } from '../../../codec/disk/codec.ts';
 import { decodeRecordSpans, encodeRecord, parseRecord, stampSeq } from '../../../codec/disk/record.ts';
 import { RecentRecords } from './recent.ts';
 import { recoverSegment } from './recover.ts';
@@ -117,6 +118,8 @@ export class DiskStream implements IngestStream {
   private readonly cursors: CursorStore;
   private readonly recent: RecentRecords;
   private readonly log: SegmentLog;
+  /** Encodes every record appended to this stream, reusing its scratch buffer. */
+  private readonly recordEncoder = new ValueEncoder();
 
   private state: 'new' | 'opening' | 'open' | 'sealed' | 'closed' = 'new';
   private unlock?: () => Promise<void>;
@@ -283,7 +286,7 @@ export class DiskStream implements IngestStream {
     if (this.state !== 'open') return Promise.reject(new RefusedError(this.notOpenMessage(), this.retryAfterMs));
     let buf: Buffer;
     try {
-      buf = encodeRecord(spans);
+      buf = encodeRecord(this.recordEncoder, spans);
     } catch (err) {
       return Promise.reject(err);
     }
