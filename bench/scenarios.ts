@@ -4,7 +4,6 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkingBatch } from '../model/batch.ts';
-import { parseJsonBytes } from '../codec/json/parse.ts';
 import { ProtoDecoder } from '../codec/otlp/index.ts';
 import { BatchLinesEncoder } from '../codec/record/index.ts';
 import type { TracingBody } from '../model/batch.ts';
@@ -12,7 +11,7 @@ import { factory as flatten } from '../processors/flatten/factory.ts';
 import { factory as namespace } from '../processors/namespace/factory.ts';
 import { factory as validate } from '../processors/validate/factory.ts';
 import { silentLogger } from '../pipeline/log.ts';
-import { acceptedBatch, decodeFlatSpans } from '../codec/tracing/flat-decoder.ts';
+import { TracingBodyReader } from '../codec/tracing/body-reader.ts';
 import { flatBody, nestedBody, otlpLlmProtoBody, otlpProtoBody } from './bodies.ts';
 import type { LoadSpec } from './loadgen.ts';
 import { REPO } from './paths.ts';
@@ -195,13 +194,13 @@ function limitLoop(ctx: BenchContext, label: string, decode: (body: Buffer) => W
   return { scenario: 'limit', target: label, spansPerSecond: spans / seconds, note: `${(bytes / seconds / 1e6).toFixed(0)} MB/s of JSON lines` };
 }
 
-/** As the http receiver decodes: the flat-body decoder first, the general path when it gives up. */
+/** One body reader for the run, as the http receiver keeps one. */
+const tracingReader = new TracingBodyReader(64);
+
+/** As the http receiver decodes (its top-level checks are left out: the bodies are known good). */
 function decodeTracing(body: Buffer): WorkingBatch {
-  const decoded = decodeFlatSpans(body, { maxSpans: 100_000, maxDepth: 64 });
-  if (decoded !== undefined) return acceptedBatch(decoded);
-  const parsed = parseJsonBytes(body, 64);
-  if (!parsed.ok) throw new Error(parsed.message);
-  const value = parsed.value as { spans?: unknown[]; traces?: Record<string, unknown> };
+  const value = tracingReader.read(body, true) as { spans?: unknown[]; traces?: Record<string, unknown> } | undefined;
+  if (value === undefined) throw new Error('benchmark body is not JSON');
   const tracing: TracingBody = value.spans ? { form: 'flat', spans: value.spans } : { form: 'tree', traces: value.traces! };
   return { origin: 'tracing', tracing, spans: [], rejections: [] };
 }

@@ -60,10 +60,6 @@ export interface WorkingBatch {
   indexes?: number[];
   /** In index order. */
   rejections: Rejection[];
-  /** Set by a receiver whose decoder already applied validate's rules and accepted every span, none
-   *  repeated (the tracing API's flat-body decoder, codec/tracing/flat-decoder.ts): `validate` has
-   *  nothing left to do. */
-  checked?: true;
   /** Request time, used where the API defaults to "now" (simple traces). */
   receivedNs?: bigint;
 }

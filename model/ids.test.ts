@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  isCanonicalHexId, normaliseSpanId, normaliseTraceId, normaliseUuid, randomHex, randomSpanId, randomTraceId,
+  isCanonicalHexId, normaliseSpanId, normaliseTraceId, normaliseUuid, RandomIds,
   spanIdHex,
 } from './ids.ts';
 
@@ -96,15 +96,16 @@ describe('ids (ingest-api.md §4.3)', () => {
   });
 
   it('random ids: right length, lowercase hex, non-zero, distinct', () => {
+    const ids = new RandomIds();
     const seen = new Set<string>();
     for (let i = 0; i < 3000; i++) {
-      const t = randomTraceId();
-      const s = randomSpanId();
+      const t = ids.traceId();
+      const s = ids.spanId();
       expect(isCanonicalHexId(t, 32)).toBe(true);
       expect(isCanonicalHexId(s, 16)).toBe(true);
       seen.add(t);
     }
     expect(seen.size).toBe(3000);
-    expect(randomHex(12)).toMatch(/^[0-9a-f]{12}$/);
+    expect(ids.hex(12)).toMatch(/^[0-9a-f]{12}$/);
   });
 });

@@ -152,41 +152,43 @@ export function isCanonicalHexId(value: unknown, len: 16 | 32): boolean {
 
 // ---- random ids ---------------------------------------------------------------------------------
 // Flat spans without a name get a random one, so this can run once per span: bytes come from a pooled
-// buffer refilled in one system call instead of one call per id.
+// buffer refilled in one system call instead of one call per id. The pool belongs to its owner (a
+// validate processor, a receiver), so no two pipelines or threads share a position in it.
 
 /** Byte -> its two lowercase hex digits. */
 const BYTE_HEX: string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 const POOL_SIZE = 4096;
-const pool = Buffer.allocUnsafe(POOL_SIZE);
-let poolPos = POOL_SIZE;
 
-/** `chars` random lowercase hex digits (chars even, at most 2 * POOL_SIZE). */
-export function randomHex(chars: number): string {
-  const bytes = chars >> 1;
-  if (poolPos + bytes > POOL_SIZE) {
-    randomFillSync(pool);
-    poolPos = 0;
-  }
-  let out = '';
-  for (let i = 0; i < bytes; i++) {
-    const b = pool[poolPos++];
-    out += BYTE_HEX[b];
-  }
-  return out;
-}
+export class RandomIds {
+  readonly #pool = Buffer.allocUnsafe(POOL_SIZE);
+  #pos = POOL_SIZE;
 
-/** A fresh trace id: 32 lowercase hex, never all zeros. */
-export function randomTraceId(): string {
-  for (;;) {
-    const id = randomHex(32);
-    if (id !== ZERO_TRACE) return id;
+  /** `chars` random lowercase hex digits (chars even, at most 2 * POOL_SIZE). */
+  hex(chars: number): string {
+    const bytes = chars >> 1;
+    const pool = this.#pool;
+    if (this.#pos + bytes > POOL_SIZE) {
+      randomFillSync(pool);
+      this.#pos = 0;
+    }
+    let out = '';
+    for (let i = 0; i < bytes; i++) out += BYTE_HEX[pool[this.#pos++]];
+    return out;
   }
-}
 
-/** A fresh span id: 16 lowercase hex, never all zeros. */
-export function randomSpanId(): string {
-  for (;;) {
-    const id = randomHex(16);
-    if (id !== ZERO_SPAN) return id;
+  /** A fresh trace id: 32 lowercase hex, never all zeros. */
+  traceId(): string {
+    for (;;) {
+      const id = this.hex(32);
+      if (id !== ZERO_TRACE) return id;
+    }
+  }
+
+  /** A fresh span id: 16 lowercase hex, never all zeros. */
+  spanId(): string {
+    for (;;) {
+      const id = this.hex(16);
+      if (id !== ZERO_SPAN) return id;
+    }
   }
 }

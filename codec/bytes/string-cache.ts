@@ -90,9 +90,3 @@ export class StringCache {
     return s;
   }
 }
-
-// TEMPORARY: byte-reader.ts moves to an instance in the tracing-body rewrite.
-const sharedCache = new StringCache();
-export function cachedUtf8(buf: SliceableBuffer, view: DataView, start: number, end: number): string {
-  return sharedCache.utf8(buf, view, start, end);
-}

@@ -1,16 +1,17 @@
-// JSON read straight from UTF-8 bytes, token by token, for decoders that turn one known shape into their
-// own values without JSON.parse building an object graph first (codec/tracing/flat-decoder.ts).
+// JSON read straight from UTF-8 bytes, token by token, for a decoder that builds its own values without
+// JSON.parse building an object graph first (codec/tracing/body-reader.ts).
 //
-// A decoder extends JsonByteReader and reads the members it knows; the reader gives up (throws GIVE_UP,
-// which the decoder catches) on anything it does not read exactly as JSON.parse would: a syntax error,
-// a control character in a string, an integer a double cannot hold, a number beyond a double's range.
-// A give-up is never an answer, only "take the general path". Escapes are decoded by JSON.parse itself.
-// The bytes must have been checked as UTF-8 by the caller (one native pass over the whole body).
+// Tokens come out as JSON.parse (with the exact reviver of parse.ts) gives them. On text JSON.parse
+// refuses (a syntax error, a control character in a string, a bad escape) the reader throws GIVE_UP,
+// which the decoder catches: it then asks parse.ts for the answer and its message. Escapes are decoded
+// by JSON.parse itself. The bytes must have been checked as UTF-8 by the caller (one native pass over
+// the whole body).
 import type { AttrScalar } from '../../model/span.ts';
-import { cachedUtf8, type SliceableBuffer } from '../bytes/string-cache.ts';
+import type { SliceableBuffer, StringCache } from '../bytes/string-cache.ts';
+import { exactInteger } from './parse.ts';
 
-/** What a reader throws when the text is not one it reads (see the file comment). */
-export const GIVE_UP: unique symbol = Symbol('give up');
+/** What a reader throws when the text is not JSON (see the file comment). */
+export const GIVE_UP: unique symbol = Symbol('not JSON');
 
 export function giveUp(): never {
   throw GIVE_UP;
@@ -44,24 +45,14 @@ export class JsonByteReader {
   protected strStart = 0;
   protected strEnd = 0;
   protected strEscaped = false;
+  /** Where short strings come from (their owner's, kept across requests). */
+  private readonly strings: StringCache;
 
-  constructor(bytes: Uint8Array) {
+  constructor(bytes: Uint8Array, strings: StringCache) {
+    this.strings = strings;
     this.buf = (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) as SliceableBuffer;
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
     this.end = this.buf.length;
-  }
-
-  /** Moves past the object or array that starts here (its syntax is the parser's to check). */
-  protected skipNested(): void {
-    const buf = this.buf;
-    let open = 0;
-    for (;;) {
-      if (this.pos >= this.end) giveUp();
-      const c = buf[this.pos++];
-      if (c === QUOTE) this.scanString();
-      else if (c === OPEN_BRACE || c === OPEN_BRACKET) open++;
-      else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && --open === 0) return;
-    }
   }
 
   /** A string, number, boolean or null. */
@@ -83,18 +74,11 @@ export class JsonByteReader {
     return value;
   }
 
-  /** Consumes `null` (after whitespace) when it is next. */
-  protected isNull(): boolean {
-    if (this.peek() !== 0x6e) return false;
-    this.literal('null', null);
-    return true;
-  }
-
   /**
-   * A JSON number as JSON.parse gives it. Integers a double cannot hold exactly (the general path keeps
-   * them as bigint) and literals beyond a double's range give up.
+   * A JSON number as JSON.parse gives it, except that an integer a double cannot hold exactly is the
+   * exact `bigint` (what parse.ts's reviver gives).
    */
-  protected number(): number {
+  protected number(): number | bigint {
     const buf = this.buf;
     const start = this.pos;
     const end = this.end;
@@ -133,9 +117,9 @@ export class JsonByteReader {
     this.pos = i;
     // Up to 15 digits, an integer is exact as accumulated; a minus sign goes through Number for -0.
     if (plain && digits <= 15 && buf[start] !== MINUS) return value;
-    const n = Number(buf.latin1Slice(start, i));
-    if (!Number.isFinite(n) || (Number.isInteger(n) && !Number.isSafeInteger(n))) giveUp();
-    return n;
+    const text = buf.latin1Slice(start, i);
+    const n = Number(text);
+    return Number.isInteger(n) && !Number.isSafeInteger(n) ? (exactInteger(text) ?? n) : n;
   }
 
   /** A string value (after whitespace). */
@@ -147,12 +131,7 @@ export class JsonByteReader {
 
   /** The string just scanned, through the cache. */
   protected cachedString(): string {
-    return this.strEscaped ? this.unescaped() : cachedUtf8(this.buf, this.view, this.strStart, this.strEnd);
-  }
-
-  /** The string just scanned, without the cache. */
-  protected plainString(): string {
-    return this.strEscaped ? this.unescaped() : this.buf.utf8Slice(this.strStart, this.strEnd);
+    return this.strEscaped ? this.unescaped() : this.strings.utf8(this.buf, this.view, this.strStart, this.strEnd);
   }
 
   /** Escapes are rare: JSON.parse of the quoted text decodes them exactly (and refuses bad ones). */
@@ -206,17 +185,6 @@ export class JsonByteReader {
     this.pos = i + 1;
   }
 
-  /** True when the string just scanned (unescaped) has exactly these bytes. */
-  protected stringIs(name: Uint8Array): boolean {
-    return !this.strEscaped && this.strEnd - this.strStart === name.length && this.sameAs(name, this.strStart);
-  }
-
-  protected sameAs(name: Uint8Array, at: number): boolean {
-    const buf = this.buf;
-    for (let i = 0; i < name.length; i++) if (buf[at + i] !== name[i]) return false;
-    return true;
-  }
-
   /** True when body[a, a + length) and body[b, b + length) hold the same bytes: a word at a time, the
    *  last word overlapping the one before when the length is not a multiple of four. */
   protected sameBytes(a: number, b: number, length: number): boolean {
@@ -230,6 +198,40 @@ export class JsonByteReader {
     let i = 0;
     while (i < last && view.getInt32(a + i, true) === view.getInt32(b + i, true)) i += 4;
     return i >= last && view.getInt32(a + last, true) === view.getInt32(b + last, true);
+  }
+
+  /** Moves past the value that starts here, checking its syntax as JSON.parse would and that no
+   *  container in it opens deeper than `maxDepth` (one opening here is at `depth`). */
+  protected skipValue(depth: number, maxDepth: number): void {
+    const c = this.peek();
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (depth > maxDepth) giveUp();
+      this.pos++;
+      const close = c === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
+      if (this.peek() === close) {
+        this.pos++;
+        return;
+      }
+      for (;;) {
+        if (c === OPEN_BRACE) {
+          this.expect(QUOTE);
+          this.scanString();
+          if (this.strEscaped) this.unescaped();
+          this.expect(COLON);
+        }
+        this.skipValue(depth + 1, maxDepth);
+        const next = this.next();
+        if (next === close) return;
+        if (next !== COMMA) giveUp();
+      }
+    }
+    if (c === QUOTE) {
+      this.pos++;
+      this.scanString();
+      if (this.strEscaped) this.unescaped();
+      return;
+    }
+    this.scalar();
   }
 
   // ---- structure ------------------------------------------------------------------------------------

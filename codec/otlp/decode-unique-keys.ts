@@ -1,6 +1,6 @@
 // Repeated attribute keys in decoded OTLP (a client's bug: the spec asks for unique keys; ag-namespace.md
-// §1.2 says the last value wins at the first position), and in the tracing API's flat bodies, which the
-// flat-body decoder reads the same way (codec/tracing/flat-decoder.ts). A decoder appends members as
+// §1.2 says the last value wins at the first position), and in the tracing API's attribute objects, which
+// the body reader flattens the same way (codec/tracing/body-reader.ts). A decoder appends members as
 // they come and checks each finished list once, here, instead of looking every key up as it is added.
 //
 // Why: the lookup per added key (a scan of the members so far) was ~2% of the daemon's CPU on the OTLP

@@ -15,9 +15,13 @@ export function isAbsent(v: unknown): v is undefined | null {
   return v === undefined || v === null;
 }
 
-/** An attribute object (absent: empty) flattened, or undefined when it is not an object. */
+/**
+ * An attribute object (absent: empty) flattened, or undefined when it is not an object. The body reader
+ * hands the attributes of spans and events over already flattened (codec/tracing/body-reader.ts).
+ */
 export function attributesOf(v: unknown): Attributes | undefined {
   if (isAbsent(v)) return new AttributeList();
+  if (v instanceof AttributeList) return v;
   return isJsonObject(v) ? flattenObject(v) : undefined;
 }
 

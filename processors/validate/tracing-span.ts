@@ -1,7 +1,7 @@
 // One draft of the tracing API -> a canonical span, or the reason it is rejected (ingest-api.md §3.3
 // inheritance, then the §4.1 checks in table order; only the first failing field is reported).
 import type { SpanDraft } from '../../model/batch.ts';
-import { isZeroSpanId, normaliseSpanId, normaliseTraceId, randomHex, spanIdHex } from '../../model/ids.ts';
+import { isZeroSpanId, normaliseSpanId, normaliseTraceId, spanIdHex, type RandomIds } from '../../model/ids.ts';
 import type { Span } from '../../model/span.ts';
 import { isSpanType, isTraceType, newSpan, spanStatus, SPAN_KIND_BY_NAME, STATUS_CODE_BY_NAME } from '../../model/span.ts';
 import { parseTimestamp } from '../../codec/tracing/time.ts';
@@ -52,9 +52,11 @@ export interface Lineage {
   parentHex: LastAnswer<string>;
   kind: LastAnswer<number>;
   code: LastAnswer<number>;
+  /** Names for nameless flat spans. */
+  random: RandomIds;
 }
 
-export function newLineage(size: number): Lineage {
+export function newLineage(size: number, random: RandomIds): Lineage {
   return {
     traceIds: new Array(size),
     spanIds: new Array(size),
@@ -62,6 +64,7 @@ export function newLineage(size: number): Lineage {
     parentHex: new LastAnswer(spanIdHex),
     kind: new LastAnswer(kindOf),
     code: new LastAnswer(codeOf),
+    random,
   };
 }
 
@@ -116,7 +119,7 @@ export function checkDraft(draft: SpanDraft, lineage: Lineage): Span | string {
 
   let name: string;
   const rawName = o.span_name;
-  if (isAbsent(rawName)) name = draft.nodeName ?? randomHex(12);
+  if (isAbsent(rawName)) name = draft.nodeName ?? lineage.random.hex(12);
   else if (typeof rawName === 'string') name = rawName;
   else return 'invalid span_name: expected a string';
 

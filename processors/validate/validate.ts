@@ -3,16 +3,18 @@
 import type { Rejection, SpanDraft, WorkingBatch } from '../../model/batch.ts';
 import type { SyncProcessor } from '../../pipeline/component.ts';
 import type { Span } from '../../model/span.ts';
+import { RandomIds } from '../../model/ids.ts';
 import { OtlpRules } from './otlp-rules.ts';
 import { checkDraft, newLineage } from './tracing-span.ts';
 
 export class ValidateProcessor implements SyncProcessor {
   readonly sync = true as const;
   private readonly otlpRules = new OtlpRules();
+  private readonly random = new RandomIds();
 
   process(batch: WorkingBatch): void {
-    if (batch.drafts !== undefined) validateDrafts(batch, batch.drafts);
-    else if (batch.checked !== true) validateDecoded(batch, this.otlpRules);
+    if (batch.drafts !== undefined) validateDrafts(batch, batch.drafts, this.random);
+    else validateDecoded(batch, this.otlpRules);
   }
 }
 
@@ -39,11 +41,11 @@ function draftRejection(draft: SpanDraft, reason: string): Rejection {
  * Drafts are in index order, so rejections come out in index order. Duplicates (same normalised trace
  * and span id) collapse: the later one's data at the first one's position (§5.3).
  */
-function validateDrafts(batch: WorkingBatch, drafts: SpanDraft[]): void {
+function validateDrafts(batch: WorkingBatch, drafts: SpanDraft[], random: RandomIds): void {
   const spans: Span[] = [];
   const indexes: number[] = [];
   const rejections: Rejection[] = [];
-  const lineage = newLineage(drafts.length);
+  const lineage = newLineage(drafts.length, random);
   // Position in `spans` by span id; a span id seen in two traces (rare) goes to `byBoth`, keyed by both
   // ids. Keying every span by span id alone spares building and hashing one concatenated key per span.
   const bySpanId = new Map<string, number>();

@@ -20,7 +20,8 @@ export interface HttpReceiverConfig {
 export const schema: JsonSchema = object({
   endpoint: endpoint('127.0.0.1:4319'),
   max_request_body_size: integer(20_971_520, 1),
-  max_nesting_depth: integer(64, 1),
+  // The body reader recurses once per level: the maximum keeps it far from the call stack's end.
+  max_nesting_depth: { ...integer(64, 1), maximum: 1000 },
   max_spans_per_request: integer(100_000, 1),
   api_keys: { type: 'array', items: { type: 'string', minLength: 1 }, default: [] },
   retry_after: duration('1s'),

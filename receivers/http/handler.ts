@@ -4,11 +4,11 @@ import type { IncomingMessage } from 'node:http';
 import type { TracingBody, WorkingBatch } from '../../model/batch.ts';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import { RefusedError } from '../../pipeline/errors.ts';
-import { randomSpanId, randomTraceId } from '../../model/ids.ts';
+import { RandomIds } from '../../model/ids.ts';
 import { parseJsonBytes, stringifyJson } from '../../codec/json/parse.ts';
 import type { Span } from '../../model/span.ts';
 import { keptShare } from '../../pipeline/stream/size.ts';
-import { acceptedBatch, decodeFlatSpans, type FlatLimits } from '../../codec/tracing/flat-decoder.ts';
+import { TracingBodyReader } from '../../codec/tracing/body-reader.ts';
 import { countTracingSpans } from '../../codec/tracing/tree.ts';
 import { apiKeyCheck } from './auth.ts';
 import { declaredTooLarge, decodeBody, readBody } from './body.ts';
@@ -29,6 +29,23 @@ function nowNs(): bigint {
   const ms = performance.timeOrigin + performance.now();
   const whole = Math.floor(ms);
   return BigInt(whole) * 1_000_000n + BigInt(Math.floor((ms - whole) * 1e6));
+}
+
+/**
+ * The answer for a body the reader refused (not UTF-8 JSON within the nesting limit), in the order of
+ * §2.1: the nesting limit (413), then UTF-8 and JSON (422, with JSON.parse's message).
+ */
+function unreadableReply(bytes: Uint8Array, maxDepth: number): Reply {
+  const parsed = parseJsonBytes(bytes, maxDepth);
+  if (parsed.ok) throw new Error('the tracing body reader refused a body JSON.parse accepts');
+  switch (parsed.problem) {
+    case 'too_deep':
+      return detailReply(413, parsed.message);
+    case 'empty':
+      return validationReply([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
+    default:
+      return validationReply([{ loc: ['body'], msg: parsed.message, type: 'json_invalid' }]);
+  }
 }
 
 /** Tells a check's answer from its result (a Buffer or a list of codings, neither with a `status`). */
@@ -55,7 +72,9 @@ export class TracingApiHandler {
   readonly #otlp: OtlpRoute;
   readonly #authorized: ((authorization: string | undefined) => boolean) | undefined;
   readonly #retryAfterSeconds: number;
-  readonly #flatLimits: FlatLimits;
+  readonly #bodies: TracingBodyReader;
+  /** Ids for simple traces. */
+  readonly #ids = new RandomIds();
 
   constructor(config: HttpReceiverConfig, consumer: IngestConsumer, otlp: OtlpRoute) {
     this.#config = config;
@@ -63,7 +82,7 @@ export class TracingApiHandler {
     this.#otlp = otlp;
     this.#authorized = apiKeyCheck(config.api_keys);
     this.#retryAfterSeconds = Math.ceil(config.retry_after / 1000);
-    this.#flatLimits = { maxSpans: config.max_spans_per_request, maxDepth: config.max_nesting_depth };
+    this.#bodies = new TracingBodyReader(config.max_nesting_depth);
   }
 
   /** Answers one request. Never throws on client input; an exception is a bug (the server answers 500). */
@@ -95,28 +114,11 @@ export class TracingApiHandler {
     if (isReply(raw)) return raw;
     const bytes = decodeBody(raw, codings, limit);
     if (isReply(bytes)) return bytes;
-    if (route !== 'simple') {
-      // The usual flat body, all of it valid: straight to spans (docs/performance.md, round 0520). Otherwise undefined,
-      // and the general path below decides everything (an empty single trace included: §7's 400).
-      const spans = decodeFlatSpans(bytes, this.#flatLimits);
-      if (spans !== undefined && (route === 'ingest' || spans.length > 0)) {
-        return this.#decoded(route, spans, receivedNs, bytes.length);
-      }
-    }
-    const parsed = parseJsonBytes(bytes, this.#config.max_nesting_depth);
-    if (!parsed.ok) {
-      switch (parsed.problem) {
-        case 'too_deep':
-          return detailReply(413, parsed.message);
-        case 'empty':
-          return validationReply([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
-        default:
-          return validationReply([{ loc: ['body'], msg: parsed.message, type: 'json_invalid' }]);
-      }
-    }
+    const value = this.#bodies.read(bytes, route !== 'simple');
+    if (value === undefined) return unreadableReply(bytes, this.#config.max_nesting_depth);
     return route === 'simple'
-      ? this.#simple(parsed.value, receivedNs, bytes.length)
-      : this.#tracing(route, parsed.value, receivedNs, bytes.length);
+      ? this.#simple(value, receivedNs, bytes.length)
+      : this.#tracing(route, value, receivedNs, bytes.length);
   }
 
   async #tracing(route: 'ingest' | 'traces', value: unknown, receivedNs: bigint, bodyBytes: number): Promise<Reply> {
@@ -150,21 +152,14 @@ export class TracingApiHandler {
   async #simple(value: unknown, receivedNs: bigint, bodyBytes: number): Promise<Reply> {
     const trace = checkSimpleTrace(value);
     if (Array.isArray(trace)) return validationReply(trace);
-    const traceId = randomTraceId();
-    const spanId = randomSpanId();
+    const traceId = this.#ids.traceId();
+    const spanId = this.#ids.spanId();
     const span = simpleTraceSpan(trace, traceId, spanId, receivedNs.toString());
     const batch = this.#prepare({ form: 'flat', spans: [span] }, receivedNs);
     // The body was checked above, so validate accepts the span; if it ever did not, say so, append nothing.
     if (batch.spans.length === 0) return allRejectedReply(batch.rejections);
     const refused = await this.#append(batch.spans, bodyBytes);
     return refused ?? { status: 202, body: stringifyJson({ count: 1, trace: simpleTraceEcho(trace, traceId, spanId) }) };
-  }
-
-  /** Spans the flat-body decoder accepted, every one: the rest of #tracing's path for them. */
-  #decoded(route: 'ingest' | 'traces', spans: Span[], receivedNs: bigint, bodyBytes: number): Promise<Reply> {
-    const batch = acceptedBatch(spans, receivedNs);
-    this.#consumer.prepare(batch);
-    return this.#respond(route, batch, bodyBytes, spans.length);
   }
 
   #prepare(body: TracingBody, receivedNs: bigint): WorkingBatch {
