@@ -7,9 +7,9 @@ import type { WorkingBatch } from '../model/batch.ts';
 import { ProtoDecoder } from '../codec/otlp/index.ts';
 import { BatchLinesEncoder } from '../codec/record/index.ts';
 import type { TracingBody } from '../model/batch.ts';
-import { factory as flatten } from '../processors/flatten/factory.ts';
+import { TracingSpans } from '../codec/tracing/spans.ts';
+import { checkOtlpSpans, OtlpRules } from '../codec/otlp/rules.ts';
 import { factory as namespace } from '../processors/namespace/factory.ts';
-import { factory as validate } from '../processors/validate/factory.ts';
 import { silentLogger } from '../pipeline/log.ts';
 import { TracingBodyReader } from '../codec/tracing/body-reader.ts';
 import { flatBody, nestedBody, otlpLlmProtoBody, otlpProtoBody } from './bodies.ts';
@@ -170,16 +170,12 @@ async function otlpPair(
   return rows;
 }
 
-/** Decode + sync processors + encode in one process, no HTTP, no exporter: the ceiling. */
+/** Decode (with the receiver's checks) + sync processors + encode in one process, no HTTP, no exporter: the ceiling. */
 function limitLoop(ctx: BenchContext, label: string, decode: (body: Buffer) => WorkingBatch, bodies: Buffer[]): Row {
   const context = (id: string) => ({ id, logger: silentLogger });
   // One encoder for the run, as an exporter keeps one (the string is what encodeBatchJsonLines gave).
   const lines = new BatchLinesEncoder();
-  const chain = [
-    flatten.create({}, context('flatten')),
-    validate.create({}, context('validate')),
-    namespace.create({ semconv: 'otlp', propagate_metrics: false }, context('namespace')),
-  ];
+  const chain = [namespace.create({ semconv: 'otlp', propagate_metrics: false }, context('namespace'))];
   const deadline = performance.now() + ctx.durationMs;
   let spans = 0;
   let bytes = 0;
@@ -194,22 +190,24 @@ function limitLoop(ctx: BenchContext, label: string, decode: (body: Buffer) => W
   return { scenario: 'limit', target: label, spansPerSecond: spans / seconds, note: `${(bytes / seconds / 1e6).toFixed(0)} MB/s of JSON lines` };
 }
 
-/** One body reader for the run, as the http receiver keeps one. */
+/** One body reader and span checker for the run, as the http receiver keeps them. */
 const tracingReader = new TracingBodyReader(64);
+const tracingSpans = new TracingSpans();
 
 /** As the http receiver decodes (its top-level checks are left out: the bodies are known good). */
 function decodeTracing(body: Buffer): WorkingBatch {
   const value = tracingReader.read(body, true) as { spans?: unknown[]; traces?: Record<string, unknown> } | undefined;
   if (value === undefined) throw new Error('benchmark body is not JSON');
   const tracing: TracingBody = value.spans ? { form: 'flat', spans: value.spans } : { form: 'tree', traces: value.traces! };
-  return { origin: 'tracing', tracing, spans: [], rejections: [] };
+  return { origin: 'tracing', spans: tracingSpans.check(tracing).spans };
 }
 
-/** One decoder for the run, as a receiver keeps one. */
+/** One decoder and rule set for the run, as a receiver keeps them. */
 const otlpDecoder = new ProtoDecoder();
+const otlpRules = new OtlpRules();
 
 function decodeOtlp(body: Buffer): WorkingBatch {
-  return { origin: 'otlp', spans: otlpDecoder.decode(body).spans, rejections: [] };
+  return { origin: 'otlp', spans: checkOtlpSpans(otlpDecoder.decode(body).spans, otlpRules).spans };
 }
 
 const kafkaTopic = 'bench_spans';

@@ -5,9 +5,7 @@ import { factory as kafkaExporter } from '../exporters/kafka/factory.ts';
 import { factory as otlpExporter } from '../exporters/otlp/factory.ts';
 import { factory as stdoutExporter } from '../exporters/stdout/factory.ts';
 import { factory as batch } from '../processors/batch/factory.ts';
-import { factory as flatten } from '../processors/flatten/factory.ts';
 import { factory as namespace } from '../processors/namespace/factory.ts';
-import { factory as validate } from '../processors/validate/factory.ts';
 import { factory as httpReceiver } from '../receivers/http/factory.ts';
 import { factory as otlpReceiver } from '../receivers/otlp/factory.ts';
 
@@ -15,8 +13,6 @@ export function builtinRegistry(): Registry {
   return new Registry()
     .register(httpReceiver)
     .register(otlpReceiver)
-    .register(flatten)
-    .register(validate)
     .register(namespace)
     .register(batch)
     .register(fileExporter)

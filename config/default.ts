@@ -26,6 +26,6 @@ service:
   pipelines:
     traces:
       receivers: [http, otlp]
-      processors: [flatten, validate, namespace, batch]
+      processors: [namespace, batch]
       exporters: [file, stdout]
 `;

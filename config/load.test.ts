@@ -12,8 +12,6 @@ const fake = (kind: 'receiver' | 'processor' | 'exporter', type: string, schema 
 function registry(): Registry {
   return new Registry()
     .register(fake('receiver', 'http', object({ endpoint: endpoint('127.0.0.1:4319'), retry_after: duration('1s') })))
-    .register(fake('processor', 'flatten'))
-    .register(fake('processor', 'validate'))
     .register(fake('processor', 'namespace', object({ semconv: oneOf(['otlp', 'all', 'none'], 'otlp') })))
     .register(batch)
     .register(fake('exporter', 'file', object({ path: { type: 'string' } }, ['path'])));
@@ -130,7 +128,18 @@ service:
 `;
     const c = loadConfigText(text, 'c.yaml', registry(), {});
     expect(c.pipelines.map((p) => p.id)).toEqual(['traces/a', 'traces/b']);
+    // flatten and validate, once processors, are part of every receiver: listed, they change nothing.
+    expect(c.pipelines.map((p) => p.processors)).toEqual([['namespace', 'batch/fast'], ['namespace']]);
     expect(c.processors.get('batch/fast')!.config).toEqual({ send_batch_size: 1024, timeout: 0, send_batch_max_size: 0, send_batch_size_mib: 3 });
+  });
+
+  it('accepts flatten and validate (now part of every receiver) only without settings', () => {
+    const listed = minimal.replace('      exporters: [file]', '      processors: [batch, validate, flatten]\n      exporters: [file]')
+      .replace('exporters:\n  file:', 'processors:\n  validate: {}\n  batch: {}\nexporters:\n  file:');
+    expect(problems(listed)).toEqual([]);
+    expect(loadConfigText(listed, 'c.yaml', registry(), {}).pipelines[0].processors).toEqual(['batch']);
+    const withSettings = listed.replace('  validate: {}', '  validate: {strict: true}');
+    expect(problems(withSettings).join('\n')).toMatch(/processors\.validate: validate has no settings: it is part of every receiver/);
   });
 
   it('requires pipelines sharing a receiver to run the same synchronous processors', () => {

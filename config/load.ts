@@ -9,7 +9,7 @@ import { describeError, validator } from './ajv.ts';
 import { expandEnv } from './expand.ts';
 import { ConfigError, type Problem } from './problem.ts';
 import {
-  DEFAULT_MAX_BYTES, serviceSchema, storageSchema, SYNC_PROCESSORS, TOP_LEVEL_KEYS,
+  DEFAULT_MAX_BYTES, RECEIVER_STEPS, serviceSchema, storageSchema, SYNC_PROCESSORS, TOP_LEVEL_KEYS,
   type ServiceConfig, type StorageConfig,
 } from './schema.ts';
 
@@ -122,6 +122,11 @@ class Loader {
         out.set(id, { id, type: id, config: {} });
         continue;
       }
+      if (kind === 'processor' && RECEIVER_STEPS.includes(type)) {
+        const empty = value === null || value === undefined || (typeof value === 'object' && Object.keys(value).length === 0);
+        if (!empty) this.problem([section, id], `${type} has no settings: it is part of every receiver`);
+        continue;
+      }
       const factory = registry.get(kind, type);
       if (!factory) {
         this.problem([section, id], `unknown ${kind} type "${type}" (known: ${registry.types(kind).join(', ')})`, true);
@@ -168,8 +173,9 @@ class Loader {
         p[section].forEach((ref, i) => {
           if (seen.has(ref)) this.problem([...path, section, String(i)], `"${ref}" is listed twice`);
           seen.add(ref);
+          if (section === 'processors' && RECEIVER_STEPS.includes(parseId(ref) ?? ref)) return;
           if (sections[section].has(ref)) return;
-          // flatten, validate and namespace need no settings: listing them is enough.
+          // namespace needs no settings: listing it is enough.
           const type = parseId(ref);
           const implicit = section === 'processors' && ref === type && registry.get('processor', ref) &&
             (SYNC_PROCESSORS as readonly string[]).includes(ref);
@@ -182,14 +188,14 @@ class Loader {
         });
       }
       this.checkProcessorOrder(path, p.processors, sections.processors);
-      out.push({ id, ...p });
+      out.push({ id, ...p, processors: p.processors.filter((ref) => !RECEIVER_STEPS.includes(parseId(ref) ?? ref)) });
     }
     if (out.length === 0 && this.problems.length === 0) this.problem(['service', 'pipelines'], 'define at least one pipeline');
     this.checkSharedReceivers(out, sections.processors);
     return out;
   }
 
-  /** Synchronous processors first (flatten/validate, then namespace), asynchronous ones after. */
+  /** Synchronous processors (namespace) first, asynchronous ones after; the former receiver steps anywhere. */
   private checkProcessorOrder(path: string[], refs: string[], processors: Map<string, ComponentEntry>): void {
     let lastSync = -1;
     let seenAsync = false;
@@ -197,24 +203,22 @@ class Loader {
       const type = processors.get(ref)?.type ?? parseId(ref) ?? ref;
       const rank = (SYNC_PROCESSORS as readonly string[]).indexOf(type);
       const here = [...path, 'processors', String(i)];
+      if (RECEIVER_STEPS.includes(type)) return;
       if (rank < 0) {
         seenAsync = true;
         return;
       }
       if (seenAsync) this.problem(here, `"${ref}" runs before the acknowledgement and must come before every asynchronous processor`);
-      // flatten and validate may be listed in either order: they always run flatten first.
-      const effective = Math.max(rank, 1);
-      if (effective < lastSync) this.problem(here, `"${ref}" must come before namespace`);
-      lastSync = Math.max(lastSync, effective);
+      if (rank < lastSync) this.problem(here, `"${ref}" must come before ${SYNC_PROCESSORS[lastSync]}`);
+      lastSync = Math.max(lastSync, rank);
     });
   }
 
   /** Pipelines sharing a receiver must run the same synchronous processors with the same settings. */
   private checkSharedReceivers(pipelines: PipelineEntry[], processors: Map<string, ComponentEntry>): void {
-    // flatten and validate run whether listed or not; an unlisted one runs with its (empty) defaults.
     const signature = (p: PipelineEntry) => {
       const listed = new Map(p.processors.map((ref) => processors.get(ref)).filter((e) => e).map((e) => [e!.type, e!.config]));
-      return JSON.stringify(SYNC_PROCESSORS.map((type) => listed.get(type) ?? (type === 'namespace' ? null : {})));
+      return JSON.stringify(SYNC_PROCESSORS.map((type) => listed.get(type) ?? null));
     };
     const byReceiver = new Map<string, PipelineEntry>();
     for (const p of pipelines) {

@@ -1,4 +1,5 @@
-// What moves through the synchronous processors: one batch per request.
+// What a receiver hands the pipeline (one batch per request), and the tracing API's shapes on the way
+// to it (the body, one draft per submitted span, a rejection).
 import type { Span } from './span.ts';
 
 /** Where a batch was decoded; `namespace` maps semantic conventions for `otlp` batches by default. */
@@ -10,8 +11,8 @@ export type TracingBody =
   | { form: 'tree'; traces: Record<string, unknown> };
 
 /**
- * One submitted span of the tracing API as the `flatten` processor hands it to `validate`:
- * raw JSON, its position in the request, and what it may inherit (ingest-api.md §3.3).
+ * One submitted span of the tracing API as the receiver's edge checks it (codec/tracing/spans.ts): the
+ * value as read, its position in the request, and what it may inherit (ingest-api.md §3.3).
  */
 export interface SpanDraft {
   /** Flat: position in `spans`; tree: pre-order position. Every node counts, valid or not. */
@@ -27,7 +28,7 @@ export interface SpanDraft {
   /** Tree only, top-level nodes: the trace key (inherited as trace_id when it is valid). */
   traceKey?: string;
   /** Tree only: the node's `spans` is present but not an object, so its children were not visited;
-   *  `validate` rejects the node `invalid spans`. */
+   *  it is rejected `invalid spans`. */
   invalidSpans?: true;
 }
 
@@ -42,24 +43,9 @@ export interface Rejection {
   reason: string;
 }
 
-/**
- * The batch the synchronous processors work on, in place and in this order:
- * flatten (tracing body -> drafts), validate (drafts -> spans + rejections, or checks decoded spans),
- * namespace (spans, in place).
- */
+/** One request's accepted spans, canonical, on their way through the pipeline's synchronous processors
+ *  (which work on them in place) into its streams. */
 export interface WorkingBatch {
   origin: BatchOrigin;
-  /** Set by the http receiver; consumed by `flatten`. */
-  tracing?: TracingBody;
-  /** Set by `flatten`; consumed by `validate`. */
-  drafts?: SpanDraft[];
-  /** Accepted spans in index order, de-duplicated (ingest-api.md §5.3). Set by a receiver that decodes
-   *  straight to spans (OTLP) or by `validate`. */
   spans: Span[];
-  /** Index of each accepted span in the request, aligned with `spans`. */
-  indexes?: number[];
-  /** In index order. */
-  rejections: Rejection[];
-  /** Request time, used where the API defaults to "now" (simple traces). */
-  receivedNs?: bigint;
 }

@@ -1,7 +1,7 @@
 // The contracts every component folder implements: a config schema with defaults, a factory, and the
 // component itself. A new component is a new folder plus one line in the registry (pipeline/registry.ts
 // is filled by cmd/components.ts, so pipeline/ imports no receiver, processor or exporter).
-import type { Refusal } from './errors.ts';
+import type { Refusal, RefusedError } from './errors.ts';
 import type { Logger } from './log.ts';
 import type { Span } from '../model/span.ts';
 import type { WorkingBatch } from '../model/batch.ts';
@@ -40,14 +40,14 @@ export interface IngestConsumer {
    * the CPU the exporters need to drain what was already accepted (docs/decisions/0370).
    */
   waitForExporters(): Promise<void> | undefined;
-  /** Runs the synchronous processors (flatten, validate, namespace) on the batch, in place. Never throws on input. */
-  prepare(batch: WorkingBatch): void;
   /**
-   * Appends accepted spans to every stream this receiver feeds; resolves once every append is done
-   * (durable, when the stream is). Rejects with RefusedError: then the client must retry.
+   * The one call per request: runs the synchronous processors (namespace) on the batch's spans, in
+   * place, then appends them to every stream this receiver feeds. Resolves undefined once every append
+   * is done (durable, when the stream is), or with the refusal (a full stream: nothing may be
+   * acknowledged, the client must retry). Never throws on input; an exception is a bug.
    * `wireBytes`: the body bytes these spans came in (IngestStream.append), when the receiver knows them.
    */
-  append(spans: Span[], wireBytes?: number): Promise<void>;
+  consume(batch: WorkingBatch, wireBytes?: number): Promise<RefusedError | undefined>;
 }
 
 export interface ReceiverContext extends ComponentContext {
@@ -65,7 +65,7 @@ export interface Receiver {
 
 // ---- processors --------------------------------------------------------------------------------
 
-/** flatten, validate, namespace: run before the acknowledgement, on each request's batch. */
+/** namespace: runs before the acknowledgement, on each request's accepted spans. */
 export interface SyncProcessor {
   readonly sync: true;
   process(batch: WorkingBatch): void;

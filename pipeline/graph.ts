@@ -199,19 +199,25 @@ export class Graph {
         return admission?.();
       },
       waitForExporters: () => pacer.wait(),
-      prepare: (batch: WorkingBatch) => {
+      consume: async (batch: WorkingBatch, wireBytes?: number) => {
         for (let i = 0; i < chain.length; i++) chain[i].process(batch);
-      },
-      append: async (spans: Span[], wireBytes?: number) => {
-        if (spans.length === 0) return;
-        if (streams.length === 1) return streams[0].append(spans, wireBytes);
+        const spans = batch.spans;
+        if (spans.length === 0) return undefined;
+        if (streams.length === 1) {
+          try {
+            await streams[0].append(spans, wireBytes);
+            return undefined;
+          } catch (error) {
+            if (error instanceof RefusedError) return error;
+            throw error;
+          }
+        }
         // Every stream must take the batch; what others appended stays (at least once, ARCHITECTURE.md).
         const results = await Promise.allSettled(streams.map((s) => s.append(spans, wireBytes)));
         const refused = results.find((r) => r.status === 'rejected');
-        if (refused) {
-          const reason = (refused as PromiseRejectedResult).reason;
-          throw reason instanceof RefusedError ? reason : new RefusedError(String(reason), retryAfterMs);
-        }
+        if (refused === undefined) return undefined;
+        const reason = (refused as PromiseRejectedResult).reason;
+        return reason instanceof RefusedError ? reason : new RefusedError(String(reason), retryAfterMs);
       },
     };
   }

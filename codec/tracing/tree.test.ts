@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countTracingSpans, flatDrafts, treeDrafts } from './tree.ts';
+import { countTracingSpans, treeDrafts } from './tree.ts';
 
 const KEY = '4bf92f3577b34da6a3ce929d0e0e4736';
 
@@ -68,11 +68,6 @@ describe('tree walk (ingest-api.md §3.3)', () => {
     expect(drafts.length).toBe(20001);
     expect(drafts[20000].parent).toBe(19999);
     expect(countTracingSpans({ form: 'tree', traces: { t: { spans: { root } } } })).toBe(20001);
-  });
-
-  it('flat drafts: one per entry, path spans[i]', () => {
-    const drafts = flatDrafts([{}, 'x']);
-    expect(drafts.map((d) => [d.index, d.path, d.value])).toEqual([[0, 'spans[0]', {}], [1, 'spans[1]', 'x']]);
   });
 });
 

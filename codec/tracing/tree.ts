@@ -84,22 +84,6 @@ export function treeDrafts(traces: Record<string, unknown>, out: SpanDraft[] = [
   return out;
 }
 
-/** One draft per entry of the flat form, path `spans[i]`. */
-export function flatDrafts(spans: unknown[], out: SpanDraft[] = []): SpanDraft[] {
-  for (let i = 0; i < spans.length; i++) {
-    out.push({
-      index: i,
-      path: 'spans[' + i + ']',
-      value: spans[i],
-      nodeName: undefined,
-      parent: undefined,
-      traceKey: undefined,
-      invalidSpans: undefined,
-    });
-  }
-  return out;
-}
-
 /** Pushes every node of a children map (values only) and returns how many were pushed. */
 function pushNodeValues(stack: unknown[], children: Record<string, unknown>): number {
   let pushed = 0;

@@ -27,7 +27,7 @@ function span(attributes: Record<string, unknown>, extra: Partial<Span> = {}): S
 }
 
 function run(spans: Span[], origin: BatchOrigin = 'tracing', config: Partial<NamespaceConfig> = {}): Span[] {
-  const batch: WorkingBatch = { origin, spans, rejections: [] };
+  const batch: WorkingBatch = { origin, spans };
   new NamespaceProcessor(config).process(batch);
   return batch.spans;
 }

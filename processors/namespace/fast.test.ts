@@ -178,13 +178,13 @@ function compare(spans: Span[], origin: BatchOrigin, p: NamespaceProcessor): num
   const slow = spans.map(cloneForNamespace);
   fastPath.enabled = false;
   try {
-    p.process({ origin, spans: slow, rejections: [] });
+    p.process({ origin, spans: slow });
   } finally {
     fastPath.enabled = true;
   }
   const fast = spans.map(cloneForNamespace);
   const before = fastPath.hits;
-  p.process({ origin, spans: fast, rejections: [] });
+  p.process({ origin, spans: fast });
   for (let i = 0; i < spans.length; i++) expect(namespaceOutcome(fast[i])).toEqual(namespaceOutcome(slow[i]));
   return fastPath.hits - before;
 }
@@ -213,7 +213,7 @@ describe('namespace fast path equals the full path', () => {
       expect(compare(spans, origin, p)).toBe(spans.length);
       // Outputs are canonical, so a second pass also goes fast and changes nothing.
       const once = spans.map(cloneForNamespace);
-      p.process({ origin, spans: once, rejections: [] });
+      p.process({ origin, spans: once });
       expect(compare(once, origin, p)).toBe(spans.length);
     });
   }
@@ -240,7 +240,7 @@ describe('namespace fast path equals the full path', () => {
     ])));
     expect(compare(spans, 'otlp', p)).toBe(spans.length);
     const out = spans.map(cloneForNamespace);
-    p.process({ origin: 'otlp', spans: out, rejections: [] });
+    p.process({ origin: 'otlp', spans: out });
     const keys = [...out[0].attributes.keys()].filter((k) => k.startsWith('ag.meta') || k.startsWith('ag.data'));
     expect(keys).toEqual([
       'ag.data.inputs.a.x', 'ag.data.inputs.a.y', 'ag.data.inputs.b', 'ag.meta.response.model', 'ag.meta.response.id',

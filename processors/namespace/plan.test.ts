@@ -124,7 +124,7 @@ function run(p: NamespaceProcessor, origin: BatchOrigin, spans: Span[], enabled:
   fastPath.enabled = enabled;
   fastPath.plans = plans;
   try {
-    p.process({ origin, spans: copy, rejections: [] });
+    p.process({ origin, spans: copy });
   } finally {
     fastPath.enabled = true;
     fastPath.plans = true;

@@ -18,7 +18,7 @@ function span(attrs: Record<string, AttrValue>, extra: Partial<Span> = {}): Span
   };
 }
 const run = (spans: Span[], origin: BatchOrigin = 'tracing', config: Partial<NamespaceConfig> = {}) => {
-  new NamespaceProcessor(config).process({ origin, spans, rejections: [] });
+  new NamespaceProcessor(config).process({ origin, spans });
   return spans;
 };
 const ev = (name: string): SpanEvent => ({ name, timeNs: START, attributes: new Map() });
@@ -36,7 +36,7 @@ describe('namespace factory and config', () => {
     const p = factory.create({ semconv: 'all', propagate_metrics: false }, { id: 'namespace', logger: console as never });
     expect(p.sync).toBe(true);
     const spans = [span({ 'gen_ai.operation.name': 'chat' })];
-    p.process({ origin: 'tracing', spans, rejections: [] });
+    p.process({ origin: 'tracing', spans });
     expect(spans[0].spanType).toBe('chat');
   });
 });

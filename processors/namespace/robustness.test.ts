@@ -64,9 +64,9 @@ describe('namespace robustness', () => {
       const p = new NamespaceProcessor({ semconv: 'otlp', propagate_metrics: propagate });
       for (let round = 0; round < 400; round++) {
         const spans = [randomSpan(r), randomSpan(r), randomSpan(r)];
-        p.process({ origin: origin as BatchOrigin, spans, rejections: [] });
+        p.process({ origin: origin as BatchOrigin, spans });
         const again = spans.map(clone);
-        p.process({ origin: origin as BatchOrigin, spans: again, rejections: [] });
+        p.process({ origin: origin as BatchOrigin, spans: again });
         for (let i = 0; i < spans.length; i++) {
           expect([...again[i].attributes]).toEqual([...spans[i].attributes]);
           expect([again[i].spanType, again[i].traceType, again[i].sessionId, again[i].userId])

@@ -1,14 +1,13 @@
 // One request of the tracing API, in the order of ingest-api.md §2.1: the first failing check decides
 // the answer, and nothing reaches the ingest stream unless every check before the append passed.
 import type { IncomingMessage } from 'node:http';
-import type { TracingBody, WorkingBatch } from '../../model/batch.ts';
 import type { IngestConsumer } from '../../pipeline/component.ts';
-import { RefusedError } from '../../pipeline/errors.ts';
 import { RandomIds } from '../../model/ids.ts';
 import { parseJsonBytes, stringifyJson } from '../../codec/json/parse.ts';
 import type { Span } from '../../model/span.ts';
 import { keptShare } from '../../pipeline/stream/size.ts';
 import { TracingBodyReader } from '../../codec/tracing/body-reader.ts';
+import { TracingSpans, type CheckedSpans } from '../../codec/tracing/spans.ts';
 import { countTracingSpans } from '../../codec/tracing/tree.ts';
 import { apiKeyCheck } from './auth.ts';
 import { declaredTooLarge, decodeBody, readBody } from './body.ts';
@@ -54,7 +53,7 @@ function isReply(v: unknown): v is Reply {
 }
 
 /** The 202 body of §5.3, written directly: ids are canonical hex and need no escaping. */
-function linksBody(batch: WorkingBatch): string {
+function linksBody(batch: CheckedSpans): string {
   const spans = batch.spans;
   let out = '{"count":' + spans.length + ',"links":[';
   for (let i = 0; i < spans.length; i++) {
@@ -75,6 +74,7 @@ export class TracingApiHandler {
   readonly #bodies: TracingBodyReader;
   /** Ids for simple traces. */
   readonly #ids = new RandomIds();
+  readonly #spans = new TracingSpans();
 
   constructor(config: HttpReceiverConfig, consumer: IngestConsumer, otlp: OtlpRoute) {
     this.#config = config;
@@ -118,10 +118,10 @@ export class TracingApiHandler {
     if (value === undefined) return unreadableReply(bytes, this.#config.max_nesting_depth);
     return route === 'simple'
       ? this.#simple(value, receivedNs, bytes.length)
-      : this.#tracing(route, value, receivedNs, bytes.length);
+      : this.#tracing(route, value, bytes.length);
   }
 
-  async #tracing(route: 'ingest' | 'traces', value: unknown, receivedNs: bigint, bodyBytes: number): Promise<Reply> {
+  async #tracing(route: 'ingest' | 'traces', value: unknown, bodyBytes: number): Promise<Reply> {
     const body = tracingBodyOf(value);
     if (Array.isArray(body)) return validationReply(body);
     const limit = this.#config.max_spans_per_request;
@@ -131,22 +131,19 @@ export class TracingApiHandler {
       const problem = checkTraceBody(body, count);
       if (problem !== undefined) return detailReply(400, problem);
     }
-    return this.#respond(route, this.#prepare(body, receivedNs), bodyBytes, count);
-  }
-
-  /** After the processors: §7's span checks (one trace), then the append and the 202 (§5.3). `count`:
-   *  spans submitted, of which `batch.spans` were accepted. */
-  async #respond(route: 'ingest' | 'traces', batch: WorkingBatch, bodyBytes: number, count: number): Promise<Reply> {
-    if (batch.spans.length === 0 && batch.rejections.length > 0) return allRejectedReply(batch.rejections);
+    const checked = this.#spans.check(body);
+    if (checked.spans.length === 0 && checked.rejections.length > 0) return allRejectedReply(checked.rejections);
     if (route === 'traces') {
-      const problem = checkTraceSpans(batch.spans);
+      const problem = checkTraceSpans(checked.spans);
       if (problem !== undefined) {
-        const rejected = batch.rejections.length > 0 ? batch.rejections : undefined;
+        const rejected = checked.rejections.length > 0 ? checked.rejections : undefined;
         return { status: 400, body: JSON.stringify({ detail: problem, rejected }) };
       }
     }
-    const refused = await this.#append(batch.spans, keptShare(bodyBytes, batch.spans.length, count));
-    return refused ?? { status: 202, body: linksBody(batch) };
+    // The 202 lists the spans by id, which the processors do not change: written before they run.
+    const links = linksBody(checked);
+    const refused = await this.#consume(checked.spans, keptShare(bodyBytes, checked.spans.length, count));
+    return refused ?? { status: 202, body: links };
   }
 
   async #simple(value: unknown, receivedNs: bigint, bodyBytes: number): Promise<Reply> {
@@ -155,31 +152,20 @@ export class TracingApiHandler {
     const traceId = this.#ids.traceId();
     const spanId = this.#ids.spanId();
     const span = simpleTraceSpan(trace, traceId, spanId, receivedNs.toString());
-    const batch = this.#prepare({ form: 'flat', spans: [span] }, receivedNs);
-    // The body was checked above, so validate accepts the span; if it ever did not, say so, append nothing.
-    if (batch.spans.length === 0) return allRejectedReply(batch.rejections);
-    const refused = await this.#append(batch.spans, bodyBytes);
+    const checked = this.#spans.check({ form: 'flat', spans: [span] });
+    // The body was checked above, so the span is accepted; if it ever were not, say so, append nothing.
+    if (checked.spans.length === 0) return allRejectedReply(checked.rejections);
+    const refused = await this.#consume(checked.spans, bodyBytes);
     return refused ?? { status: 202, body: stringifyJson({ count: 1, trace: simpleTraceEcho(trace, traceId, spanId) }) };
   }
 
-  #prepare(body: TracingBody, receivedNs: bigint): WorkingBatch {
-    const batch: WorkingBatch = { origin: 'tracing', tracing: body, spans: [], rejections: [], receivedNs };
-    this.#consumer.prepare(batch);
-    return batch;
-  }
-
   /**
-   * Appends (`wireBytes`: the body bytes the spans came in); a refusal becomes its 429/503 answer
-   * (nothing was appended). Nothing to append: no call.
+   * The pipeline's one call (`wireBytes`: the body bytes the spans came in); a refusal becomes its
+   * 429/503 answer (nothing was appended). Nothing to append: no call.
    */
-  async #append(spans: Span[], wireBytes: number): Promise<Reply | undefined> {
+  async #consume(spans: Span[], wireBytes: number): Promise<Reply | undefined> {
     if (spans.length === 0) return undefined;
-    try {
-      await this.#consumer.append(spans, wireBytes);
-      return undefined;
-    } catch (error) {
-      if (error instanceof RefusedError) return refusedReply(error.status, error.message, this.#retryAfterSeconds);
-      throw error;
-    }
+    const refused = await this.#consumer.consume({ origin: 'tracing', spans }, wireBytes);
+    return refused && refusedReply(refused.status, refused.message, this.#retryAfterSeconds);
   }
 }

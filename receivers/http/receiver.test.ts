@@ -7,7 +7,7 @@ import { defaultConfig } from './config.ts';
 import { factory } from './factory.ts';
 import { parseEndpoint } from '../common/endpoint.ts';
 
-const idle: IngestConsumer = { admit: () => undefined, waitForExporters: () => undefined, prepare: () => {}, append: async () => {} };
+const idle: IngestConsumer = { admit: () => undefined, waitForExporters: () => undefined, consume: async () => undefined };
 const started: Array<{ shutdown(): Promise<void> }> = [];
 afterEach(async () => {
   await Promise.all(started.splice(0).map((r) => r.shutdown()));
@@ -38,16 +38,15 @@ describe('http receiver appends', () => {
     const consumer: IngestConsumer = {
       admit: () => undefined,
       waitForExporters: () => undefined,
-      // Of the body's two spans, one is kept (as if validate had rejected the other).
-      prepare: (batch) => {
-        batch.spans = [{ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), name: 'x', kind: 0, startNs: 1n, endNs: 1n, status: { code: 0 }, attributes: new Map() }];
-      },
-      append: async (_spans, wireBytes) => {
+      consume: async (_batch, wireBytes) => {
         told.push(wireBytes);
+        return undefined;
       },
     };
     const { port } = await start(consumer);
-    const body = JSON.stringify({ spans: [{ span_name: 'first' }, { span_name: 'second, with a longer name' }] });
+    // Of the body's two spans, one is kept (the other has no ids).
+    const valid = { trace_id: 'a'.repeat(32), span_id: 'b'.repeat(16), start_time: 1776363498, end_time: 1776363499 };
+    const body = JSON.stringify({ spans: [valid, { span_name: 'second, with a longer name' }] });
     expect((await postOnce(port, body)).status).toBe(202);
     expect(told).toEqual([Math.ceil(Buffer.byteLength(body) / 2)]);
   });
@@ -82,19 +81,19 @@ describe('http receiver lifecycle', () => {
     const consumer: IngestConsumer = {
       admit: () => undefined,
       waitForExporters: () => undefined,
-      prepare: (batch) => {
+      consume: async () => {
         if (broken) throw new Error('boom');
-        batch.spans = [];
+        return undefined;
       },
-      append: async () => {},
     };
     const { port } = await start(consumer, logger);
-    const res = await postOnce(port, '{"spans":[]}');
+    const valid = '{"spans":[{"trace_id":"' + 'a'.repeat(32) + '","span_id":"' + 'b'.repeat(16) + '","start_time":1776363498,"end_time":1776363499}]}';
+    const res = await postOnce(port, valid);
     expect(res.status).toBe(500);
     expect(JSON.parse(res.text)).toEqual({ detail: 'Internal Server Error' });
     expect(lines.some((l) => l.includes('boom'))).toBe(true);
     broken = false;
-    expect((await postOnce(port, '{"spans":[]}')).status).toBe(202);
+    expect((await postOnce(port, valid)).status).toBe(202);
   });
 
   it('shutdown lets an in-flight request finish, then closes', async () => {
@@ -103,13 +102,14 @@ describe('http receiver lifecycle', () => {
     const consumer: IngestConsumer = {
       admit: () => undefined,
       waitForExporters: () => undefined,
-      prepare: (batch) => {
-        batch.spans = [{ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), name: 'x', kind: 0, startNs: 1n, endNs: 1n, status: { code: 0 }, attributes: new Map() }];
+      consume: async () => {
+        await gate;
+        return undefined;
       },
-      append: () => gate,
     };
     const { receiver, port } = await start(consumer);
-    const inflight = postOnce(port, '{"spans":[]}');
+    const valid = '{"spans":[{"trace_id":"' + 'a'.repeat(32) + '","span_id":"' + 'b'.repeat(16) + '","start_time":1776363498,"end_time":1776363499}]}';
+    const inflight = postOnce(port, valid);
     await new Promise((resolve) => setTimeout(resolve, 50));
     const closed = receiver.shutdown();
     release();

@@ -2,6 +2,7 @@
 // whose (de)serializers are the codec's (no proto-loader, no generated code). The request is kept as
 // bytes by the deserializer and decoded in the handler, so an undecodable body becomes
 // INVALID_ARGUMENT rather than grpc-js's generic INTERNAL. grpc-js undoes gzip message compression.
+import { OtlpRules } from '../../codec/otlp/rules.ts';
 import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from '@grpc/grpc-js';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import { StartupError } from '../../pipeline/errors.ts';
@@ -48,6 +49,7 @@ export class OtlpGrpcServer {
   readonly #consumer: IngestConsumer;
   readonly #logger: Logger;
   readonly #decoder = new ProtoDecoder();
+  readonly #rules = new OtlpRules();
   #server: Server | undefined;
   #port = 0;
   #host = '';
@@ -75,7 +77,7 @@ export class OtlpGrpcServer {
         callback(error(status.INVALID_ARGUMENT, `cannot decode the request: ${e.message}`));
         return;
       }
-      const outcome = await ingest(this.#consumer, decoded.spans, call.request.length, this.#logger);
+      const outcome = await ingest(this.#consumer, this.#rules, decoded.spans, call.request.length, this.#logger);
       switch (outcome.kind) {
         case 'accepted':
           callback(null, encodeExportResponse(outcome.partial));

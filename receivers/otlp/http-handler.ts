@@ -2,6 +2,7 @@
 // own listener and the `http` receiver's `/otlp/v1/traces` route both call it (ingest-api.md §1.2), so
 // the two answer identically. Order: method, Content-Type (415), Content-Encoding (400), declared size
 // (413), admission (503), body (413), decompression (400/413), decode (400), processors, append.
+import { OtlpRules } from '../../codec/otlp/rules.ts';
 import type { IncomingMessage } from 'node:http';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import type { Logger } from '../../pipeline/log.ts';
@@ -67,6 +68,7 @@ export const READY_REPLY: OtlpHttpReply = {
 export function createOtlpHttpHandler(options: OtlpHttpOptions): OtlpHttpHandler {
   const { consumer, logger, maxRequestBodySize: limit } = options;
   const decoder = new ProtoDecoder();
+  const rules = new OtlpRules();
   return async (method, incoming, allowReadyCheck = true) => {
     if (method === 'GET' && allowReadyCheck) return READY_REPLY;
     if (method !== 'POST') {
@@ -110,7 +112,7 @@ export function createOtlpHttpHandler(options: OtlpHttpOptions): OtlpHttpHandler
       }
       throw error;
     }
-    const outcome = await ingest(consumer, decoded.spans, body.bytes.length, logger);
+    const outcome = await ingest(consumer, rules, decoded.spans, body.bytes.length, logger);
     switch (outcome.kind) {
       case 'accepted':
         return successReply(encoding, outcome.partial);

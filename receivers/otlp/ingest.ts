@@ -1,13 +1,13 @@
-// What OTLP/HTTP and OTLP/gRPC share after decoding: run the synchronous processors, decide between
-// "nothing to do", "every span rejected", refusal and acceptance, and build the partial_success
-// message (otlp.md). Transport-specific answers are built from the returned outcome.
-import type { WorkingBatch } from '../../model/batch.ts';
+// What OTLP/HTTP and OTLP/gRPC share after decoding: the receiver rules (otlp.md), then the pipeline's
+// one call; it decides between "nothing to do", "every span rejected", refusal and acceptance, and
+// builds the partial_success message. Transport-specific answers are built from the returned outcome.
+import type { Rejection } from '../../model/batch.ts';
 import type { IngestConsumer } from '../../pipeline/component.ts';
-import { RefusedError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import type { Span } from '../../model/span.ts';
 import { keptShare } from '../../pipeline/stream/size.ts';
 import type { PartialSuccess } from '../../codec/otlp/index.ts';
+import { checkOtlpSpans, type OtlpRules } from '../../codec/otlp/rules.ts';
 
 /** Reasons listed in a partial_success or error message (otlp.md). */
 const MAX_LISTED_REASONS = 10;
@@ -26,8 +26,7 @@ function cut(id: string | undefined): string {
 }
 
 /** `<trace_id>/<span_id>: <reason>` for the first ten rejections, `; `-separated. */
-export function rejectionMessage(batch: WorkingBatch): string {
-  const rejections = batch.rejections;
+export function rejectionMessage(rejections: Rejection[]): string {
   const n = Math.min(rejections.length, MAX_LISTED_REASONS);
   const parts: string[] = [];
   for (let i = 0; i < n; i++) {
@@ -40,30 +39,30 @@ export function rejectionMessage(batch: WorkingBatch): string {
 }
 
 /**
- * Runs the decoded spans through the consumer. Zero spans: accepted with nothing appended. Every span
- * rejected: nothing appended. Otherwise the accepted ones are appended and listed as accepted only once
- * every append resolved. `bodyBytes`: the size of the (decompressed) request body they were decoded from.
+ * Checks the decoded spans and hands the valid ones to the consumer. Zero spans: accepted with nothing
+ * appended. Every span rejected: nothing appended. Otherwise the accepted ones are appended and listed
+ * as accepted only once every append resolved. `bodyBytes`: the size of the (decompressed) request body
+ * they were decoded from. `rules`: the receiver's own (they remember the last ids that passed).
  */
-export async function ingest(consumer: IngestConsumer, spans: Span[], bodyBytes: number, logger: Logger): Promise<IngestOutcome> {
-  if (spans.length === 0) return { kind: 'accepted' };
-  const decoded = spans.length;
-  const batch: WorkingBatch = { origin: 'otlp', spans, rejections: [] };
-  consumer.prepare(batch);
-  const rejected = batch.rejections.length;
-  if (batch.spans.length === 0) {
-    return { kind: 'all_rejected', message: `every span was rejected: ${rejectionMessage(batch)}` };
+export async function ingest(
+  consumer: IngestConsumer, rules: OtlpRules, decoded: Span[], bodyBytes: number, logger: Logger,
+): Promise<IngestOutcome> {
+  if (decoded.length === 0) return { kind: 'accepted' };
+  const { spans, rejections } = checkOtlpSpans(decoded, rules);
+  if (spans.length === 0) {
+    return { kind: 'all_rejected', message: `every span was rejected: ${rejectionMessage(rejections)}` };
   }
   try {
-    await consumer.append(batch.spans, keptShare(bodyBytes, batch.spans.length, decoded));
-  } catch (error) {
-    if (error instanceof RefusedError) {
-      return { kind: 'refused', status: error.status, message: error.message, retryAfterMs: error.retryAfterMs };
+    const refused = await consumer.consume({ origin: 'otlp', spans }, keptShare(bodyBytes, spans.length, decoded.length));
+    if (refused !== undefined) {
+      return { kind: 'refused', status: refused.status, message: refused.message, retryAfterMs: refused.retryAfterMs };
     }
+  } catch (error) {
     logger.error('append failed', { error });
     return { kind: 'failed', message: 'internal error while appending spans' };
   }
-  if (rejected === 0) return { kind: 'accepted' };
-  return { kind: 'accepted', partial: { rejectedSpans: rejected, errorMessage: rejectionMessage(batch) } };
+  if (rejections.length === 0) return { kind: 'accepted' };
+  return { kind: 'accepted', partial: { rejectedSpans: rejections.length, errorMessage: rejectionMessage(rejections) } };
 }
 
 /** Whole seconds for `Retry-After`, at least 1. */

@@ -1,20 +1,18 @@
 // The http receiver over real loopback HTTP, fed into an IngestConsumer made of the real synchronous
-// processors (flatten, validate, namespace) that records what it appends, or refuses.
+// processor (namespace) that records what it appends, or refuses.
 import { Agent, request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import type { WorkingBatch } from '../../model/batch.ts';
 import type { IngestConsumer, Receiver, SyncProcessor } from '../../pipeline/component.ts';
 import { RefusedError } from '../../pipeline/errors.ts';
 import { silentLogger } from '../../pipeline/log.ts';
 import type { Span } from '../../model/span.ts';
-import { factory as flattenFactory } from '../../processors/flatten/factory.ts';
 import { defaults as namespaceDefaults } from '../../processors/namespace/config.ts';
 import { factory as namespaceFactory } from '../../processors/namespace/factory.ts';
-import { factory as validateFactory } from '../../processors/validate/factory.ts';
 import { defaultConfig, type HttpReceiverConfig } from '../../receivers/http/config.ts';
 import { factory } from '../../receivers/http/factory.ts';
 
 export interface ConsumerOptions {
-  /** Every append rejects with this error (nothing recorded). */
+  /** Every consume call answers this refusal (nothing recorded). */
   refuseAppend?: RefusedError;
   /** admit() refuses. */
   refuseAdmit?: { message: string; retryAfterMs: number };
@@ -30,11 +28,7 @@ export interface RecordingConsumer extends IngestConsumer {
 
 function processors(): SyncProcessor[] {
   const ctx = (id: string) => ({ id, logger: silentLogger });
-  return [
-    flattenFactory.create({} as never, ctx('flatten')),
-    validateFactory.create({} as never, ctx('validate')),
-    namespaceFactory.create(namespaceDefaults, ctx('namespace')),
-  ];
+  return [namespaceFactory.create(namespaceDefaults, ctx('namespace'))];
 }
 
 export function recordingConsumer(options: ConsumerOptions = {}): RecordingConsumer {
@@ -46,12 +40,11 @@ export function recordingConsumer(options: ConsumerOptions = {}): RecordingConsu
     spans: () => appended.flat(),
     admit: () => options.refuseAdmit,
     waitForExporters: () => undefined,
-    prepare(batch: WorkingBatch) {
+    async consume(batch: WorkingBatch) {
       for (const p of chain) p.process(batch);
-    },
-    async append(spans: Span[]) {
-      if (options.refuseAppend) throw options.refuseAppend;
-      appended.push(spans);
+      if (options.refuseAppend) return options.refuseAppend;
+      appended.push(batch.spans);
+      return undefined;
     },
   };
 }

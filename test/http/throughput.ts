@@ -35,8 +35,9 @@ function body(seq: number): Buffer {
 const consumer = recordingConsumer();
 // Keep memory flat: count instead of holding every appended span.
 let appended = 0;
-consumer.append = async (spans) => {
-  appended += spans.length;
+consumer.consume = async (batch) => {
+  appended += batch.spans.length;
+  return undefined;
 };
 const running = await startReceiver({}, consumer);
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });

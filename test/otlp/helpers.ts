@@ -6,28 +6,26 @@ import type { IngestConsumer, SyncProcessor } from '../../pipeline/component.ts'
 import { RefusedError } from '../../pipeline/errors.ts';
 import { silentLogger } from '../../pipeline/log.ts';
 import type { Span } from '../../model/span.ts';
-import { factory as flatten } from '../../processors/flatten/factory.ts';
 import { factory as namespace } from '../../processors/namespace/factory.ts';
-import { factory as validate } from '../../processors/validate/factory.ts';
 
 export class RecordingConsumer implements IngestConsumer {
   readonly processors: SyncProcessor[];
   /** Every appended span, in order. */
   readonly appended: Span[] = [];
-  /** The body bytes each append was told its spans came in (IngestConsumer.append). */
+  /** The body bytes each consume call was told its spans came in. */
   readonly wireBytes: Array<number | undefined> = [];
-  prepared = 0;
-  appends = 0;
+  /** consume() calls. */
+  consumed = 0;
   /** When set, admit() refuses with it. */
   admitRefusal: { message: string; retryAfterMs: number } | undefined;
-  /** When set, append() rejects with it (nothing recorded). */
+  /** When set, consume() answers it (a RefusedError) or throws it (any other error); nothing recorded. */
   appendError: Error | undefined;
   /** Resolves on each append, for tests that wait for an SDK's batch. */
   #waiters: Array<{ count: number; resolve: () => void }> = [];
 
   constructor(options: { namespace?: boolean } = {}) {
     const ctx = { id: 'test', logger: silentLogger };
-    this.processors = [flatten.create({}, ctx), validate.create({}, ctx)];
+    this.processors = [];
     if (options.namespace !== false) this.processors.push(namespace.create({ semconv: 'otlp', propagate_metrics: false }, ctx));
   }
 
@@ -39,20 +37,18 @@ export class RecordingConsumer implements IngestConsumer {
     return undefined;
   }
 
-  prepare(batch: WorkingBatch): void {
-    this.prepared++;
+  async consume(batch: WorkingBatch, wireBytes?: number): Promise<RefusedError | undefined> {
+    this.consumed++;
     for (const p of this.processors) p.process(batch);
-  }
-
-  async append(spans: Span[], wireBytes?: number): Promise<void> {
-    this.appends++;
+    if (this.appendError instanceof RefusedError) return this.appendError;
     if (this.appendError) throw this.appendError;
-    this.appended.push(...spans);
+    this.appended.push(...batch.spans);
     this.wireBytes.push(wireBytes);
     this.#waiters = this.#waiters.filter((w) => {
       if (this.appended.length >= w.count) { w.resolve(); return false; }
       return true;
     });
+    return undefined;
   }
 
   /** Resolves once at least `count` spans were appended. */

@@ -34,7 +34,7 @@ beforeEach(() => {
   consumer.wireBytes.length = 0;
   consumer.appendError = undefined;
   consumer.admitRefusal = undefined;
-  consumer.prepared = 0;
+  consumer.consumed = 0;
 });
 
 function call(body: Uint8Array): Promise<{ error: ServiceError | null; response?: Buffer }> {
@@ -85,7 +85,7 @@ describe('otlp receiver over gRPC', () => {
     const body = requestEncoder.encode([span('00f067aa0ba902b7')]);
     consumer.admitRefusal = { message: 'over memory limit', retryAfterMs: 1000 };
     expect((await call(body)).error?.code).toBe(status.UNAVAILABLE);
-    expect(consumer.prepared).toBe(0);
+    expect(consumer.consumed).toBe(0);
     consumer.admitRefusal = undefined;
     consumer.refuse(503);
     expect((await call(body)).error?.code).toBe(status.UNAVAILABLE);

@@ -36,7 +36,7 @@ beforeEach(() => {
   consumer.wireBytes.length = 0;
   consumer.appendError = undefined;
   consumer.admitRefusal = undefined;
-  consumer.prepared = 0;
+  consumer.consumed = 0;
 });
 
 function post(path: string, body: Uint8Array | string, headers: Record<string, string>) {
@@ -89,7 +89,7 @@ describe('otlp receiver over HTTP', () => {
     const br = await post('/v1/traces', proto, { ...PROTO, 'content-encoding': 'br' });
     expect(br.status).toBe(400);
     expect(decodeStatus(new Uint8Array(await br.arrayBuffer())).message).toMatch(/Content-Encoding/);
-    expect(consumer.prepared).toBe(0);
+    expect(consumer.consumed).toBe(0);
   });
 
   it('gzip, deflate (zlib and raw) and zstd bodies are accepted', async () => {
@@ -113,7 +113,7 @@ describe('otlp receiver over HTTP', () => {
     expect(bomb.length).toBeLessThan(LIMIT);
     expect((await post('/v1/traces', bomb, { ...PROTO, 'content-encoding': 'gzip' })).status).toBe(413);
     expect((await post('/v1/traces', proto, { ...PROTO, 'content-encoding': 'gzip' })).status).toBe(400);
-    expect(consumer.prepared).toBe(0);
+    expect(consumer.consumed).toBe(0);
   });
 
   it('an undecodable body is 400 with a google.rpc.Status in the request encoding', async () => {
@@ -155,7 +155,7 @@ describe('otlp receiver over HTTP', () => {
   it('zero spans: 200 with an empty response, processors and stream untouched', async () => {
     const res = await post('/v1/traces', new Uint8Array(0), PROTO);
     expect(res.status).toBe(200);
-    expect(consumer.prepared).toBe(0);
+    expect(consumer.consumed).toBe(0);
     expect(await (await post('/v1/traces', '{}', JSON_CT)).json()).toEqual({});
   });
 
@@ -165,7 +165,7 @@ describe('otlp receiver over HTTP', () => {
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('2');
     expect(decodeStatus(new Uint8Array(await res.arrayBuffer()))).toEqual({ code: 14, message: 'over memory_limit_mib' });
-    expect(consumer.prepared).toBe(0);
+    expect(consumer.consumed).toBe(0);
   });
 
   it('refused by the stream: 503 or 429 + Retry-After, nothing appended', async () => {

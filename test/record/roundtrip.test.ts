@@ -1,34 +1,33 @@
 // span-record.md: a record written by the JSON encoder, POSTed back to /tracing/spans/ingest, comes out
-// byte-identical (flat shape). Here the "POST" is the receiver's own steps without the socket: the exact
-// JSON parse (integers beyond 2^53 as bigint), then the real flatten, validate and namespace processors.
+// byte-identical (flat shape). Here the "POST" is the receiver's own steps without the socket: the body
+// reader (integers beyond 2^53 as bigint), the span checks, then the real namespace processor.
 import { describe, expect, it } from 'vitest';
 import { validator } from '../../config/ajv.ts';
 import type { SyncProcessor } from '../../pipeline/component.ts';
 import type { WorkingBatch } from '../../model/batch.ts';
-import { parseJsonBytes } from '../../codec/json/parse.ts';
+import { TracingBodyReader } from '../../codec/tracing/body-reader.ts';
+import { TracingSpans } from '../../codec/tracing/spans.ts';
 import { silentLogger } from '../../pipeline/log.ts';
 import { encodeBatchJsonLines } from '../../codec/record/index.ts';
 import type { Span } from '../../model/span.ts';
-import { factory as flatten } from '../../processors/flatten/factory.ts';
 import { factory as namespace } from '../../processors/namespace/factory.ts';
-import { factory as validate } from '../../processors/validate/factory.ts';
 
 function processors(): SyncProcessor[] {
-  return [flatten, validate, namespace].map((f) => {
+  return [namespace].map((f) => {
     const config: Record<string, unknown> = {};
     if (!validator(f.schema)(config)) throw new Error(`default config of ${f.type} is invalid`);
     return f.create(config as never, { id: f.type, logger: silentLogger }) as SyncProcessor;
   });
 }
 
-/** The http receiver's path for one `{"spans": [...]}` body: exact parse, then the synchronous processors. */
+/** The http receiver's path for one `{"spans": [...]}` body: the reader, the checks, the synchronous processors. */
 function ingest(body: string): Span[] {
-  const parsed = parseJsonBytes(Buffer.from(body), 64);
-  if (!parsed.ok) throw new Error(parsed.message);
-  const spans = (parsed.value as { spans: unknown[] }).spans;
-  const batch: WorkingBatch = { origin: 'tracing', tracing: { form: 'flat', spans }, spans: [], rejections: [] };
+  const value = new TracingBodyReader(64).read(Buffer.from(body), true) as { spans: unknown[] } | undefined;
+  if (value === undefined) throw new Error('not JSON');
+  const checked = new TracingSpans().check({ form: 'flat', spans: value.spans });
+  expect(checked.rejections).toEqual([]);
+  const batch: WorkingBatch = { origin: 'tracing', spans: checked.spans };
   for (const p of processors()) p.process(batch);
-  expect(batch.rejections).toEqual([]);
   return batch.spans;
 }
 

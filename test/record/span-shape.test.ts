@@ -3,27 +3,16 @@
 // receiver that adds an optional field after the literal, breaks this.
 import { describe, expect, it } from 'vitest';
 import { flatBody, nestedBody, otlpProtoBody } from '../../bench/bodies.ts';
-import type { WorkingBatch } from '../../model/batch.ts';
-import { silentLogger } from '../../pipeline/log.ts';
+import { TracingBodyReader } from '../../codec/tracing/body-reader.ts';
+import { TracingSpans } from '../../codec/tracing/spans.ts';
 import { decodeExportRequest, decodeExportRequestJson, encodeExportRequestJson } from '../../codec/otlp/index.ts';
 import { SPAN_FIELDS, type Span } from '../../model/span.ts';
-import { factory as flatten } from '../../processors/flatten/factory.ts';
-import { factory as validate } from '../../processors/validate/factory.ts';
-
-const context = (id: string) => ({ id, logger: silentLogger });
 
 function tracing(body: Buffer): Span[] {
-  const value = JSON.parse(body.toString()) as { spans?: unknown[]; traces?: Record<string, unknown> };
-  const batch: WorkingBatch = {
-    origin: 'tracing',
-    tracing: value.spans ? { form: 'flat', spans: value.spans } : { form: 'tree', traces: value.traces! },
-    spans: [],
-    rejections: [],
-  };
-  flatten.create({}, context('flatten')).process(batch);
-  validate.create({}, context('validate')).process(batch);
-  expect(batch.rejections).toEqual([]);
-  return batch.spans;
+  const value = new TracingBodyReader(64).read(body, true) as { spans?: unknown[]; traces?: Record<string, unknown> };
+  const checked = new TracingSpans().check(value.spans ? { form: 'flat', spans: value.spans } : { form: 'tree', traces: value.traces! });
+  expect(checked.rejections).toEqual([]);
+  return checked.spans;
 }
 
 describe('one span shape from every receiver', () => {

@@ -1,25 +1,18 @@
 // The remembered trace_id / parent_id / span_kind / status_code of the tracing-API checks
-// (tracing-span.ts Lineage, docs/performance.md, round 0440) against no memory at all: each span of a random request, validated on its own (a fresh batch,
+// (check-span.ts Lineage, docs/performance.md, round 0440) against no memory at all: each span of a random request, validated on its own (a fresh batch,
 // so nothing is remembered), must come out exactly as it does inside the request, where the previous
 // span's ids are remembered. The id values are drawn from a small pool of valid and invalid forms in
 // random order, so the memory is hit, missed and replaced; the body goes through JSON text as a
 // client's does, so equal ids are distinct string instances.
 import { describe, expect, it } from 'vitest';
-import type { WorkingBatch } from '../../model/batch.ts';
-import { createLogger } from '../../pipeline/log.ts';
 import { pickWith, seededRandom } from '../../test/helpers/random.ts';
-import { factory as flattenFactory } from '../flatten/factory.ts';
-import { factory as validateFactory } from './factory.ts';
+import { TracingSpans, type CheckedSpans } from './spans.ts';
 
-const ctx = { id: 'test', logger: createLogger({ write: () => {} }) };
-const flatten = flattenFactory.create({}, ctx);
-const validate = validateFactory.create({}, ctx);
+/** One checker for every request, as a receiver keeps one: what it remembers crosses requests too. */
+const checker = new TracingSpans();
 
-function ingest(spans: unknown[]): WorkingBatch {
-  const batch: WorkingBatch = { origin: 'tracing', tracing: { form: 'flat', spans }, spans: [], rejections: [] };
-  flatten.process(batch);
-  validate.process(batch);
-  return batch;
+function ingest(spans: unknown[]): CheckedSpans {
+  return checker.check({ form: 'flat', spans });
 }
 
 const T = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -38,16 +31,16 @@ const KINDS: unknown[] = [
 const CODES: unknown[] = ['STATUS_CODE_OK', 'STATUS_CODE_OK', 'STATUS_CODE_ERROR', 'STATUS_CODE_UNSET', 'OK', 1, null, undefined];
 
 /** What a test compares: the ids, kind and status of an accepted span, or the reason of a rejected one. */
-function outcome(batch: WorkingBatch, index: number): unknown {
-  const at = batch.indexes?.indexOf(index) ?? -1;
-  if (at >= 0) {
-    const { traceId, parentId, kind, status } = batch.spans[at];
-    return { traceId, parentId, kind, status };
-  }
-  return batch.rejections.find((r) => r.index === index)?.reason;
+function outcome(batch: CheckedSpans, index: number): unknown {
+  const rejected = batch.rejections.find((r) => r.index === index);
+  if (rejected) return rejected.reason;
+  // Span ids are all different here, so the accepted spans are the others, in request order.
+  const at = index - batch.rejections.filter((r) => r.index < index).length;
+  const { traceId, parentId, kind, status } = batch.spans[at];
+  return { traceId, parentId, kind, status };
 }
 
-describe('validate: remembered ids, span kind and status code', () => {
+describe('span checks: remembered ids, span kind and status code', () => {
   it('gives every span of a request what it gets validated alone (2,000 random requests)', () => {
     const random = seededRandom(440);
     let hits = 0;

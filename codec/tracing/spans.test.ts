@@ -1,29 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import type { WorkingBatch } from '../../model/batch.ts';
-import { parseJsonBytes } from '../../codec/json/parse.ts';
-import { createLogger } from '../../pipeline/log.ts';
-import { factory as flattenFactory } from '../flatten/factory.ts';
-import { factory as validateFactory } from './factory.ts';
+import { parseJsonBytes } from '../json/parse.ts';
+import { TracingSpans, type CheckedSpans } from './spans.ts';
 
-const ctx = { id: 'test', logger: createLogger({ write: () => {} }) };
-const flatten = flattenFactory.create({}, ctx);
-const validate = validateFactory.create({}, ctx);
+/** One checker for the file, as a receiver keeps one across requests. */
+const checker = new TracingSpans();
 
-/** A tracing body through flatten then validate, as the receiver's consumer runs them (no HTTP). */
-function ingest(body: { spans?: unknown[]; traces?: Record<string, unknown> }): WorkingBatch {
-  const batch: WorkingBatch = {
-    origin: 'tracing',
-    tracing: body.spans !== undefined ? { form: 'flat', spans: body.spans } : { form: 'tree', traces: body.traces ?? {} },
-    spans: [],
-    rejections: [],
-  };
-  flatten.process(batch);
-  validate.process(batch);
-  return batch;
+/** A tracing body's spans checked, as the receiver's edge checks them (no HTTP). */
+function ingest(body: { spans?: unknown[]; traces?: Record<string, unknown> }): CheckedSpans {
+  return checker.check(body.spans !== undefined ? { form: 'flat', spans: body.spans } : { form: 'tree', traces: body.traces ?? {} });
 }
 
 /** Reasons up to the colon: the part tests may match (ingest-api.md §5.1). */
-function reasons(batch: WorkingBatch): string[] {
+function reasons(batch: CheckedSpans): string[] {
   return batch.rejections.map((r) => r.reason.split(':')[0]);
 }
 
@@ -45,7 +33,6 @@ describe('duplicates (§5.3)', () => {
     const span = (trace: string, name: string) => ({ ...OK, trace_id: trace, span_name: name });
     const b = ingest({ spans: [span(T, 'a1'), span(T2, 'b1'), span(T, 'a2'), span(T2, 'b2'), span(T2, 'b3'), { ...OK, span_id: S2, span_name: 'c' }] });
     expect(b.spans.map((s) => [s.traceId, s.spanId, s.name])).toEqual([[T, S, 'a2'], [T2, S, 'b3'], [T, S2, 'c']]);
-    expect(b.indexes).toEqual([0, 1, 5]);
   });
 });
 
@@ -61,7 +48,6 @@ describe('§5.4 mixed request', () => {
       ],
     });
     expect(b.spans.map((s) => [s.traceId, s.spanId, s.name])).toEqual([[T, S, 'root-again']]);
-    expect(b.indexes).toEqual([0]);
     expect(b.rejections).toEqual([
       { index: 1, path: 'spans[1]', trace_id: T, span_id: S2, reason: 'invalid span_kind' },
       { index: 2, path: 'spans[2]', reason: 'invalid span: expected an object' },
@@ -88,7 +74,6 @@ describe('§3.3 tree form', () => {
       ['retry', T, 'b1b2c3d4e5f60718', undefined],
       ['retry', T, 'c1b2c3d4e5f60718', undefined],
     ]);
-    expect(b.indexes).toEqual([0, 1, 2, 3]);
     expect(b.spans[1].startNs).toBe(1776363498n * SEC + 500_000_000n);
     expect(b.spans[0].parentId).toBeUndefined();
   });
@@ -140,7 +125,6 @@ describe('§3.3 tree form', () => {
       spans: { b: { ...OK, trace_id: undefined, span_id: S2 } } } } } } });
     expect(reasons(b)).toEqual(['missing start_time']);
     expect(b.spans.map((s) => [s.spanId, s.traceId, s.parentId])).toEqual([[S2, T, S]]);
-    expect(b.indexes).toEqual([1]);
   });
 
   it('an explicit all-zero parent_id on a child makes it a root', () => {
@@ -163,7 +147,6 @@ describe('§3.3 tree form', () => {
     expect(reasons(b)).toEqual(['invalid spans']);
     expect(b.rejections[0].index).toBe(0);
     expect(b.spans.map((s) => [s.name, s.spanId])).toEqual([['b', S2]]);
-    expect(b.indexes).toEqual([1]);
     // an earlier failing field is reported instead
     expect(reasons(ingest({ traces: { [T]: { spans: { a: { ...OK, span_kind: 'X', spans: 'no' } } } } }))).toEqual(['invalid span_kind']);
   });
@@ -171,7 +154,6 @@ describe('§3.3 tree form', () => {
   it('span ids of one request across flat duplicates in a tree collapse too', () => {
     const b = ingest({ traces: { [T]: { spans: { a: [{ ...OK, span_name: 'first' }, { ...OK, span_name: 'second' }] } } } });
     expect(b.spans.map((s) => s.name)).toEqual(['second']);
-    expect(b.indexes).toEqual([0]);
   });
 });
 
@@ -395,7 +377,6 @@ describe('§5.3 de-duplication and order', () => {
       { ...OK, span_name: 'bad', start_time: 'nope' },
     ] });
     expect(b.spans.map((s) => s.name)).toEqual(['x2', 'y2', 'other-trace']);
-    expect(b.indexes).toEqual([0, 1, 3]);
     expect(b.rejections.map((r) => r.index)).toEqual([5]);
   });
 
@@ -411,7 +392,6 @@ describe('§5.3 de-duplication and order', () => {
   it('empty bodies give empty results', () => {
     for (const b of [ingest({ spans: [] }), ingest({ traces: {} })]) {
       expect(b.spans).toEqual([]);
-      expect(b.indexes).toEqual([]);
       expect(b.rejections).toEqual([]);
     }
   });

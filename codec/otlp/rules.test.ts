@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { WorkingBatch } from '../../model/batch.ts';
-import { createLogger } from '../../pipeline/log.ts';
 import type { Span } from '../../model/span.ts';
-import { factory } from './factory.ts';
-import { OtlpRules } from './otlp-rules.ts';
+import { checkOtlpSpans, OtlpRules, type CheckedOtlpSpans } from './rules.ts';
 import { isCanonicalHexId } from '../../model/ids.ts';
 import { seededRandom } from '../../test/helpers/random.ts';
 
-const validate = factory.create({}, { id: 'validate', logger: createLogger({ write: () => {} }) });
+/** One rule set for the file, as a receiver keeps one across requests. */
+const rules = new OtlpRules();
 const T = '4bf92f3577b34da6a3ce929d0e0e4736';
 const S = '00f067aa0ba902b7';
 
@@ -15,10 +13,8 @@ function span(over: Partial<Span> = {}): Span {
   return { traceId: T, spanId: S, name: 'x', kind: 1, startNs: 1n, endNs: 2n, status: { code: 0 }, attributes: new Map(), ...over };
 }
 
-function run(spans: Span[]): WorkingBatch {
-  const batch: WorkingBatch = { origin: 'otlp', spans, rejections: [] };
-  validate.process(batch);
-  return batch;
+function run(spans: Span[]): CheckedOtlpSpans {
+  return checkOtlpSpans(spans, rules);
 }
 
 function reasonFor(s: Span): string {
@@ -26,7 +22,7 @@ function reasonFor(s: Span): string {
   return b.spans.length === 1 ? 'accepted' : b.rejections[0].reason.split(':')[0];
 }
 
-describe('validate on decoded OTLP spans (otlp.md receiver rules)', () => {
+describe('decoded OTLP spans against the receiver rules (otlp.md)', () => {
   it.each([
     ['invalid trace_id', { traceId: '0'.repeat(32) }],
     ['invalid trace_id', { traceId: 'abcd' }],
@@ -58,14 +54,13 @@ describe('validate on decoded OTLP spans (otlp.md receiver rules)', () => {
   it('bad spans move to rejections with position, path and the hex as decoded; no de-duplication', () => {
     const b = run([span(), span({ spanId: 'ab', kind: 9 }), span(), span({ startNs: 0n })]);
     expect(b.spans).toHaveLength(2);
-    expect(b.indexes).toEqual([0, 2]);
     expect(b.rejections).toEqual([
       { index: 1, path: 'spans[1]', trace_id: T, span_id: 'ab', reason: 'invalid span_id' },
       { index: 3, path: 'spans[3]', trace_id: T, span_id: S, reason: 'missing start_time' },
     ]);
   });
 
-  it('accepted spans and indexes are the valid ones in order, wherever the rejections fall (none, first, last, all)', () => {
+  it('accepted spans are the valid ones in order, wherever the rejections fall (none, first, last, all)', () => {
     // The accepted list is the input array itself until the first rejection, then a copy: both must
     // give exactly the spans a filter gives, with their positions.
     const random = seededRandom(4305);
@@ -77,7 +72,6 @@ describe('validate on decoded OTLP spans (otlp.md receiver rules)', () => {
       const input = [...spans];
       const b = run(input);
       expect(b.spans.map((s) => s.name)).toEqual(want.map(([s]) => s.name));
-      expect(b.indexes).toEqual(want.map(([, j]) => j));
       expect(b.rejections.map((r) => r.index)).toEqual(spans.flatMap((s, j) => (s.kind === 9 ? [j] : [])));
     }
   });

@@ -4,11 +4,11 @@ import type { SpanDraft } from '../../model/batch.ts';
 import { isZeroSpanId, normaliseSpanId, normaliseTraceId, spanIdHex, type RandomIds } from '../../model/ids.ts';
 import type { Span } from '../../model/span.ts';
 import { isSpanType, isTraceType, newSpan, spanStatus, SPAN_KIND_BY_NAME, STATUS_CODE_BY_NAME } from '../../model/span.ts';
-import { parseTimestamp } from '../../codec/tracing/time.ts';
-import { isJsonObject } from '../../codec/tracing/tree.ts';
+import { parseTimestamp } from './time.ts';
+import { isJsonObject } from './tree.ts';
 import {
   attributesOf, isAbsent, parseEvents, parseLinks, parseOtlpExtras, parseReferences, parseScope,
-} from '../../codec/tracing/span-parts.ts';
+} from './span-parts.ts';
 
 /**
  * The answer of a pure function for the last string it was asked about. Spans of one request nearly

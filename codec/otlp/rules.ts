@@ -1,6 +1,7 @@
 // The receiver rules of otlp.md ("what a span must be"), checked on spans an OTLP codec decoded straight
 // into canonical form. The codec hands over the hex of whatever bytes arrived, so ids are checked here.
 import { isCanonicalHexId } from '../../model/ids.ts';
+import type { Rejection } from '../../model/batch.ts';
 import type { Span } from '../../model/span.ts';
 
 const ZERO_SPAN = '0000000000000000';
@@ -10,7 +11,7 @@ function isIntIn(v: unknown, min: number, max: number): boolean {
 }
 
 /**
- * The receiver rules for one validate processor. It remembers the last trace id and parent id that
+ * The receiver rules for one OTLP receiver. It remembers the last trace id and parent id that
  * passed: spans of a request mostly share their trace id (the decoder even hands out one string
  * instance for it, decode-id.ts) and siblings share a parent, so most checks are a string comparison (a
  * pointer comparison for the shared instance) instead of a scan of 32 or 16 characters, which was most
@@ -63,4 +64,29 @@ function otherProblem(span: Span): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The spans that pass the rules, in order, and the others as rejections (index: position in the request). */
+export interface CheckedOtlpSpans {
+  spans: Span[];
+  rejections: Rejection[];
+}
+
+/** Applies the rules to decoded spans. No de-duplication (otlp.md). */
+export function checkOtlpSpans(input: Span[], rules: OtlpRules): CheckedOtlpSpans {
+  // Nearly every request is all valid: the accepted spans are then the input array itself; a copy is
+  // made only from the first rejection on.
+  let spans = input;
+  const rejections: Rejection[] = [];
+  for (let i = 0; i < input.length; i++) {
+    const span = input[i];
+    const reason = rules.problem(span);
+    if (reason === undefined) {
+      if (spans !== input) spans.push(span);
+      continue;
+    }
+    if (spans === input) spans = input.slice(0, i);
+    rejections.push({ index: i, path: `spans[${i}]`, trace_id: span.traceId, span_id: span.spanId, reason });
+  }
+  return { spans, rejections };
 }
