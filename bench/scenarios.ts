@@ -95,7 +95,7 @@ service:
   pipelines:
     traces:
       receivers: [${receiver}]
-      processors: [flatten, validate, namespace, batch]
+      processors: [namespace, batch]
       exporters: [${exporterIds}]
 `;
 }

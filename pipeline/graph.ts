@@ -102,8 +102,8 @@ export class Graph {
     for (const p of spec.pipelines) {
       const listed = p.processors.map((id) => ({ id, instance: processor(id) }));
       const byType = (type: string) => listed.find((l) => (spec.processors.get(l.id)?.type ?? l.id) === type)?.instance;
-      // flatten and validate always run first, in that order (docs/decisions/0002); namespace only when listed.
-      const sync = [byType('flatten') ?? processor('flatten'), byType('validate') ?? processor('validate')];
+      // The receivers checked the spans at their edge; namespace runs when listed (docs/decisions/0002).
+      const sync: Array<SyncProcessor | Batcher> = [];
       const namespace = byType('namespace');
       if (namespace) sync.push(namespace);
       const async = listed.map((l) => l.instance).filter((i): i is Batcher => !i.sync);
