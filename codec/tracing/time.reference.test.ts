@@ -1,9 +1,8 @@
 // parseTimestamp against a reference written straight from ingest-api.md §4.4 (a regular expression,
-// Date.UTC and BigInt(text)), on random valid, near-valid and mutated inputs in random order; and
-// digitTimestampAt, which reads the same times from bytes, against the same reference.
+// Date.UTC and BigInt(text)), on random valid, near-valid and mutated inputs in random order.
 import { describe, expect, it } from 'vitest';
 import { pickWith, seededRandom } from '../../test/helpers/random.ts';
-import { digitTimestampAt, parseTimestamp } from './time.ts';
+import { parseTimestamp } from './time.ts';
 
 const NS_LIMIT = 1n << 64n;
 const SCALE_BY_DIGITS: Record<number, bigint> = { 10: 1_000_000_000n, 13: 1_000_000n, 16: 1_000n, 19: 1n };
@@ -118,25 +117,5 @@ describe('parseTimestamp against a reference from the spec', () => {
     expect(parseTimestamp('2554-07-21T23:34:34Z')).toBeUndefined();
     expect(parseTimestamp('9999999999999999999')).toBe(9_999_999_999_999_999_999n);
     expect(parseTimestamp(18_446_744_073_709_551_615n)).toBeUndefined(); // 20 digits
-  });
-});
-
-describe('digitTimestampAt (the flat-body decoder reads times from bytes)', () => {
-  it('gives the reference\'s answer for every all-digit text and null for any other (30,000 random inputs)', () => {
-    const random = seededRandom(520);
-    let digitTexts = 0;
-    for (let i = 0; i < 30_000; i++) {
-      const v = randomInput(random);
-      const text = typeof v === 'string' ? v : String(v);
-      const bytes = Buffer.from(`"${text}"`);
-      const got = digitTimestampAt(bytes, 1, bytes.length - 1);
-      if (/^[0-9]+$/.test(text)) {
-        digitTexts++;
-        if (got !== reference(text)) expect({ text, got }).toEqual({ text, got: reference(text) });
-      } else {
-        expect(got, text).toBeNull();
-      }
-    }
-    expect(digitTexts).toBeGreaterThan(10_000);
   });
 });

@@ -78,37 +78,6 @@ function fromDigitString(s: string): bigint | undefined {
   return secondsToNs(seconds, fraction * FRACTION_SCALE[fractionDigits]);
 }
 
-/**
- * parseTimestamp of the text in b[start, end) when that text is all ASCII digits, read from the bytes
- * (a decoder need not build the string): exactly what fromDigitString gives for it. `null` when the
- * text is something else (an ISO time, an escape), for the caller to read as a string.
- */
-export function digitTimestampAt(b: Uint8Array, start: number, end: number): bigint | undefined | null {
-  if (end === start) return null;
-  let first = start;
-  while (first < end - 1 && b[first] === 48) first++;
-  const fractionDigits = end - first - 10;
-  if (fractionDigits !== 0 && fractionDigits !== 3 && fractionDigits !== 6 && fractionDigits !== 9) {
-    for (let i = first; i < end; i++) if (b[i] - 48 >>> 0 > 9) return null;
-    return undefined;
-  }
-  // One pass: each digit is checked as it is added (an unsigned compare: a code below '0' wraps).
-  let seconds = 0;
-  let i = first;
-  for (; i < first + 10; i++) {
-    const d = b[i] - 48;
-    if (d >>> 0 > 9) return null;
-    seconds = seconds * 10 + d;
-  }
-  let fraction = 0;
-  for (; i < end; i++) {
-    const d = b[i] - 48;
-    if (d >>> 0 > 9) return null;
-    fraction = fraction * 10 + d;
-  }
-  return secondsToNs(seconds, fraction * FRACTION_SCALE[fractionDigits]);
-}
-
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
