@@ -9,6 +9,7 @@
 import type { AttrScalar } from '../../model/span.ts';
 import type { SliceableBuffer, StringCache } from '../bytes/string-cache.ts';
 import { exactInteger } from './parse.ts';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, DIGIT_0, DOT, MINUS, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../bytes/ascii.ts';
 
 /** What a reader throws when the text is not JSON (see the file comment). */
 export const GIVE_UP: unique symbol = Symbol('not JSON');
@@ -17,20 +18,6 @@ export function giveUp(): never {
   throw GIVE_UP;
 }
 
-// Module-local, not exported: V8 reads an exported `const` through its module cell on every use, also in
-// its own module, where a local one is folded into the compiled code as a number. Measured on a byte loop,
-// the exported form cost ~35% more (docs/performance.md, round 0540). Each hot module keeps its own copy of what it compares.
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const MINUS = 0x2d;
-const DOT = 0x2e;
-const DIGIT_0 = 0x30;
 
 function isWhitespace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;

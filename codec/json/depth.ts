@@ -4,6 +4,7 @@
 //
 // The scan works on UTF-8 bytes: quotes, backslashes and brackets are ASCII and never occur inside a
 // multi-byte sequence. It is one plain loop; measured at a fraction of JSON.parse's own time.
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, DIGIT_0, DIGIT_9, DOT, LOWER_E, MINUS, OPEN_BRACE, OPEN_BRACKET, PLUS, QUOTE, UPPER_E } from '../bytes/ascii.ts';
 
 export interface JsonScan {
   /** Some object or array opens deeper than `maxDepth` (the top-level value is depth 1). */
@@ -15,19 +16,6 @@ export interface JsonScan {
   exactNumbers: boolean;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-const MINUS = 0x2d;
-const PLUS = 0x2b;
-const DOT = 0x2e;
-const DIGIT_0 = 0x30;
-const DIGIT_9 = 0x39;
-const LOWER_E = 0x65;
-const UPPER_E = 0x45;
 
 /** 2^53 - 1 has 16 digits: any shorter integer literal is exact as a double. */
 const EXACT_DIGITS = 16;

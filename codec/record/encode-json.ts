@@ -10,6 +10,7 @@ import { SizeGuess } from '../bytes/output-buffer.ts';
 import { ascii } from '../bytes/piece.ts';
 import { JsonWriter, KeyMemory } from './json-writer.ts';
 import { TimeText } from './time-format.ts';
+import { NEWLINE } from '../bytes/ascii.ts';
 
 export type AttributesShape = 'flat' | 'nested';
 
@@ -18,7 +19,6 @@ export interface JsonEncodeOptions {
   attributesShape?: AttributesShape;
 }
 
-const NEWLINE = 0x0a;
 
 // The fixed pieces of the record, encoded once.
 const K_TRACE_ID = ascii('{"trace_id":');

@@ -13,17 +13,8 @@ import { AttributeList } from '../../model/attributes/list.ts';
 import type { Utf8WriteBuffer } from '../bytes/output-buffer.ts';
 import { Piece, PieceCache, PiecePositions } from '../bytes/piece.ts';
 import type { AttrValue, Attributes } from '../../model/span.ts';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, DIGIT_0, LETTER_U, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../bytes/ascii.ts';
 
-const QUOTE = 0x22;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const DIGIT_0 = 0x30;
-const BACKSLASH = 0x5c;
-const LETTER_U = 0x75;
 
 /** By how many bytes JSON's escape of each byte value grows the text: `\n` 1, `\u001f` 5, none 0. */
 const ESCAPE_GROWTH = new Uint8Array(256);

@@ -7,13 +7,10 @@
 import { uint64ToNumber } from '../../model/byte-order.ts';
 import { Piece } from '../bytes/piece.ts';
 import { JsonWriter } from './json-writer.ts';
+import { COLON, DIGIT_0, DOT, LETTER_Z } from '../bytes/ascii.ts';
 
 const NS_PER_DAY = 86_400_000_000_000n;
 const SECONDS_PER_DAY = 86_400;
-const DIGIT_0 = 0x30;
-const COLON = 0x3a;
-const DOT = 0x2e;
-const LETTER_Z = 0x5a;
 
 /**
  * Writes times for one batch. It keeps the UTC day of the last time written, [dayStartNs, dayEndNs):

@@ -23,14 +23,8 @@ import { StringCache } from '../bytes/string-cache.ts';
 import { GIVE_UP, JsonByteReader } from '../json/byte-reader.ts';
 import { UniqueKeys } from '../otlp/decode-unique-keys.ts';
 import { MemberNames, SPAN_MEMBERS, SpanMembers, EVENT_MEMBERS, EventMembers } from './members.ts';
+import { CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../bytes/ascii.ts';
 
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const QUOTE = 0x22;
 
 /** A member name JSON.parse would not keep in text order (array indexes come first), or may be one. */
 function isDigits(key: string): boolean {

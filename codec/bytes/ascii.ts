@@ -1,0 +1,19 @@
+// The ASCII codes the JSON and time codecs compare bytes against, named once.
+export const NEWLINE = 0x0a;
+export const QUOTE = 0x22;
+export const PLUS = 0x2b;
+export const COMMA = 0x2c;
+export const MINUS = 0x2d;
+export const DOT = 0x2e;
+export const DIGIT_0 = 0x30;
+export const DIGIT_9 = 0x39;
+export const COLON = 0x3a;
+export const UPPER_E = 0x45;
+export const LETTER_Z = 0x5a;
+export const OPEN_BRACKET = 0x5b;
+export const BACKSLASH = 0x5c;
+export const CLOSE_BRACKET = 0x5d;
+export const LOWER_E = 0x65;
+export const LETTER_U = 0x75;
+export const OPEN_BRACE = 0x7b;
+export const CLOSE_BRACE = 0x7d;
