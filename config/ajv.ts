@@ -1,8 +1,9 @@
-// The ajv instance for every config schema: defaults filled in, every error reported, and the
-// `x-duration` keyword that turns `200ms` / `5s` into milliseconds in place.
+// The ajv instance for every config schema: defaults filled in, every error reported, the `x-duration`
+// keyword that turns `200ms` / `5s` into milliseconds in place, and `x-endpoint` / `x-path` for listen
+// addresses and file paths (a port beyond 65535 or a NUL in a path fails `validate`, not the start).
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../pipeline/component.ts';
-import { parseDuration } from '../pipeline/schema.ts';
+import { endpointProblem, parseDuration, pathProblem } from '../pipeline/schema.ts';
 
 interface DataContext {
   parentData: Record<string, unknown>;
@@ -34,6 +35,20 @@ function createAjv(): Ajv {
       return true;
     },
   });
+  for (const [keyword, problemOf] of [['x-endpoint', endpointProblem], ['x-path', pathProblem]] as const) {
+    ajv.addKeyword({
+      keyword,
+      schemaType: 'boolean',
+      type: 'string',
+      errors: true,
+      validate: function stringKeyword(_schema: boolean, data: string): boolean {
+        const problem = problemOf(data);
+        if (problem === undefined) return true;
+        (stringKeyword as unknown as { errors: Partial<ErrorObject>[] }).errors = [{ keyword, message: problem, params: {} }];
+        return false;
+      },
+    });
+  }
   return ajv;
 }
 

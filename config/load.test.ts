@@ -167,4 +167,24 @@ service:
       'c.yaml:8:5 service.pipelines.metrics: only traces pipelines exist (`traces` or `traces/<name>`)');
     expect(problems('receivers: [unclosed\n')[0]).toMatch(/^c\.yaml:\d+:\d+ \(top level\): /);
   });
+
+  it('reports a port out of range and a NUL in a path as problems, not start-up failures', () => {
+    const port = minimal.replace('  http: {}', '  http: {endpoint: "127.0.0.1:99999"}');
+    expect(problems(port)).toEqual(['c.yaml:2:20 receivers.http.endpoint: port 99999 is out of range: use 0 to 65535 (0 picks a free port)']);
+    expect(problems(minimal.replace('  http: {}', '  http: {endpoint: "localhost"}'))[0])
+      .toMatch(/receivers\.http\.endpoint: must be host:port, such as 127\.0\.0\.1:4319/);
+    const nul = minimal + 'storage: {type: disk, directory: "./da\\0ta"}\n';
+    expect(problems(nul)).toEqual(['c.yaml:11:34 storage.directory: must not contain a NUL character']);
+  });
+
+  it('refuses a YAML alias bomb with a problem, not a stack trace', () => {
+    const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
+    for (let i = 1; i < 9; i++) {
+      const prev = String.fromCharCode(96 + i);
+      const name = String.fromCharCode(97 + i);
+      levels.push(`${name}: &${name} [${Array(9).fill('*' + prev).join(',')}]`);
+    }
+    const bomb = levels.join('\n') + '\n' + minimal;
+    expect(problems(bomb)).toEqual([expect.stringMatching(/^c\.yaml:1:1 \(top level\): cannot read the YAML: .*alias/i)]);
+  });
 });

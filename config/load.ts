@@ -66,7 +66,14 @@ class Loader {
     }
     if (this.problems.length > 0) return undefined;
     this.expand();
-    const root = this.doc.toJS({ maxAliasCount: 100 }) as unknown;
+    let root: unknown;
+    try {
+      root = this.doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      // The YAML library refuses a document whose aliases expand without bound (an alias bomb).
+      this.problems.push({ file: this.file, line: 1, col: 1, path: '', message: `cannot read the YAML: ${(err as Error).message}` });
+      return undefined;
+    }
     if (root === null || typeof root !== 'object' || Array.isArray(root)) {
       this.problem([], 'the config must be a mapping with receivers, exporters and service');
       return undefined;

@@ -1,6 +1,6 @@
 // The shape of the config outside the components: service, pipelines, storage (ARCHITECTURE.md tables).
 import type { JsonSchema } from '../pipeline/component.ts';
-import { duration, integer, object, oneOf } from '../pipeline/schema.ts';
+import { duration, integer, object, oneOf, path } from '../pipeline/schema.ts';
 
 export interface StorageConfig {
   type: 'memory' | 'disk';
@@ -38,7 +38,7 @@ export const serviceSchema: JsonSchema = {
 
 export const storageSchema: JsonSchema = object({
   type: oneOf(['memory', 'disk'], 'disk'),
-  directory: { type: 'string', minLength: 1, default: './data' },
+  directory: path('./data'),
   fsync: oneOf(['always', 'interval', 'never'], 'always'),
   fsync_interval: duration('1s'),
   max_bytes: integer(0, 1),

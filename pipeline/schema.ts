@@ -8,9 +8,29 @@ export function duration(defaultValue: string, description?: string): JsonSchema
   return { 'x-duration': true, default: defaultValue, ...(description ? { description } : {}) };
 }
 
-/** `host:port` listen address. */
+/** `host:port` listen address, the port from 0 (any free port) to 65535 (the loader's `x-endpoint`). */
 export function endpoint(defaultValue: string): JsonSchema {
-  return { type: 'string', pattern: '^(\\[[0-9a-fA-F:.]+\\]|[^:\\s]*):[0-9]{1,5}$', default: defaultValue };
+  return { type: 'string', 'x-endpoint': true, default: defaultValue };
+}
+
+/** A file or directory path (the loader's `x-path`: not empty, no NUL character). */
+export function path(defaultValue?: string): JsonSchema {
+  return { type: 'string', 'x-path': true, ...(defaultValue === undefined ? {} : { default: defaultValue }) };
+}
+
+/** The problem with a `host:port` listen address, or undefined when it is one. */
+export function endpointProblem(value: string): string | undefined {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:\s]*):([0-9]{1,5})$/.exec(value);
+  if (!m) return `must be host:port, such as 127.0.0.1:4319 (got ${JSON.stringify(value)})`;
+  if (Number(m[2]) > 65535) return `port ${m[2]} is out of range: use 0 to 65535 (0 picks a free port)`;
+  return undefined;
+}
+
+/** The problem with a path, or undefined when it is usable as one. */
+export function pathProblem(value: string): string | undefined {
+  if (value.length === 0) return 'must not be empty';
+  if (value.includes('\0')) return 'must not contain a NUL character';
+  return undefined;
 }
 
 export function integer(defaultValue: number, minimum = 0): JsonSchema {
@@ -37,7 +57,7 @@ export const deliveryProperties: Record<string, JsonSchema> = {
     multiplier: { type: 'number', minimum: 1, default: 1.5 },
   }),
   dead_letter: object({
-    path: { type: 'string', minLength: 1 },
+    path: path(),
     max_attempts: integer(10, 1),
   }),
 };

@@ -1,6 +1,6 @@
 // Config of the `file` exporter (span-record.md "Config of the file and stdout exporters").
 import type { DeliveryConfig, JsonSchema } from '../../pipeline/component.ts';
-import { deliveryProperties, duration, integer, object, oneOf } from '../../pipeline/schema.ts';
+import { deliveryProperties, duration, integer, object, oneOf, path } from '../../pipeline/schema.ts';
 
 export interface FileConfig extends DeliveryConfig {
   /** Relative to the working directory; missing parent directories are created. */
@@ -21,7 +21,7 @@ export interface FileConfig extends DeliveryConfig {
 
 export const schema: JsonSchema = object(
   {
-    path: { type: 'string', minLength: 1 },
+    path: path(),
     attributes_shape: oneOf(['flat', 'nested'], 'flat'),
     flush_interval: duration('1s'),
     rotation: object({

@@ -1,6 +1,6 @@
 // Config of the `kafka` exporter (issue 4; ARCHITECTURE.md "Exporter defaults"; span-record.md "Kafka message").
 import type { DeliveryConfig, JsonSchema } from '../../pipeline/component.ts';
-import { deliveryProperties, duration, integer, object, oneOf } from '../../pipeline/schema.ts';
+import { deliveryProperties, duration, integer, object, oneOf, path } from '../../pipeline/schema.ts';
 
 export const ENCODINGS = ['json', 'otlp_proto', 'otlp_json'] as const;
 export type KafkaEncoding = (typeof ENCODINGS)[number];
@@ -91,9 +91,9 @@ export const schema: JsonSchema = object(
     headers: { type: 'object', additionalProperties: { type: 'string' }, default: {} },
     create_topic: optionalObject({ partitions: integer(1, 1), replication_factor: integer(1, 1) }),
     tls: optionalObject({
-      ca_file: nonEmptyString,
-      cert_file: nonEmptyString,
-      key_file: nonEmptyString,
+      ca_file: path(),
+      cert_file: path(),
+      key_file: path(),
       insecure_skip_verify: { type: 'boolean', default: false },
     }),
     sasl: optionalObject(

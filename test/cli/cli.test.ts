@@ -85,6 +85,20 @@ service:
     ]);
   });
 
+  it('validate: a YAML alias bomb is exit 2 with a FILE:LINE:COL problem, not a stack trace', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'bomb.yaml');
+    const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+    for (let i = 1; i < 9; i++) {
+      levels.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill('*' + String.fromCharCode(96 + i)).join(',')}]`);
+    }
+    await writeFile(file, levels.join('\n') + '\n');
+    const r = await runCli(['validate', '--config', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1:1 \\(top level\\): cannot read the YAML: `));
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('a port in use: one clear line and a non-zero exit', async () => {
     const blocker = createServer();
     await new Promise<void>((res) => blocker.listen(0, '127.0.0.1', res));
