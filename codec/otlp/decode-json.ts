@@ -10,7 +10,7 @@ import { newSpan, spanStatus, type AttrValue, type Attributes, type OtlpExtras, 
 import { flattenInto } from '../../model/attributes/flatten.ts';
 import { AttributeList } from '../../model/attributes/list.ts';
 import { parseJsonBytes } from '../json/parse.ts';
-import { MAX_VALUE_DEPTH, OtlpDecodeError } from './errors.ts';
+import { MAX_VALUE_DEPTH, OtlpDecodeError, OtlpSpanLimitError } from './errors.ts';
 import type { DecodedRequest } from './decode-proto.ts';
 
 /** Object/array nesting allowed in the raw text: the request's own levels plus the value depth. */
@@ -83,8 +83,12 @@ const KIND_NAMES = [
 ] as const;
 const STATUS_NAMES = ['STATUS_CODE_UNSET', 'STATUS_CODE_OK', 'STATUS_CODE_ERROR'] as const;
 
-/** Decodes an OTLP/JSON body. Throws OtlpDecodeError when it is not JSON or not the request's shape. */
-export function decodeExportRequestJson(bytes: Uint8Array): DecodedRequest {
+/**
+ * Decodes an OTLP/JSON body. Throws OtlpDecodeError when it is not JSON or not the request's shape, and
+ * OtlpSpanLimitError when it holds more than `maxSpans` spans (each list's length is counted before its
+ * spans are converted).
+ */
+export function decodeExportRequestJson(bytes: Uint8Array, maxSpans = Number.POSITIVE_INFINITY): DecodedRequest {
   const parsed = parseJsonBytes(bytes, MAX_JSON_DEPTH);
   if (!parsed.ok) throw new OtlpDecodeError(parsed.message);
   const root = parsed.value;
@@ -111,6 +115,7 @@ export function decodeExportRequestJson(bytes: Uint8Array): DecodedRequest {
       const scope = readScope(ss.scope, `${ssPath}.scope`);
       const scopeSchemaUrl = str(pick(ss, 'schemaUrl', 'schema_url'), `${ssPath}.schemaUrl`);
       const spanList = list(ss.spans, `${ssPath}.spans`);
+      if (spans.length + spanList.length > maxSpans) throw new OtlpSpanLimitError(maxSpans);
       for (let k = 0; k < spanList.length; k++) {
         spans.push(readSpan(spanList[k], `${ssPath}.spans[${k}]`, resource, scope, resourceSchemaUrl, scopeSchemaUrl));
       }

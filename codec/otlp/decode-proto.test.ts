@@ -3,6 +3,7 @@
 // values are written by hand, or come from decoding each KeyValue alone with a fresh decoder.
 import { describe, expect, it } from 'vitest';
 import { decodeExportRequest, ProtoDecoder } from './decode-proto.ts';
+import { OtlpSpanLimitError } from './errors.ts';
 import { pickWith, seededRandom } from '../../test/helpers/random.ts';
 
 type Bytes = number[];
@@ -196,5 +197,39 @@ describe('repeated attribute keys', () => {
       }
     }
     expect(repeated).toBeGreaterThan(300);
+  });
+});
+
+describe('the span limit', () => {
+  /** Protobuf varint bytes of `n`. */
+  function varint(n: number): number[] {
+    const out: number[] = [];
+    while (n > 0x7f) {
+      out.push((n & 0x7f) | 0x80);
+      n = Math.floor(n / 128);
+    }
+    out.push(n);
+    return out;
+  }
+
+  /** One ResourceSpans holding one ScopeSpans of `n` empty Span messages (2 bytes each). */
+  function emptySpans(n: number): Buffer {
+    const scopeSpans = Buffer.alloc(n * 2);
+    for (let i = 0; i < n; i++) scopeSpans[i * 2] = 0x12; // field 2 (spans), length 0
+    const resourceSpans = Buffer.concat([Buffer.from([0x12, ...varint(scopeSpans.length)]), scopeSpans]);
+    return Buffer.concat([Buffer.from([0x0a, ...varint(resourceSpans.length)]), resourceSpans]);
+  }
+
+  it('counts the spans before decoding any: a million empty ones over the limit are refused, none built', () => {
+    const decoder = new ProtoDecoder(100_000);
+    expect(() => decoder.decode(emptySpans(1_000_000))).toThrow(OtlpSpanLimitError);
+    expect(() => decoder.decode(emptySpans(1_000_000))).toThrow('the request holds more than max_spans_per_request (100000) spans');
+  });
+
+  it('takes exactly the limit, counted across scopes', () => {
+    expect(new ProtoDecoder(3).decode(emptySpans(3)).spans).toHaveLength(3);
+    const twoScopes = Buffer.concat([emptySpans(2), emptySpans(2)]);
+    expect(new ProtoDecoder(4).decode(twoScopes).spans).toHaveLength(4);
+    expect(() => new ProtoDecoder(3).decode(twoScopes)).toThrow(OtlpSpanLimitError);
   });
 });

@@ -14,7 +14,7 @@ import { AttributeCache, attributeHash } from './decode-attribute-cache.ts';
 import { StringCache } from '../bytes/string-cache.ts';
 import { IdHex } from './decode-id.ts';
 import { UniqueKeys } from './decode-unique-keys.ts';
-import { MAX_VALUE_DEPTH } from './errors.ts';
+import { MAX_VALUE_DEPTH, OtlpSpanLimitError } from './errors.ts';
 import { ProtoReader, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-reader.ts';
 
 export interface DecodedRequest {
@@ -112,10 +112,17 @@ export class ProtoDecoder {
   private readonly eventKeys = new UniqueKeys();
   /** The short strings of this decoder's requests (string-cache.ts), handed to each reader it makes. */
   private readonly strings = new StringCache();
+  /** The most spans one request may hold (the receiver's max_spans_per_request). */
+  private readonly maxSpans: number;
+
+  constructor(maxSpans = Number.POSITIVE_INFINITY) {
+    this.maxSpans = maxSpans;
+  }
 
   /**
    * Decodes an ExportTraceServiceRequest. Throws OtlpDecodeError when the bytes are not a well-formed
-   * message (truncated, a length past its parent, a bad wire type, values nested too deeply).
+   * message (truncated, a length past its parent, a bad wire type, values nested too deeply), and
+   * OtlpSpanLimitError when it holds more spans than `maxSpans`.
    */
   decode(bytes: Uint8Array): DecodedRequest {
     const r = new ProtoReader(bytes, this.strings);
@@ -184,7 +191,7 @@ export class ProtoDecoder {
     const start = r.pos;
     let scope: SpanScope | undefined;
     let schemaUrl = '';
-    let anySpans = false;
+    let spans = 0;
     while (r.pos < r.end) {
       const tag = r.tag();
       if (tag === T_SS_SCOPE) {
@@ -193,11 +200,13 @@ export class ProtoDecoder {
         leave(r, saved);
       } else if (tag === T_SS_SCHEMA_URL) schemaUrl = r.string();
       else {
-        if (tag === T_SS_SPANS) anySpans = true;
+        if (tag === T_SS_SPANS) spans++;
         r.skip(tag & 7, tag >>> 3);
       }
     }
-    if (!anySpans) return;
+    if (spans === 0) return;
+    // Counted before any is decoded: a body of millions of tiny spans builds none of them.
+    if (out.length + spans > this.maxSpans) throw new OtlpSpanLimitError(this.maxSpans);
     r.pos = start;
     while (r.pos < r.end) {
       const tag = r.tag();

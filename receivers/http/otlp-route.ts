@@ -3,7 +3,7 @@
 //
 // This file is the one place where the shared OTLP/HTTP handler (receivers/otlp) plugs in. Route
 // matching, `/api` stripping and auth have already run; Content-Type, encoding, limits and the body are
-// the shared handler's business, with this receiver's `max_request_body_size`.
+// the shared handler's business, with this receiver's `max_request_body_size` and `max_spans_per_request`.
 import type { IncomingMessage } from 'node:http';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import type { Logger } from '../../pipeline/log.ts';
@@ -24,6 +24,7 @@ export function createOtlpRoute(context: OtlpRouteContext): OtlpRoute {
     consumer: context.consumer,
     logger: context.logger,
     maxRequestBodySize: context.config.max_request_body_size,
+    maxSpansPerRequest: context.config.max_spans_per_request,
   });
   return (method, incoming) => handler(method, incoming, true);
 }

@@ -9,12 +9,16 @@ export interface OtlpHttpProtocolConfig {
   endpoint: string;
   /** Bytes, for the raw body and again for the decompressed body: 413 when over. */
   max_request_body_size: number;
+  /** Spans in one request, counted before they are decoded: 413 when over. */
+  max_spans_per_request: number;
 }
 
 export interface OtlpGrpcProtocolConfig {
   endpoint: string;
   /** Set explicitly on the server: grpc-js's own default is 4 MiB. */
   max_recv_msg_size_mib: number;
+  /** Spans in one request, counted before they are decoded: RESOURCE_EXHAUSTED when over. */
+  max_spans_per_request: number;
 }
 
 export interface OtlpReceiverConfig {
@@ -27,11 +31,13 @@ export interface OtlpReceiverConfig {
 export const HTTP_DEFAULTS: OtlpHttpProtocolConfig = {
   endpoint: '127.0.0.1:4318',
   max_request_body_size: 20_971_520,
+  max_spans_per_request: 100_000,
 };
 
 export const GRPC_DEFAULTS: OtlpGrpcProtocolConfig = {
   endpoint: '127.0.0.1:4317',
   max_recv_msg_size_mib: 20,
+  max_spans_per_request: 100_000,
 };
 
 /** An object whose unknown keys are errors, that may also be null (YAML `http:`), with no default. */
@@ -52,10 +58,12 @@ export const schema: JsonSchema = {
         http: protocol({
           endpoint: endpoint(HTTP_DEFAULTS.endpoint),
           max_request_body_size: integer(HTTP_DEFAULTS.max_request_body_size, 1),
+          max_spans_per_request: integer(HTTP_DEFAULTS.max_spans_per_request, 1),
         }),
         grpc: protocol({
           endpoint: endpoint(GRPC_DEFAULTS.endpoint),
           max_recv_msg_size_mib: integer(GRPC_DEFAULTS.max_recv_msg_size_mib, 1),
+          max_spans_per_request: integer(GRPC_DEFAULTS.max_spans_per_request, 1),
         }),
       },
     },

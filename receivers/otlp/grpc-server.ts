@@ -7,7 +7,7 @@ import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type S
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import { StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
-import { encodeExportResponse, OtlpDecodeError, ProtoDecoder, type DecodedRequest } from '../../codec/otlp/index.ts';
+import { encodeExportResponse, OtlpDecodeError, OtlpSpanLimitError, ProtoDecoder, type DecodedRequest } from '../../codec/otlp/index.ts';
 import type { OtlpGrpcProtocolConfig } from './config.ts';
 import { parseEndpoint } from '../common/endpoint.ts';
 import { ingest, retryAfterSeconds } from './ingest.ts';
@@ -48,7 +48,7 @@ export class OtlpGrpcServer {
   readonly #config: OtlpGrpcProtocolConfig;
   readonly #consumer: IngestConsumer;
   readonly #logger: Logger;
-  readonly #decoder = new ProtoDecoder();
+  readonly #decoder: ProtoDecoder;
   readonly #rules = new OtlpRules();
   #server: Server | undefined;
   #port = 0;
@@ -56,6 +56,7 @@ export class OtlpGrpcServer {
 
   constructor(config: OtlpGrpcProtocolConfig, consumer: IngestConsumer, logger: Logger) {
     this.#config = config;
+    this.#decoder = new ProtoDecoder(config.max_spans_per_request);
     this.#consumer = consumer;
     this.#logger = logger;
   }
@@ -73,6 +74,10 @@ export class OtlpGrpcServer {
       try {
         decoded = this.#decoder.decode(call.request);
       } catch (e) {
+        if (e instanceof OtlpSpanLimitError) {
+          callback(error(status.RESOURCE_EXHAUSTED, e.message));
+          return;
+        }
         if (!(e instanceof OtlpDecodeError)) throw e;
         callback(error(status.INVALID_ARGUMENT, `cannot decode the request: ${e.message}`));
         return;

@@ -1,14 +1,15 @@
 // The OTLP/HTTP exchange for one request, independent of the server around it: the `otlp` receiver's
 // own listener and the `http` receiver's `/otlp/v1/traces` route both call it (ingest-api.md §1.2), so
 // the two answer identically. Order: method, Content-Type (415), Content-Encoding (400), declared size
-// (413), admission (503), body (413), decompression (400/413), decode (400), processors, append.
+// (413), admission (503), body (413), decompression (400/413), span count (413), decode (400), then the
+// pipeline's one call.
 import { OtlpRules } from '../../codec/otlp/rules.ts';
 import type { IncomingMessage } from 'node:http';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import {
   ProtoDecoder, decodeExportRequestJson, encodeExportResponse, encodeExportResponseJson, encodeStatus,
-  encodeStatusJson, GrpcCode, OtlpDecodeError, type DecodedRequest, type PartialSuccess,
+  encodeStatusJson, GrpcCode, OtlpDecodeError, OtlpSpanLimitError, type DecodedRequest, type PartialSuccess,
 } from '../../codec/otlp/index.ts';
 import { declaredTooLarge, decompress, parseContentEncoding, readBody } from '../common/request-body.ts';
 import { ingest, retryAfterSeconds } from './ingest.ts';
@@ -25,6 +26,8 @@ export interface OtlpHttpOptions {
   logger: Logger;
   /** Raw and decompressed. */
   maxRequestBodySize: number;
+  /** Spans in one request (413 when over). */
+  maxSpansPerRequest: number;
 }
 
 /** `allowReadyCheck`: GET answers `{"status":"ready"}` (the `/otlp/v1/traces` path); default true. */
@@ -66,8 +69,8 @@ export const READY_REPLY: OtlpHttpReply = {
 
 /** Builds the handler. Anything but POST (and GET when the ready check is allowed) is 405. */
 export function createOtlpHttpHandler(options: OtlpHttpOptions): OtlpHttpHandler {
-  const { consumer, logger, maxRequestBodySize: limit } = options;
-  const decoder = new ProtoDecoder();
+  const { consumer, logger, maxRequestBodySize: limit, maxSpansPerRequest: maxSpans } = options;
+  const decoder = new ProtoDecoder(maxSpans);
   const rules = new OtlpRules();
   return async (method, incoming, allowReadyCheck = true) => {
     if (method === 'GET' && allowReadyCheck) return READY_REPLY;
@@ -105,8 +108,9 @@ export function createOtlpHttpHandler(options: OtlpHttpOptions): OtlpHttpHandler
 
     let decoded: DecodedRequest;
     try {
-      decoded = encoding === 'proto' ? decoder.decode(body.bytes) : decodeExportRequestJson(body.bytes);
+      decoded = encoding === 'proto' ? decoder.decode(body.bytes) : decodeExportRequestJson(body.bytes, maxSpans);
     } catch (error) {
+      if (error instanceof OtlpSpanLimitError) return statusReply(413, GrpcCode.RESOURCE_EXHAUSTED, error.message, encoding);
       if (error instanceof OtlpDecodeError) {
         return statusReply(400, GrpcCode.INVALID_ARGUMENT, `cannot decode the request: ${error.message}`, encoding);
       }

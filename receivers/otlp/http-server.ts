@@ -31,7 +31,9 @@ export class OtlpHttpServer {
   constructor(config: OtlpHttpProtocolConfig, consumer: IngestConsumer, logger: Logger) {
     this.#config = config;
     this.#logger = logger;
-    this.#handler = createOtlpHttpHandler({ consumer, logger, maxRequestBodySize: config.max_request_body_size });
+    this.#handler = createOtlpHttpHandler({
+      consumer, logger, maxRequestBodySize: config.max_request_body_size, maxSpansPerRequest: config.max_spans_per_request,
+    });
   }
 
   async #reply(incoming: IncomingMessage): Promise<OtlpHttpReply> {

@@ -13,11 +13,12 @@ import { RecordingConsumer, sdkSpans } from './helpers.ts';
 const requestEncoder = new ExportRequestEncoder();
 
 const consumer = new RecordingConsumer();
+const MAX_SPANS = 50;
 let receiver: OtlpReceiver;
 let client: Client;
 
 beforeAll(async () => {
-  receiver = new OtlpReceiver({ protocols: { grpc: { endpoint: '127.0.0.1:0', max_recv_msg_size_mib: 6 } } }, consumer, silentLogger);
+  receiver = new OtlpReceiver({ protocols: { grpc: { endpoint: '127.0.0.1:0', max_recv_msg_size_mib: 6, max_spans_per_request: MAX_SPANS } } }, consumer, silentLogger);
   await receiver.start();
   client = new Client(`127.0.0.1:${receiver.grpc!.port()}`, credentials.createInsecure(), {
     'grpc.max_send_message_length': 64 * 1024 * 1024,
@@ -50,6 +51,16 @@ function span(spanId: string, traceId = '4bf92f3577b34da6a3ce929d0e0e4736'): Spa
 }
 
 describe('otlp receiver over gRPC', () => {
+  it('RESOURCE_EXHAUSTED for more spans than max_spans_per_request, nothing consumed', async () => {
+    const many = (n: number) => Array.from({ length: n }, (_, i) => span((i + 1).toString(16).padStart(16, '0')));
+    const over = await call(requestEncoder.encode(many(MAX_SPANS + 1)));
+    expect(over.error?.code).toBe(status.RESOURCE_EXHAUSTED);
+    expect(over.error?.details).toBe(`the request holds more than max_spans_per_request (${MAX_SPANS}) spans`);
+    expect(consumer.consumed).toBe(0);
+    expect((await call(requestEncoder.encode(many(MAX_SPANS)))).error).toBeNull();
+    expect(consumer.appended).toHaveLength(MAX_SPANS);
+  });
+
   it('OK with an empty response when every span is accepted', async () => {
     const spans = await sdkSpans(2);
     const body = ProtobufTraceSerializer.serializeRequest(spans)!;

@@ -18,13 +18,14 @@ let spans: ReadableSpan[];
 let proto: Uint8Array;
 let json: Uint8Array;
 const LIMIT = 64 * 1024;
+const MAX_SPANS = 50;
 
 beforeAll(async () => {
   spans = await sdkSpans(3);
   proto = ProtobufTraceSerializer.serializeRequest(spans)!;
   json = JsonTraceSerializer.serializeRequest(spans)!;
   consumer = new RecordingConsumer();
-  receiver = new OtlpReceiver({ protocols: { http: { endpoint: '127.0.0.1:0', max_request_body_size: LIMIT } } }, consumer, silentLogger);
+  receiver = new OtlpReceiver({ protocols: { http: { endpoint: '127.0.0.1:0', max_request_body_size: LIMIT, max_spans_per_request: MAX_SPANS } } }, consumer, silentLogger);
   await receiver.start();
   base = receiver.endpoints()[0];
 });
@@ -81,6 +82,26 @@ describe('otlp receiver over HTTP', () => {
     const put = await fetch(base + '/otlp/v1/traces', { method: 'PUT', body: 'x' });
     expect(put.status).toBe(405);
     expect(put.headers.get('allow')).toBe('GET, POST');
+  });
+
+  it('more spans than max_spans_per_request: 413 RESOURCE_EXHAUSTED, protobuf and JSON, nothing consumed', async () => {
+    const many = (n: number) => Array.from({ length: n }, (_, i) => ({
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: (i + 1).toString(16).padStart(16, '0'), name: 'n', kind: 1,
+      startNs: 1n, endNs: 2n, status: { code: 0 }, attributes: new Map(),
+    }));
+    const over = await post('/v1/traces', requestEncoder.encode(many(MAX_SPANS + 1)), PROTO);
+    expect(over.status).toBe(413);
+    expect(decodeStatus(new Uint8Array(await over.arrayBuffer()))).toEqual({
+      code: 8, message: `the request holds more than max_spans_per_request (${MAX_SPANS}) spans`,
+    });
+    // OTLP/JSON: the SDK's serializer, spans split over two scopes by their instrumentation.
+    const jsonSpans = await sdkSpans(MAX_SPANS + 1);
+    const overJson = await post('/v1/traces', JsonTraceSerializer.serializeRequest(jsonSpans)!, { 'content-type': 'application/json' });
+    expect(overJson.status).toBe(413);
+    expect(await overJson.json()).toMatchObject({ code: 8, message: `the request holds more than max_spans_per_request (${MAX_SPANS}) spans` });
+    expect(consumer.consumed).toBe(0);
+    expect((await post('/v1/traces', requestEncoder.encode(many(MAX_SPANS)), PROTO)).status).toBe(200);
+    expect(consumer.appended).toHaveLength(MAX_SPANS);
   });
 
   it('415 for other content types, 400 for an unknown Content-Encoding', async () => {
