@@ -19,6 +19,50 @@ describe('memory limiter', () => {
     expect(limiter.check()).toBeUndefined();
   });
 
+  it('over the limit, collects garbage and measures again before refusing: dead objects do not lock clients out', () => {
+    let used = 600 * MiB;
+    let live = 100 * MiB;
+    let clock = 0;
+    let collections = 0;
+    const collect = () => {
+      collections++;
+      used = live;
+    };
+    const limiter = createMemoryLimiter({ limitMib: 512, measure: () => used, now: () => clock, collect, collectIntervalMs: 1000 });
+    // A burst was delivered: 600 MiB counted, 100 live. Admitted after one collection.
+    expect(limiter.check()).toBeUndefined();
+    expect(collections).toBe(1);
+    // Really over: the collection frees nothing and the request is refused.
+    used = 700 * MiB;
+    live = 700 * MiB;
+    clock += 1000;
+    expect(limiter.check()?.message).toMatch(/700 MiB/);
+    expect(collections).toBe(2);
+    // Under a real overload it collects at most once per interval, refusing on the samples between.
+    clock += 100;
+    expect(limiter.check()).toBeDefined();
+    clock += 100;
+    expect(limiter.check()).toBeDefined();
+    expect(collections).toBe(2);
+    clock += 800;
+    live = 200 * MiB;
+    expect(limiter.check()).toBeUndefined();
+    expect(collections).toBe(3);
+  });
+
+  it('the default collection frees what is no longer referenced', () => {
+    let garbage: Array<{ i: number }> | undefined = Array.from({ length: 500_000 }, (_, i) => ({ i }));
+    const measure = () => process.memoryUsage().heapUsed;
+    const withGarbage = measure();
+    garbage = undefined;
+    let after = 0;
+    // A limit below the heap in use makes the limiter collect; the second sample is what is live.
+    const limiter = createMemoryLimiter({ limitMib: 1, measure: () => (after = measure()) });
+    limiter.check();
+    expect(garbage).toBeUndefined();
+    expect(after).toBeLessThan(withGarbage - 10 * MiB);
+  });
+
   it('samples at most once per interval, however many requests ask', () => {
     let samples = 0;
     let clock = 0;
