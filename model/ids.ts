@@ -153,7 +153,7 @@ export function isCanonicalHexId(value: unknown, len: 16 | 32): boolean {
 // ---- random ids ---------------------------------------------------------------------------------
 // Flat spans without a name get a random one, so this can run once per span: bytes come from a pooled
 // buffer refilled in one system call instead of one call per id. The pool belongs to its owner (a
-// validate processor, a receiver), so no two pipelines or threads share a position in it.
+// receiver that checks spans), so no two pipelines or threads share a position in it.
 
 /** Byte -> its two lowercase hex digits. */
 const BYTE_HEX: string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));

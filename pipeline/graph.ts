@@ -23,7 +23,7 @@ export interface ComponentEntry {
 export interface PipelineEntry {
   id: string;
   receivers: string[];
-  /** As listed; flatten and validate run first even when not listed. */
+  /** As listed, without `flatten` and `validate` (part of every receiver now: config/schema.ts RECEIVER_STEPS). */
   processors: string[];
   exporters: string[];
 }

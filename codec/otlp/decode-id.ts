@@ -4,7 +4,7 @@
 // Why not Buffer's `hexSlice`: it is a call into C++ (about 80-100 ns per id on the benchmark machine,
 // ~7-10% of decoding in profiles). `String.fromCharCode` with a fixed argument list is a V8 builtin that
 // builds the one-byte string directly: about 25 ns for a span id and 55 ns for a trace id. Other lengths
-// (invalid, but validate judges them, not the decoder) keep the native path.
+// (invalid, but the receiver rules judge them, not the decoder) keep the native path.
 //
 // A trace id usually repeats across the spans of a request, so a decoder's IdHex remembers the last one
 // with its bytes: comparing 16 bytes is cheaper than building the string again, and handing out one

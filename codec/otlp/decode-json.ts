@@ -3,8 +3,8 @@
 // unknown keys are ignored. As in the protobuf JSON mapping, the proto field names (snake_case) are
 // accepted as well, and enum values may be given by name.
 //
-// A field of the wrong JSON type that validate has a rule for (ids, times, kind, status code) is decoded
-// to a value validate rejects, so only that span fails; any other type error makes the body
+// A field of the wrong JSON type that the receiver rules cover (ids, times, kind, status code) is decoded
+// to a value the rules reject, so only that span fails; any other type error makes the body
 // undecodable (400), naming the path.
 import { newSpan, spanStatus, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../../model/span.ts';
 import { flattenInto } from '../../model/attributes/flatten.ts';
@@ -51,13 +51,13 @@ function uint32(v: unknown, path: string): number {
   return n;
 }
 
-/** An id: hex, lowercased. A non-string becomes '' so validate rejects the span, not the request. */
+/** An id: hex, lowercased. A non-string becomes '' so the rules reject the span, not the request. */
 function id(v: unknown): string {
   if (typeof v !== 'string') return v === undefined || v === null ? '' : '!';
   return v.toLowerCase();
 }
 
-/** fixed64 nanoseconds: a decimal string or an integer; anything else is 0n (validate: missing time). */
+/** fixed64 nanoseconds: a decimal string or an integer; anything else is 0n (the rules: missing time). */
 function nanos(v: unknown): bigint {
   if (typeof v === 'string') return /^\d{1,20}$/.test(v) ? BigInt(v) : 0n;
   if (typeof v === 'number') return Number.isInteger(v) && v >= 0 ? BigInt(v) : 0n;

@@ -5,7 +5,7 @@
 // fields are skipped.
 //
 // Decoding judges only the wire format. Whether a span is acceptable (id lengths, zero ids, times,
-// enum ranges) is the `validate` processor's call (otlp.md), so ids are kept as the hex of whatever
+// enum ranges) is the receiver rules' call (rules.ts, otlp.md), so ids are kept as the hex of whatever
 // bytes came, enums as the numbers that came, and absent times as 0n.
 import { newSpan, spanStatus, type AttrScalar, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../../model/span.ts';
 import { flattenInto } from '../../model/attributes/flatten.ts';
@@ -329,7 +329,7 @@ export class ProtoDecoder {
     // newSpan: every field, so one hidden class for all spans (model/span.ts SPAN_FIELDS).
     const status = spanStatus(statusCode, statusMessage === '' ? undefined : statusMessage);
     const span = newSpan(traceId, spanId, name, kind, startNs, endNs, status, attributes);
-    // Empty parent bytes mean a root (otlp.md); all-zero ones are validate's to judge.
+    // Empty parent bytes mean a root (otlp.md); all-zero ones are the rules' to judge.
     if (parentId !== '') span.parentId = parentId;
     if (events !== undefined) span.events = events;
     if (links !== undefined) span.links = links;

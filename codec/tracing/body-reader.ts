@@ -3,7 +3,7 @@
 // JSON.parse would give them, with one difference: the `attributes` object of a span and of an event
 // arrives already flattened (an AttributeList, ag-namespace.md §1.2). Members nothing reads (unknown
 // names) are checked as JSON and skipped. Everything after the reader (the body's shape, the span-count
-// limit, the tree walk, validate's rules) reads its result, so there is one way a tracing body becomes
+// limit, the tree walk, the span checks) reads its result, so there is one way a tracing body becomes
 // spans.
 //
 // Why not JSON.parse and then flatten: JSON.parse builds an object per attribute object only for flatten
@@ -213,7 +213,7 @@ class BodyReader extends JsonByteReader {
     return this.object(depth, ANY);
   }
 
-  /** A span object: the members validate reads, as JSON.parse gives them; other members skipped. */
+  /** A span object: the members the span checks read, as JSON.parse gives them; other members skipped. */
   private span(depth: number): SpanMembers {
     this.open(depth);
     const span = new SpanMembers();
@@ -241,7 +241,7 @@ class BodyReader extends JsonByteReader {
     }
   }
 
-  /** An event object: its members validate reads; other members skipped. */
+  /** An event object: its members the span checks read; other members skipped. */
   private event(depth: number): EventMembers {
     this.open(depth);
     const event = new EventMembers();

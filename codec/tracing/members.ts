@@ -21,7 +21,7 @@ export class MemberNames {
   }
 }
 
-/** A span's members. The field names are the JSON names, so validate reads this as it reads any object. */
+/** A span's members. The field names are the JSON names, so the span checks read this as they read any object. */
 export class SpanMembers {
   static readonly ATTRIBUTES = 9;
   static readonly EVENTS = 10;
