@@ -1,6 +1,7 @@
 // `receivers.http` (ingest-api.md §9): the tracing API listener and its limits.
 import type { JsonSchema } from '../../pipeline/component.ts';
 import { duration, endpoint, integer, object } from '../../pipeline/schema.ts';
+import { corsSchema, NO_CORS, type CorsConfig } from '../common/cors.ts';
 
 export interface HttpReceiverConfig {
   /** `host:port`; port 0 picks a free port (tests). */
@@ -15,6 +16,8 @@ export interface HttpReceiverConfig {
   api_keys: string[];
   /** Milliseconds; sent as whole seconds (rounded up) in `Retry-After` on 429/503. */
   retry_after: number;
+  /** Cross-origin requests from browsers; off while `allowed_origins` is empty. */
+  cors: CorsConfig;
 }
 
 export const schema: JsonSchema = object({
@@ -25,6 +28,7 @@ export const schema: JsonSchema = object({
   max_spans_per_request: integer(100_000, 1),
   api_keys: { type: 'array', items: { type: 'string', minLength: 1 }, default: [] },
   retry_after: duration('1s'),
+  cors: corsSchema,
 });
 
 /** The defaults, as the config loader would fill them in (durations already in milliseconds). */
@@ -35,4 +39,5 @@ export const defaultConfig: HttpReceiverConfig = {
   max_spans_per_request: 100_000,
   api_keys: [],
   retry_after: 1000,
+  cors: NO_CORS,
 };

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { IngestConsumer, Receiver } from '../../pipeline/component.ts';
 import { StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
+import { Cors } from '../common/cors.ts';
 import { parseEndpoint } from '../common/endpoint.ts';
 import { sendReply } from '../common/reply-writer.ts';
 import { isServableTarget } from '../common/request-target.ts';
@@ -20,12 +21,14 @@ export class HttpReceiver implements Receiver {
   readonly #config: HttpReceiverConfig;
   readonly #logger: Logger;
   readonly #handler: TracingApiHandler;
+  readonly #cors: Cors;
   #server: Server | undefined;
   #closing = false;
 
   constructor(config: HttpReceiverConfig, consumer: IngestConsumer, logger: Logger) {
     this.#config = config;
     this.#logger = logger;
+    this.#cors = new Cors(config.cors);
     this.#handler = new TracingApiHandler(config, consumer, createOtlpRoute({ config, consumer, logger }));
   }
 
@@ -42,7 +45,7 @@ export class HttpReceiver implements Receiver {
    *  clients do not hold the server open. */
   async #serve(incoming: IncomingMessage, outgoing: ServerResponse, defaultHost: string | undefined): Promise<void> {
     const servable = isServableTarget(incoming, defaultHost);
-    const reply = servable ? await this.#reply(incoming) : BAD_REQUEST;
+    const reply = servable ? this.#cors.preflight(incoming) ?? this.#cors.answer(incoming, await this.#reply(incoming)) : BAD_REQUEST;
     const withLength = !servable || incoming.method !== 'HEAD';
     sendReply(incoming, outgoing, reply, { contentType: JSON_CONTENT_TYPE, closing: this.#closing, withLength }, this.#logger);
   }

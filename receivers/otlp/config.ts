@@ -3,6 +3,7 @@
 // the protocol objects carry no schema default of their own.
 import type { JsonSchema } from '../../pipeline/component.ts';
 import { endpoint, integer } from '../../pipeline/schema.ts';
+import { corsSchema, NO_CORS, type CorsConfig } from '../common/cors.ts';
 
 export interface OtlpHttpProtocolConfig {
   /** `host:port`; port 0 picks a free port (tests). */
@@ -11,6 +12,8 @@ export interface OtlpHttpProtocolConfig {
   max_request_body_size: number;
   /** Spans in one request, counted before they are decoded: 413 when over. */
   max_spans_per_request: number;
+  /** Cross-origin requests from browsers; off while `allowed_origins` is empty. */
+  cors: CorsConfig;
 }
 
 export interface OtlpGrpcProtocolConfig {
@@ -32,6 +35,7 @@ export const HTTP_DEFAULTS: OtlpHttpProtocolConfig = {
   endpoint: '127.0.0.1:4318',
   max_request_body_size: 20_971_520,
   max_spans_per_request: 100_000,
+  cors: NO_CORS,
 };
 
 export const GRPC_DEFAULTS: OtlpGrpcProtocolConfig = {
@@ -59,6 +63,7 @@ export const schema: JsonSchema = {
           endpoint: endpoint(HTTP_DEFAULTS.endpoint),
           max_request_body_size: integer(HTTP_DEFAULTS.max_request_body_size, 1),
           max_spans_per_request: integer(HTTP_DEFAULTS.max_spans_per_request, 1),
+          cors: corsSchema,
         }),
         grpc: protocol({
           endpoint: endpoint(GRPC_DEFAULTS.endpoint),

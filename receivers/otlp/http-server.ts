@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import { StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
+import { Cors } from '../common/cors.ts';
 import { sendReply } from '../common/reply-writer.ts';
 import { isServableTarget } from '../common/request-target.ts';
 import { encodeStatusJson, GrpcCode } from '../../codec/otlp/index.ts';
@@ -26,11 +27,13 @@ export class OtlpHttpServer {
   readonly #config: OtlpHttpProtocolConfig;
   readonly #logger: Logger;
   readonly #handler: OtlpHttpHandler;
+  readonly #cors: Cors;
   #server: Server | undefined;
 
   constructor(config: OtlpHttpProtocolConfig, consumer: IngestConsumer, logger: Logger) {
     this.#config = config;
     this.#logger = logger;
+    this.#cors = new Cors(config.cors);
     this.#handler = createOtlpHttpHandler({
       consumer, logger, maxRequestBodySize: config.max_request_body_size, maxSpansPerRequest: config.max_spans_per_request,
     });
@@ -55,7 +58,7 @@ export class OtlpHttpServer {
       outgoing.end();
       return;
     }
-    const reply = await this.#reply(incoming);
+    const reply = this.#cors.preflight(incoming) ?? this.#cors.answer(incoming, await this.#reply(incoming));
     sendReply(incoming, outgoing, reply, { contentType: JSON_TYPE, closing: false, withLength: incoming.method !== 'HEAD' }, this.#logger);
   }
 
