@@ -2,6 +2,7 @@
 import type { JsonSchema } from '../../pipeline/component.ts';
 import { duration, endpoint, integer, object } from '../../pipeline/schema.ts';
 import { corsSchema, NO_CORS, type CorsConfig } from '../common/cors.ts';
+import { tlsSchema, type TlsConfig } from '../common/tls.ts';
 
 export interface HttpReceiverConfig {
   /** `host:port`; port 0 picks a free port (tests). */
@@ -18,6 +19,8 @@ export interface HttpReceiverConfig {
   retry_after: number;
   /** Cross-origin requests from browsers; off while `allowed_origins` is empty. */
   cors: CorsConfig;
+  /** HTTPS instead of HTTP (and mutual TLS with a client CA); absent: plain HTTP. */
+  tls?: TlsConfig;
 }
 
 export const schema: JsonSchema = object({
@@ -29,6 +32,7 @@ export const schema: JsonSchema = object({
   api_keys: { type: 'array', items: { type: 'string', minLength: 1 }, default: [] },
   retry_after: duration('1s'),
   cors: corsSchema,
+  tls: tlsSchema,
 });
 
 /** The defaults, as the config loader would fill them in (durations already in milliseconds). */

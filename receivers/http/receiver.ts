@@ -2,11 +2,13 @@
 // reply with the shared writer. Routing is done by the handler's own path normalisation (routes.ts), and
 // the body is read straight from Node's IncomingMessage as Buffers.
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { IngestConsumer, Receiver } from '../../pipeline/component.ts';
 import { StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import { Cors } from '../common/cors.ts';
+import { secureContextOptions, watchTlsFiles } from '../common/tls.ts';
 import { parseEndpoint } from '../common/endpoint.ts';
 import { sendReply } from '../common/reply-writer.ts';
 import { isServableTarget } from '../common/request-target.ts';
@@ -23,6 +25,8 @@ export class HttpReceiver implements Receiver {
   readonly #handler: TracingApiHandler;
   readonly #cors: Cors;
   #server: Server | undefined;
+  /** Stops the check of the TLS files for a renewal (set while serving HTTPS). */
+  #stopWatching: (() => void) | undefined;
   #closing = false;
 
   constructor(config: HttpReceiverConfig, consumer: IngestConsumer, logger: Logger) {
@@ -52,7 +56,10 @@ export class HttpReceiver implements Receiver {
 
   start(): Promise<void> {
     const { host, port } = parseEndpoint(this.#config.endpoint);
-    const server = createServer((incoming, outgoing) => void this.#serve(incoming, outgoing, host));
+    const listener = (incoming: IncomingMessage, outgoing: ServerResponse) => void this.#serve(incoming, outgoing, host);
+    const tls = this.#config.tls;
+    const server = tls === undefined ? createServer(listener) : createHttpsServer(secureContextOptions(tls), listener);
+    if (tls !== undefined) this.#stopWatching = watchTlsFiles(tls, (options) => (server as HttpsServer).setSecureContext(options), this.#logger);
     return new Promise((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException) => {
         reject(new StartupError(`http receiver: cannot listen on ${this.#config.endpoint}: ${error.code ?? error.message}`, { cause: error }));
@@ -71,13 +78,14 @@ export class HttpReceiver implements Receiver {
     const address = this.#server?.address() as AddressInfo | null | undefined;
     if (!address) return [];
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    return [`http://${host}:${address.port}`];
+    return [`${this.#config.tls ? 'https' : 'http'}://${host}:${address.port}`];
   }
 
   shutdown(): Promise<void> {
     const server = this.#server;
     if (server === undefined) return Promise.resolve();
     this.#server = undefined;
+    this.#stopWatching?.();
     this.#closing = true;
     return new Promise((resolve) => {
       // In-flight requests finish; idle keep-alive connections are closed now, busy ones once they answer.

@@ -4,6 +4,7 @@
 import type { JsonSchema } from '../../pipeline/component.ts';
 import { endpoint, integer } from '../../pipeline/schema.ts';
 import { corsSchema, NO_CORS, type CorsConfig } from '../common/cors.ts';
+import { tlsSchema, type TlsConfig } from '../common/tls.ts';
 
 export interface OtlpHttpProtocolConfig {
   /** `host:port`; port 0 picks a free port (tests). */
@@ -14,6 +15,8 @@ export interface OtlpHttpProtocolConfig {
   max_spans_per_request: number;
   /** Cross-origin requests from browsers; off while `allowed_origins` is empty. */
   cors: CorsConfig;
+  /** HTTPS instead of HTTP; absent: plain HTTP. */
+  tls?: TlsConfig;
 }
 
 export interface OtlpGrpcProtocolConfig {
@@ -22,6 +25,8 @@ export interface OtlpGrpcProtocolConfig {
   max_recv_msg_size_mib: number;
   /** Spans in one request, counted before they are decoded: RESOURCE_EXHAUSTED when over. */
   max_spans_per_request: number;
+  /** TLS (and mutual TLS with a client CA); absent: plaintext. */
+  tls?: TlsConfig;
 }
 
 export interface OtlpReceiverConfig {
@@ -64,11 +69,13 @@ export const schema: JsonSchema = {
           max_request_body_size: integer(HTTP_DEFAULTS.max_request_body_size, 1),
           max_spans_per_request: integer(HTTP_DEFAULTS.max_spans_per_request, 1),
           cors: corsSchema,
+          tls: tlsSchema,
         }),
         grpc: protocol({
           endpoint: endpoint(GRPC_DEFAULTS.endpoint),
           max_recv_msg_size_mib: integer(GRPC_DEFAULTS.max_recv_msg_size_mib, 1),
           max_spans_per_request: integer(GRPC_DEFAULTS.max_spans_per_request, 1),
+          tls: tlsSchema,
         }),
       },
     },

@@ -1,5 +1,6 @@
 import type { Factory, Receiver, ReceiverContext } from '../../pipeline/component.ts';
-import { schema, type OtlpReceiverConfig } from './config.ts';
+import { resolveProtocols, schema, type OtlpReceiverConfig } from './config.ts';
+import { tlsProblems } from '../common/tls.ts';
 import { OtlpReceiver } from './receiver.ts';
 
 export const factory: Factory<OtlpReceiverConfig, Receiver, ReceiverContext> = {
@@ -7,4 +8,8 @@ export const factory: Factory<OtlpReceiverConfig, Receiver, ReceiverContext> = {
   kind: 'receiver',
   schema,
   create: (config, context) => new OtlpReceiver(config, context.consumer, context.logger),
+  check: (config) => {
+    const { http, grpc } = resolveProtocols(config);
+    return [...tlsProblems(http?.tls, 'protocols.http.tls'), ...tlsProblems(grpc?.tls, 'protocols.grpc.tls')];
+  },
 };

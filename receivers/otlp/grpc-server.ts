@@ -3,13 +3,14 @@
 // bytes by the deserializer and decoded in the handler, so an undecodable body becomes
 // INVALID_ARGUMENT rather than grpc-js's generic INTERNAL. grpc-js undoes gzip message compression.
 import { OtlpRules } from '../../codec/otlp/rules.ts';
-import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from '@grpc/grpc-js';
+import { experimental, Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from '@grpc/grpc-js';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import { StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import { encodeExportResponse, OtlpDecodeError, OtlpSpanLimitError, ProtoDecoder, type DecodedRequest } from '../../codec/otlp/index.ts';
 import type { OtlpGrpcProtocolConfig } from './config.ts';
 import { parseEndpoint } from '../common/endpoint.ts';
+import type { TlsConfig } from '../common/tls.ts';
 import { ingest, retryAfterSeconds } from './ingest.ts';
 
 export const EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
@@ -42,6 +43,23 @@ function error(code: number, details: string, retryAfterMs?: number): GrpcError 
     e.metadata.set('retry-after', String(retryAfterSeconds(retryAfterMs)));
   }
   return e;
+}
+
+/**
+ * gRPC server credentials for `tls` (receivers/common/tls.ts); grpc-js itself re-reads the files every
+ * `reload_interval`. Here and not in tls.ts, so that grpc-js is loaded only when gRPC is configured.
+ */
+export function grpcCredentials(tls: TlsConfig | undefined): ServerCredentials {
+  if (tls === undefined) return ServerCredentials.createInsecure();
+  const identity = new experimental.FileWatcherCertificateProvider({
+    certificateFile: tls.cert_file, privateKeyFile: tls.key_file, refreshIntervalMs: tls.reload_interval,
+  });
+  const ca = tls.client_ca_file === undefined ? null : new experimental.FileWatcherCertificateProvider({
+    caCertificateFile: tls.client_ca_file, refreshIntervalMs: tls.reload_interval,
+  });
+  // The first argument is the server's identity, the second the CA that checks clients (the parameter
+  // names of grpc-js's declaration say otherwise; its implementation takes them in this order).
+  return experimental.createCertificateProviderServerCredentials(identity, ca, ca !== null);
 }
 
 export class OtlpGrpcServer {
@@ -116,7 +134,7 @@ export class OtlpGrpcServer {
     const { host, port } = parseEndpoint(this.#config.endpoint);
     const bindHost = host === undefined ? '0.0.0.0' : host.includes(':') ? `[${host}]` : host;
     return new Promise((resolve, reject) => {
-      server.bindAsync(`${bindHost}:${port}`, ServerCredentials.createInsecure(), (err, boundPort) => {
+      server.bindAsync(`${bindHost}:${port}`, grpcCredentials(this.#config.tls), (err, boundPort) => {
         if (err) {
           reject(new StartupError(`otlp receiver: cannot listen on ${this.#config.endpoint} (grpc): ${err.message}`, { cause: err }));
           return;

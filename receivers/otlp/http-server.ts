@@ -1,6 +1,7 @@
 // The OTLP/HTTP listener: a Node HTTP server handing every request to the shared handler, which reads
 // the body straight from Node's IncomingMessage, and writing its reply with the shared writer.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import { StartupError } from '../../pipeline/errors.ts';
@@ -12,6 +13,7 @@ import { encodeStatusJson, GrpcCode } from '../../codec/otlp/index.ts';
 import type { OtlpHttpProtocolConfig } from './config.ts';
 import { createOtlpHttpHandler, type OtlpHttpHandler, type OtlpHttpReply } from './http-handler.ts';
 import { matchOtlpPath } from './paths.ts';
+import { secureContextOptions, watchTlsFiles } from '../common/tls.ts';
 import { parseEndpoint } from '../common/endpoint.ts';
 
 const NOT_FOUND: OtlpHttpReply = {
@@ -29,6 +31,8 @@ export class OtlpHttpServer {
   readonly #handler: OtlpHttpHandler;
   readonly #cors: Cors;
   #server: Server | undefined;
+  /** Stops the check of the TLS files for a renewal (set while serving HTTPS). */
+  #stopWatching: (() => void) | undefined;
 
   constructor(config: OtlpHttpProtocolConfig, consumer: IngestConsumer, logger: Logger) {
     this.#config = config;
@@ -64,7 +68,10 @@ export class OtlpHttpServer {
 
   start(): Promise<void> {
     const { host, port } = parseEndpoint(this.#config.endpoint);
-    const server = createServer((incoming, outgoing) => void this.#serve(incoming, outgoing, host));
+    const listener = (incoming: IncomingMessage, outgoing: ServerResponse) => void this.#serve(incoming, outgoing, host);
+    const tls = this.#config.tls;
+    const server = tls === undefined ? createServer(listener) : createHttpsServer(secureContextOptions(tls), listener);
+    if (tls !== undefined) this.#stopWatching = watchTlsFiles(tls, (options) => (server as HttpsServer).setSecureContext(options), this.#logger);
     return new Promise((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException) => {
         reject(new StartupError(`otlp receiver: cannot listen on ${this.#config.endpoint} (http): ${error.code ?? error.message}`, { cause: error }));
@@ -83,13 +90,14 @@ export class OtlpHttpServer {
     const address = this.#server?.address() as AddressInfo | null | undefined;
     if (!address) return undefined;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    return `http://${host}:${address.port}`;
+    return `${this.#config.tls ? 'https' : 'http'}://${host}:${address.port}`;
   }
 
   shutdown(): Promise<void> {
     const server = this.#server;
     if (server === undefined) return Promise.resolve();
     this.#server = undefined;
+    this.#stopWatching?.();
     return new Promise((resolve) => {
       // In-flight requests finish; idle keep-alive connections close now.
       server.close(() => resolve());
