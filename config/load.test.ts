@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { authSchema } from '../pipeline/auth.ts';
 import { Registry } from '../pipeline/registry.ts';
 import { duration, endpoint, object, oneOf } from '../pipeline/schema.ts';
 import { factory as batch } from '../processors/batch/factory.ts';
@@ -6,12 +7,12 @@ import { loadConfigText } from './load.ts';
 import { ConfigError, formatProblem } from './problem.ts';
 
 // Stand-in factories: the loader only reads type, kind, schema and check.
-const fake = (kind: 'receiver' | 'processor' | 'exporter', type: string, schema = object({})) =>
+const fake = (kind: 'receiver' | 'processor' | 'exporter' | 'extension', type: string, schema = object({})) =>
   ({ type, kind, schema, create: () => ({}) });
 
 function registry(): Registry {
   return new Registry()
-    .register(fake('receiver', 'http', object({ endpoint: endpoint('127.0.0.1:4319'), retry_after: duration('1s') })))
+    .register(fake('receiver', 'http', object({ endpoint: endpoint('127.0.0.1:4319'), retry_after: duration('1s'), auth: authSchema })))
     .register(fake('processor', 'namespace', object({ semconv: oneOf(['otlp', 'all', 'none'], 'otlp') })))
     .register(batch)
     .register(fake('exporter', 'file', object({ path: { type: 'string' } }, ['path'])));
@@ -88,10 +89,10 @@ service:
       receivers: [http, otlp]
       processors: [batch, namespace]
       exporters: [file]
-extensions: {}
+connectors: {}
 `;
     expect(problems(text)).toEqual([
-      'c.yaml:13:1 extensions: unknown key',
+      'c.yaml:13:1 connectors: unknown key',
       'c.yaml:3:18 receivers.http.retry_after: must be a duration such as 200ms, 5s or 1m (got "soon")',
       'c.yaml:4:3 receivers.grpc: unknown receiver type "grpc" (known: http)',
       'c.yaml:6:3 exporters.file.path: is required',
@@ -131,6 +132,36 @@ service:
     // flatten and validate, once processors, are part of every receiver: listed, they change nothing.
     expect(c.pipelines.map((p) => p.processors)).toEqual([['namespace', 'batch/fast'], ['namespace']]);
     expect(c.processors.get('batch/fast')!.config).toEqual({ send_batch_size: 1024, timeout: 0, send_batch_max_size: 0, send_batch_size_mib: 3 });
+  });
+
+  it('enables the extensions service.extensions lists, and checks every auth reference', () => {
+    const reg = registry().register(fake('extension', 'api_keys'));
+    const text = `extensions:
+  api_keys: {}
+  api_keys/spare: {}
+receivers:
+  http: {auth: {authenticator: api_keys}}
+exporters:
+  file: {path: out.jsonl}
+service:
+  extensions: [api_keys]
+  pipelines:
+    traces:
+      receivers: [http]
+      exporters: [file]
+`;
+    expect([...loadConfigText(text, 'c.yaml', reg, {}).extensions!.keys()]).toEqual(['api_keys']);
+    const wrong = text.replace('{authenticator: api_keys}', '{authenticator: api_keys/spare}').replace('[api_keys]', '[api_keys, nope]');
+    let found: string[] = [];
+    try {
+      loadConfigText(wrong, 'c.yaml', reg, {});
+    } catch (err) {
+      found = (err as ConfigError).problems.map(formatProblem);
+    }
+    expect(found).toEqual([
+      'c.yaml:9:26 service.extensions.1: "nope" is not defined under extensions',
+      'c.yaml:5:32 receivers.http.auth.authenticator: "api_keys/spare" is not an enabled extension (define it under extensions and list it in service.extensions)',
+    ]);
   });
 
   it('accepts flatten and validate (now part of every receiver) only without settings', () => {

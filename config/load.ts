@@ -15,13 +15,14 @@ import {
 
 export interface LoadedConfig extends GraphSpec {
   source: string;
-  service: Omit<ServiceConfig, 'pipelines'>;
+  service: Omit<ServiceConfig, 'pipelines' | 'extensions'>;
   storage: StorageConfig & { max_bytes: number };
   /** Things worth a log line that do not stop the daemon (unset environment variables). */
   warnings: string[];
 }
 
 const SECTION_KIND: Record<string, ComponentKind> = {
+  extensions: 'extension',
   receivers: 'receiver',
   processors: 'processor',
   exporters: 'exporter',
@@ -82,6 +83,7 @@ class Loader {
     for (const key of Object.keys(top)) {
       if (!(TOP_LEVEL_KEYS as readonly string[]).includes(key)) this.problem([key], 'unknown key', true);
     }
+    const extensions = this.components(top, 'extensions', registry);
     const sections = {
       receivers: this.components(top, 'receivers', registry),
       processors: this.components(top, 'processors', registry),
@@ -91,8 +93,38 @@ class Loader {
     const storage = this.storage(top.storage);
     if (!service || !storage) return undefined;
     const pipelines = this.pipelines(service, sections, registry);
-    const { pipelines: _, ...serviceRest } = service;
-    return { source: this.file, ...sections, pipelines, service: serviceRest, storage, warnings: this.warnings };
+    const enabled = this.enabledExtensions(service.extensions, extensions);
+    this.checkAuthenticators(sections.receivers, enabled);
+    const { pipelines: _, extensions: __, ...serviceRest } = service;
+    return { source: this.file, extensions: enabled, ...sections, pipelines, service: serviceRest, storage, warnings: this.warnings };
+  }
+
+  /** The extensions `service.extensions` lists, each defined under `extensions:`. */
+  private enabledExtensions(ids: string[], defined: Map<string, ComponentEntry>): Map<string, ComponentEntry> {
+    const enabled = new Map<string, ComponentEntry>();
+    ids.forEach((id, i) => {
+      const entry = defined.get(id);
+      if (entry === undefined) this.problem(['service', 'extensions', String(i)], `"${id}" is not defined under extensions`);
+      else enabled.set(id, entry);
+    });
+    return enabled;
+  }
+
+  /** Every `auth: {authenticator: <id>}` in a receiver's settings names an enabled extension. */
+  private checkAuthenticators(receivers: Map<string, ComponentEntry>, enabled: Map<string, ComponentEntry>): void {
+    const visit = (value: unknown, path: string[]): void => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+      for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+        const here = [...path, key];
+        if (key === 'auth' && typeof child === 'object' && child !== null) {
+          const id = (child as { authenticator?: unknown }).authenticator;
+          if (typeof id === 'string' && !enabled.has(id)) {
+            this.problem([...here, 'authenticator'], `"${id}" is not an enabled extension (define it under extensions and list it in service.extensions)`);
+          }
+        } else visit(child, here);
+      }
+    };
+    for (const [id, entry] of receivers) visit(entry.config, ['receivers', id]);
   }
 
   /** Replaces env references in every string scalar, keeping node positions for error messages. */

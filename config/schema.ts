@@ -16,6 +16,8 @@ export interface ServiceConfig {
   /** Milliseconds. */
   shutdown_timeout: number;
   memory_limit_mib: number;
+  /** Ids under `extensions:` to run (an extension not listed here is not started). */
+  extensions: string[];
   telemetry: { logs: { level: 'debug' | 'info' | 'warn' | 'error' } };
   pipelines: Record<string, { receivers: string[]; processors: string[]; exporters: string[] }>;
 }
@@ -28,6 +30,7 @@ export const serviceSchema: JsonSchema = {
   ...object({
     shutdown_timeout: duration('10s'),
     memory_limit_mib: integer(512, 1),
+    extensions: idList,
     telemetry: object({ logs: object({ level: oneOf(['debug', 'info', 'warn', 'error'], 'info') }) }),
     pipelines: {
       type: 'object',
@@ -46,7 +49,7 @@ export const storageSchema: JsonSchema = object({
 // max_bytes has no static default: it depends on the type.
 delete ((storageSchema.properties as Record<string, JsonSchema>).max_bytes as Record<string, unknown>).default;
 
-export const TOP_LEVEL_KEYS = ['receivers', 'processors', 'exporters', 'service', 'storage'] as const;
+export const TOP_LEVEL_KEYS = ['extensions', 'receivers', 'processors', 'exporters', 'service', 'storage'] as const;
 
 /** The synchronous processors, in the order they run (docs/decisions/0002). */
 export const SYNC_PROCESSORS = ['namespace'] as const;

@@ -10,7 +10,7 @@ import type { StreamReader, StreamRecord } from './stream/stream.ts';
 /** A JSON schema (ajv, draft 2020-12 subset) describing one component's config, with `default`s. */
 export type JsonSchema = Record<string, unknown>;
 
-export type ComponentKind = 'receiver' | 'processor' | 'exporter';
+export type ComponentKind = 'receiver' | 'processor' | 'exporter' | 'extension';
 
 export interface ComponentContext {
   /** `type` or `type/name`, as in the config. */
@@ -52,6 +52,31 @@ export interface IngestConsumer {
 
 export interface ReceiverContext extends ComponentContext {
   consumer: IngestConsumer;
+  /** The authenticator extension with this id (the config loader checked that it is enabled);
+   *  absent where no extension runs (a receiver built by hand, in a test). */
+  authenticator?(id: string): Authenticator;
+}
+
+// ---- extensions ----------------------------------------------------------------------------------
+
+/** A component outside the pipelines (`extensions:`, enabled by `service.extensions`). */
+export interface Extension {
+  /** Reads what it needs (files); rejects with StartupError. Before any receiver starts. */
+  start(): Promise<void>;
+  /** After every receiver stopped. */
+  shutdown(): Promise<void>;
+}
+
+/** Who a request comes from, once its credential was accepted. */
+export interface Identity {
+  /** The project the credential belongs to, when one was configured for it. */
+  project: string | undefined;
+}
+
+/** An extension that tells whether a request's credential is accepted (`auth: {authenticator: <id>}`). */
+export interface Authenticator extends Extension {
+  /** The identity for an `Authorization` value (HTTP header or gRPC metadata), or undefined: refuse. */
+  authenticate(authorization: string | undefined): Identity | undefined;
 }
 
 export interface Receiver {

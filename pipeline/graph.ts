@@ -1,7 +1,7 @@
 // The running daemon built from a loaded config: one ingest stream per pipeline, one runner per
 // (pipeline, exporter), one consumer per receiver that runs the synchronous processors once and appends
 // to every stream the receiver feeds.
-import type { Batcher, Exporter, IngestConsumer, Receiver, SyncProcessor } from './component.ts';
+import type { Authenticator, Batcher, Exporter, Extension, IngestConsumer, Receiver, SyncProcessor } from './component.ts';
 import { DeadLetterFile, defaultDeadLetterPath } from './deadletter.ts';
 import { RefusedError } from './errors.ts';
 import type { Logger } from './log.ts';
@@ -29,6 +29,8 @@ export interface PipelineEntry {
 }
 
 export interface GraphSpec {
+  /** The extensions `service.extensions` enables, in that order (none: absent). */
+  extensions?: Map<string, ComponentEntry>;
   receivers: Map<string, ComponentEntry>;
   processors: Map<string, ComponentEntry>;
   exporters: Map<string, ComponentEntry>;
@@ -67,6 +69,7 @@ const passThrough: Batcher = {
 };
 
 export class Graph {
+  readonly extensions = new Map<string, Extension>();
   readonly receivers = new Map<string, Receiver>();
   readonly exporters = new Map<string, Exporter>();
   readonly pipelines: PipelineRuntime[] = [];
@@ -132,19 +135,29 @@ export class Graph {
       this.runners.push(...runtime.runners);
     }
 
+    for (const [id, entry] of spec.extensions ?? []) {
+      this.extensions.set(id, registry.get('extension', entry.type)!.create(entry.config, { id, logger: logger.child({ component: id }) }) as Extension);
+    }
+    const authenticator = (id: string): Authenticator => {
+      const extension = this.extensions.get(id);
+      if (extension === undefined || !('authenticate' in extension)) throw new Error(`no authenticator extension "${id}" is enabled`);
+      return extension as Authenticator;
+    };
+
     for (const [id, entry] of spec.receivers) {
       const fed = this.pipelines.filter((_, i) => spec.pipelines[i].receivers.includes(id));
       if (fed.length === 0) continue;
       const consumer = this.consumer(fed);
       const receiver = registry.get('receiver', entry.type)!.create(entry.config, {
-        id, logger: logger.child({ component: id }), consumer,
+        id, logger: logger.child({ component: id }), consumer, authenticator,
       }) as Receiver;
       this.receivers.set(id, receiver);
     }
   }
 
-  /** Exporters first (their start-up errors come before any port is bound), then streams, runners, receivers. */
+  /** Extensions, then exporters (their start-up errors come before any port is bound), streams, runners, receivers. */
   async start(): Promise<void> {
+    for (const extension of this.extensions.values()) await extension.start();
     for (const exporter of this.exporters.values()) await exporter.start();
     for (const p of this.pipelines) await p.stream.open();
     for (const runner of this.runners) runner.start();
@@ -179,6 +192,7 @@ export class Graph {
     }
     await Promise.allSettled([...this.exporters.values()].map((e) => e.shutdown()));
     await Promise.allSettled(this.pipelines.map((p) => p.stream.close()));
+    await Promise.allSettled([...this.extensions.values()].map((e) => e.shutdown()));
     return undelivered;
   }
 

@@ -12,6 +12,7 @@ export const GrpcCode = {
   UNIMPLEMENTED: 12,
   INTERNAL: 13,
   UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
 } as const;
 
 export interface PartialSuccess {

@@ -3,6 +3,7 @@ import type { JsonSchema } from '../../pipeline/component.ts';
 import { duration, endpoint, integer, object } from '../../pipeline/schema.ts';
 import { corsSchema, NO_CORS, type CorsConfig } from '../common/cors.ts';
 import { tlsSchema, type TlsConfig } from '../common/tls.ts';
+import { authSchema, type AuthSetting } from '../../pipeline/auth.ts';
 
 export interface HttpReceiverConfig {
   /** `host:port`; port 0 picks a free port (tests). */
@@ -13,8 +14,10 @@ export interface HttpReceiverConfig {
   max_nesting_depth: number;
   /** Flat spans plus tree nodes, valid or not. */
   max_spans_per_request: number;
-  /** Accepted keys; empty turns auth off. */
+  /** Accepted keys, a shorthand for an `api_keys` extension without projects; empty: none. */
   api_keys: string[];
+  /** The authenticator extension every request must pass (`{authenticator: api_keys}`). */
+  auth?: AuthSetting;
   /** Milliseconds; sent as whole seconds (rounded up) in `Retry-After` on 429/503. */
   retry_after: number;
   /** Cross-origin requests from browsers; off while `allowed_origins` is empty. */
@@ -33,6 +36,7 @@ export const schema: JsonSchema = object({
   retry_after: duration('1s'),
   cors: corsSchema,
   tls: tlsSchema,
+  auth: authSchema,
 });
 
 /** The defaults, as the config loader would fill them in (durations already in milliseconds). */

@@ -7,6 +7,10 @@ export const factory: Factory<HttpReceiverConfig, Receiver, ReceiverContext> = {
   type: 'http',
   kind: 'receiver',
   schema,
-  create: (config, context) => new HttpReceiver(config, context.consumer, context.logger),
-  check: (config) => tlsProblems(config.tls, 'tls'),
+  create: (config, context) => new HttpReceiver(config, context),
+  check: (config) => [
+    ...tlsProblems(config.tls, 'tls'),
+    ...(config.auth !== undefined && config.api_keys.length > 0
+      ? [{ key: 'api_keys', message: 'use auth (an api_keys extension) or api_keys, not both' }] : []),
+  ],
 };

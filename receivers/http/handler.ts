@@ -9,7 +9,7 @@ import { keptShare } from '../../pipeline/stream/size.ts';
 import { TracingBodyReader } from '../../codec/tracing/body-reader.ts';
 import { TracingSpans, type CheckedSpans } from '../../codec/tracing/spans.ts';
 import { countTracingSpans } from '../../codec/tracing/tree.ts';
-import { apiKeyCheck } from './auth.ts';
+import type { Authenticate } from '../../pipeline/auth.ts';
 import { declaredTooLarge, decodeBody, readBody } from './body.ts';
 import type { HttpReceiverConfig } from './config.ts';
 import type { OtlpRoute } from './otlp-route.ts';
@@ -69,18 +69,18 @@ export class TracingApiHandler {
   readonly #config: HttpReceiverConfig;
   readonly #consumer: IngestConsumer;
   readonly #otlp: OtlpRoute;
-  readonly #authorized: ((authorization: string | undefined) => boolean) | undefined;
+  readonly #authenticate: Authenticate;
   readonly #retryAfterSeconds: number;
   readonly #bodies: TracingBodyReader;
   /** Ids for simple traces. */
   readonly #ids = new RandomIds();
   readonly #spans = new TracingSpans();
 
-  constructor(config: HttpReceiverConfig, consumer: IngestConsumer, otlp: OtlpRoute) {
+  constructor(config: HttpReceiverConfig, consumer: IngestConsumer, otlp: OtlpRoute, authenticate: Authenticate) {
     this.#config = config;
     this.#consumer = consumer;
     this.#otlp = otlp;
-    this.#authorized = apiKeyCheck(config.api_keys);
+    this.#authenticate = authenticate;
     this.#retryAfterSeconds = Math.ceil(config.retry_after / 1000);
     this.#bodies = new TracingBodyReader(config.max_nesting_depth);
   }
@@ -91,7 +91,8 @@ export class TracingApiHandler {
     const match = matchRoute(method, incoming.url ?? '/');
     if (match.kind === 'not_found') return NOT_FOUND;
     if (match.kind === 'method_not_allowed') return methodNotAllowed(match.allow);
-    if (this.#authorized !== undefined && !this.#authorized(incoming.headers.authorization)) return UNAUTHORIZED;
+    // Before the body is read: a request without a valid key costs nothing more.
+    if (this.#authenticate !== undefined && this.#authenticate(incoming.headers.authorization) === undefined) return UNAUTHORIZED;
     if (match.kind === 'unavailable') return detailReply(501, match.detail);
     if (match.kind === 'otlp') return this.#otlp(method, incoming);
     return this.#write(match.route, incoming);

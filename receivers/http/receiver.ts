@@ -4,7 +4,8 @@
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { IngestConsumer, Receiver } from '../../pipeline/component.ts';
+import type { Receiver, ReceiverContext } from '../../pipeline/component.ts';
+import { authenticateFor, KeySet, type Authenticate } from '../../pipeline/auth.ts';
 import { StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import { Cors } from '../common/cors.ts';
@@ -19,6 +20,11 @@ import { detailReply, INTERNAL_ERROR, JSON_CONTENT_TYPE, type Reply } from './re
 
 const BAD_REQUEST = detailReply(400, 'Bad Request');
 
+/** The `api_keys` shorthand's check. */
+function keySetCheck(keys: KeySet): Authenticate {
+  return (authorization) => keys.authenticate(authorization);
+}
+
 export class HttpReceiver implements Receiver {
   readonly #config: HttpReceiverConfig;
   readonly #logger: Logger;
@@ -29,11 +35,15 @@ export class HttpReceiver implements Receiver {
   #stopWatching: (() => void) | undefined;
   #closing = false;
 
-  constructor(config: HttpReceiverConfig, consumer: IngestConsumer, logger: Logger) {
+  constructor(config: HttpReceiverConfig, context: ReceiverContext) {
+    const { consumer, logger } = context;
     this.#config = config;
     this.#logger = logger;
     this.#cors = new Cors(config.cors);
-    this.#handler = new TracingApiHandler(config, consumer, createOtlpRoute({ config, consumer, logger }));
+    const authenticate = config.auth !== undefined
+      ? authenticateFor(config.auth, context.authenticator)
+      : config.api_keys.length > 0 ? keySetCheck(new KeySet(config.api_keys.map((key) => ({ key })))) : undefined;
+    this.#handler = new TracingApiHandler(config, consumer, createOtlpRoute({ config, consumer, logger }), authenticate);
   }
 
   async #reply(incoming: IncomingMessage): Promise<Reply> {

@@ -1,5 +1,6 @@
 // The answers of the tracing API (ingest-api.md §2.2): every body is JSON with a `detail`, except 202.
 // A Reply is plain data; the server turns it into an HTTP response in one place (receiver.ts).
+import { WWW_AUTHENTICATE } from '../../pipeline/auth.ts';
 import type { Rejection } from '../../model/batch.ts';
 
 export interface Reply {
@@ -38,7 +39,7 @@ export function refusedReply(status: number, detail: string, retryAfterSeconds: 
 }
 
 export const NOT_FOUND: Reply = detailReply(404, 'Not Found');
-export const UNAUTHORIZED: Reply = detailReply(401, 'Unauthorized');
+export const UNAUTHORIZED: Reply = detailReply(401, 'Unauthorized', { 'www-authenticate': WWW_AUTHENTICATE });
 export const INTERNAL_ERROR: Reply = detailReply(500, 'Internal Server Error');
 
 export function methodNotAllowed(allow: string): Reply {

@@ -5,6 +5,7 @@ import type { JsonSchema } from '../../pipeline/component.ts';
 import { endpoint, integer } from '../../pipeline/schema.ts';
 import { corsSchema, NO_CORS, type CorsConfig } from '../common/cors.ts';
 import { tlsSchema, type TlsConfig } from '../common/tls.ts';
+import { authSchema, type AuthSetting } from '../../pipeline/auth.ts';
 
 export interface OtlpHttpProtocolConfig {
   /** `host:port`; port 0 picks a free port (tests). */
@@ -17,6 +18,8 @@ export interface OtlpHttpProtocolConfig {
   cors: CorsConfig;
   /** HTTPS instead of HTTP; absent: plain HTTP. */
   tls?: TlsConfig;
+  /** The authenticator extension every request must pass. */
+  auth?: AuthSetting;
 }
 
 export interface OtlpGrpcProtocolConfig {
@@ -27,6 +30,8 @@ export interface OtlpGrpcProtocolConfig {
   max_spans_per_request: number;
   /** TLS (and mutual TLS with a client CA); absent: plaintext. */
   tls?: TlsConfig;
+  /** The authenticator extension every call must pass (gRPC metadata `authorization`). */
+  auth?: AuthSetting;
 }
 
 export interface OtlpReceiverConfig {
@@ -70,12 +75,14 @@ export const schema: JsonSchema = {
           max_spans_per_request: integer(HTTP_DEFAULTS.max_spans_per_request, 1),
           cors: corsSchema,
           tls: tlsSchema,
+          auth: authSchema,
         }),
         grpc: protocol({
           endpoint: endpoint(GRPC_DEFAULTS.endpoint),
           max_recv_msg_size_mib: integer(GRPC_DEFAULTS.max_recv_msg_size_mib, 1),
           max_spans_per_request: integer(GRPC_DEFAULTS.max_spans_per_request, 1),
           tls: tlsSchema,
+          auth: authSchema,
         }),
       },
     },

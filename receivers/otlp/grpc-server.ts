@@ -10,6 +10,7 @@ import type { Logger } from '../../pipeline/log.ts';
 import { encodeExportResponse, OtlpDecodeError, OtlpSpanLimitError, ProtoDecoder, type DecodedRequest } from '../../codec/otlp/index.ts';
 import type { OtlpGrpcProtocolConfig } from './config.ts';
 import { parseEndpoint } from '../common/endpoint.ts';
+import type { Authenticate } from '../../pipeline/auth.ts';
 import type { TlsConfig } from '../common/tls.ts';
 import { ingest, retryAfterSeconds } from './ingest.ts';
 
@@ -72,7 +73,10 @@ export class OtlpGrpcServer {
   #port = 0;
   #host = '';
 
-  constructor(config: OtlpGrpcProtocolConfig, consumer: IngestConsumer, logger: Logger) {
+  readonly #authenticate: Authenticate;
+
+  constructor(config: OtlpGrpcProtocolConfig, consumer: IngestConsumer, logger: Logger, authenticate: Authenticate = undefined) {
+    this.#authenticate = authenticate;
     this.#config = config;
     this.#decoder = new ProtoDecoder(config.max_spans_per_request);
     this.#consumer = consumer;
@@ -81,6 +85,13 @@ export class OtlpGrpcServer {
 
   async #export(call: ServerUnaryCall<Buffer, Uint8Array>, callback: sendUnaryData<Uint8Array>): Promise<void> {
     try {
+      if (this.#authenticate !== undefined) {
+        const [authorization] = call.metadata.get('authorization');
+        if (this.#authenticate(typeof authorization === 'string' ? authorization : undefined) === undefined) {
+          callback(error(status.UNAUTHENTICATED, 'missing or unknown API key'));
+          return;
+        }
+      }
       const refusal = this.#consumer.admit();
       if (refusal !== undefined) {
         callback(error(status.UNAVAILABLE, refusal.message, refusal.retryAfterMs));

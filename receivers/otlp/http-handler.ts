@@ -3,6 +3,7 @@
 // the two answer identically. Order: method, Content-Type (415), Content-Encoding (400), declared size
 // (413), admission (503), body (413), decompression (400/413), span count (413), decode (400), then the
 // pipeline's one call.
+import { WWW_AUTHENTICATE, type Authenticate } from '../../pipeline/auth.ts';
 import { OtlpRules } from '../../codec/otlp/rules.ts';
 import type { IncomingMessage } from 'node:http';
 import type { IngestConsumer } from '../../pipeline/component.ts';
@@ -28,6 +29,8 @@ export interface OtlpHttpOptions {
   maxRequestBodySize: number;
   /** Spans in one request (413 when over). */
   maxSpansPerRequest: number;
+  /** The receiver's authenticator check; undefined: requests need no credential. */
+  authenticate?: Authenticate;
 }
 
 /** `allowReadyCheck`: GET answers `{"status":"ready"}` (the `/otlp/v1/traces` path); default true. */
@@ -69,7 +72,7 @@ export const READY_REPLY: OtlpHttpReply = {
 
 /** Builds the handler. Anything but POST (and GET when the ready check is allowed) is 405. */
 export function createOtlpHttpHandler(options: OtlpHttpOptions): OtlpHttpHandler {
-  const { consumer, logger, maxRequestBodySize: limit, maxSpansPerRequest: maxSpans } = options;
+  const { consumer, logger, maxRequestBodySize: limit, maxSpansPerRequest: maxSpans, authenticate } = options;
   const decoder = new ProtoDecoder(maxSpans);
   const rules = new OtlpRules();
   return async (method, incoming, allowReadyCheck = true) => {
@@ -81,6 +84,10 @@ export function createOtlpHttpHandler(options: OtlpHttpOptions): OtlpHttpHandler
     }
     const contentType = incoming.headers['content-type'];
     const encoding = encodingOf(contentType);
+    // Before anything of the body is read: a request without a valid key costs nothing more.
+    if (authenticate !== undefined && authenticate(incoming.headers.authorization) === undefined) {
+      return statusReply(401, GrpcCode.UNAUTHENTICATED, 'missing or unknown API key', encoding ?? 'json', { 'www-authenticate': WWW_AUTHENTICATE });
+    }
     if (encoding === undefined) {
       return statusReply(415, GrpcCode.INVALID_ARGUMENT,
         `unsupported Content-Type ${JSON.stringify(contentType ?? '')}: use ${PROTO_TYPE} or ${JSON_TYPE}`, 'json');

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import { StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
+import type { Authenticate } from '../../pipeline/auth.ts';
 import { Cors } from '../common/cors.ts';
 import { sendReply } from '../common/reply-writer.ts';
 import { isServableTarget } from '../common/request-target.ts';
@@ -34,12 +35,12 @@ export class OtlpHttpServer {
   /** Stops the check of the TLS files for a renewal (set while serving HTTPS). */
   #stopWatching: (() => void) | undefined;
 
-  constructor(config: OtlpHttpProtocolConfig, consumer: IngestConsumer, logger: Logger) {
+  constructor(config: OtlpHttpProtocolConfig, consumer: IngestConsumer, logger: Logger, authenticate: Authenticate = undefined) {
     this.#config = config;
     this.#logger = logger;
     this.#cors = new Cors(config.cors);
     this.#handler = createOtlpHttpHandler({
-      consumer, logger, maxRequestBodySize: config.max_request_body_size, maxSpansPerRequest: config.max_spans_per_request,
+      consumer, logger, maxRequestBodySize: config.max_request_body_size, maxSpansPerRequest: config.max_spans_per_request, authenticate,
     });
   }
 

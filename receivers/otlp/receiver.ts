@@ -1,5 +1,6 @@
 // The `otlp` receiver: OTLP/HTTP and/or OTLP/gRPC listeners, each enabled by its key in `protocols`.
-import type { IngestConsumer, Receiver } from '../../pipeline/component.ts';
+import type { IngestConsumer, Receiver, ReceiverContext } from '../../pipeline/component.ts';
+import { authenticateFor } from '../../pipeline/auth.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import { resolveProtocols, type OtlpReceiverConfig } from './config.ts';
 import type { OtlpGrpcServer } from './grpc-server.ts';
@@ -12,10 +13,13 @@ export class OtlpReceiver implements Receiver {
   private readonly grpcConfig: ReturnType<typeof resolveProtocols>['grpc'];
   private readonly consumer: IngestConsumer;
   private readonly logger: Logger;
+  private readonly authenticator: ReceiverContext['authenticator'];
 
-  constructor(config: OtlpReceiverConfig, consumer: IngestConsumer, logger: Logger) {
+  /** `authenticator`: the context's extensions, for the protocols' `auth` settings. */
+  constructor(config: OtlpReceiverConfig, consumer: IngestConsumer, logger: Logger, authenticator?: ReceiverContext['authenticator']) {
     const protocols = resolveProtocols(config);
-    this.http = protocols.http && new OtlpHttpServer(protocols.http, consumer, logger);
+    this.authenticator = authenticator;
+    this.http = protocols.http && new OtlpHttpServer(protocols.http, consumer, logger, authenticateFor(protocols.http.auth, authenticator));
     this.grpcConfig = protocols.grpc;
     this.consumer = consumer;
     this.logger = logger;
@@ -27,7 +31,7 @@ export class OtlpReceiver implements Receiver {
       if (this.grpcConfig) {
         // grpc-js (~15 MiB of RSS) is loaded only when gRPC is configured.
         const { OtlpGrpcServer } = await import('./grpc-server.ts');
-        this.grpc = new OtlpGrpcServer(this.grpcConfig, this.consumer, this.logger);
+        this.grpc = new OtlpGrpcServer(this.grpcConfig, this.consumer, this.logger, authenticateFor(this.grpcConfig.auth, this.authenticator));
         await this.grpc.start();
       }
     } catch (error) {

@@ -56,7 +56,7 @@ describe('tracehop CLI', () => {
   it('validate: an API key left empty by an unset variable is refused', async () => {
     const r = await runCli(['validate', '--config', 'examples/gateway.yaml'], { TRACEHOP_API_KEY: '' });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('examples/gateway.yaml:6:16 receivers.http.api_keys.0: must NOT have fewer than 1 characters\n');
+    expect(r.stderr).toBe('examples/gateway.yaml:6:15 extensions.api_keys.keys.0.key: must NOT have fewer than 1 characters\n');
   });
 
   it('validate: exit 2 with every problem as FILE:LINE:COL path: message', async () => {

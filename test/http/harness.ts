@@ -2,7 +2,7 @@
 // processor (namespace) that records what it appends, or refuses.
 import { Agent, request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import type { WorkingBatch } from '../../model/batch.ts';
-import type { IngestConsumer, Receiver, SyncProcessor } from '../../pipeline/component.ts';
+import type { IngestConsumer, Receiver, ReceiverContext, SyncProcessor } from '../../pipeline/component.ts';
 import { RefusedError } from '../../pipeline/errors.ts';
 import { silentLogger } from '../../pipeline/log.ts';
 import type { Span } from '../../model/span.ts';
@@ -58,9 +58,10 @@ export interface Running {
 
 export async function startReceiver(
   overrides: Partial<HttpReceiverConfig> = {}, consumer: RecordingConsumer = recordingConsumer(),
+  authenticator?: ReceiverContext['authenticator'],
 ): Promise<Running> {
   const config: HttpReceiverConfig = { ...defaultConfig, endpoint: '127.0.0.1:0', ...overrides };
-  const receiver = factory.create(config, { id: 'http', logger: silentLogger, consumer });
+  const receiver = factory.create(config, { id: 'http', logger: silentLogger, consumer, authenticator });
   await receiver.start();
   const port = Number(new URL(receiver.endpoints()[0]).port);
   return { receiver, consumer, port, close: () => receiver.shutdown() };

@@ -12,7 +12,7 @@ let base: string;
 const consumer = new RecordingConsumer();
 
 beforeAll(async () => {
-  receiver = new HttpReceiver({ ...defaultConfig, endpoint: '127.0.0.1:0' }, consumer, silentLogger);
+  receiver = new HttpReceiver({ ...defaultConfig, endpoint: '127.0.0.1:0' }, { id: 'http', consumer, logger: silentLogger });
   await receiver.start();
   base = receiver.endpoints()[0];
 });
