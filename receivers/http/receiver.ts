@@ -10,7 +10,7 @@ import { StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import { Cors } from '../common/cors.ts';
 import { secureContextOptions, watchTlsFiles } from '../common/tls.ts';
-import { parseEndpoint } from '../common/endpoint.ts';
+import { parseEndpoint, warnIfOpen } from '../common/endpoint.ts';
 import { sendReply } from '../common/reply-writer.ts';
 import { isServableTarget } from '../common/request-target.ts';
 import type { HttpReceiverConfig } from './config.ts';
@@ -44,6 +44,7 @@ export class HttpReceiver implements Receiver {
       ? authenticateFor(config.auth, context.authenticator)
       : config.api_keys.length > 0 ? keySetCheck(new KeySet(config.api_keys.map((key) => ({ key })))) : undefined;
     this.#handler = new TracingApiHandler(config, consumer, createOtlpRoute({ config, consumer, logger }), authenticate);
+    warnIfOpen(config.endpoint, authenticate !== undefined, logger, 'http receiver');
   }
 
   async #reply(incoming: IncomingMessage): Promise<Reply> {

@@ -9,7 +9,7 @@ import { StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import { encodeExportResponse, OtlpDecodeError, OtlpSpanLimitError, ProtoDecoder, type DecodedRequest } from '../../codec/otlp/index.ts';
 import type { OtlpGrpcProtocolConfig } from './config.ts';
-import { parseEndpoint } from '../common/endpoint.ts';
+import { parseEndpoint, warnIfOpen } from '../common/endpoint.ts';
 import type { Authenticate } from '../../pipeline/auth.ts';
 import type { TlsConfig } from '../common/tls.ts';
 import { ingest, retryAfterSeconds } from './ingest.ts';
@@ -77,6 +77,7 @@ export class OtlpGrpcServer {
 
   constructor(config: OtlpGrpcProtocolConfig, consumer: IngestConsumer, logger: Logger, authenticate: Authenticate = undefined) {
     this.#authenticate = authenticate;
+    warnIfOpen(config.endpoint, authenticate !== undefined, logger, 'otlp receiver (grpc)');
     this.#config = config;
     this.#decoder = new ProtoDecoder(config.max_spans_per_request);
     this.#consumer = consumer;

@@ -15,7 +15,7 @@ import type { OtlpHttpProtocolConfig } from './config.ts';
 import { createOtlpHttpHandler, type OtlpHttpHandler, type OtlpHttpReply } from './http-handler.ts';
 import { matchOtlpPath } from './paths.ts';
 import { secureContextOptions, watchTlsFiles } from '../common/tls.ts';
-import { parseEndpoint } from '../common/endpoint.ts';
+import { parseEndpoint, warnIfOpen } from '../common/endpoint.ts';
 
 const NOT_FOUND: OtlpHttpReply = {
   status: 404, body: encodeStatusJson(GrpcCode.UNIMPLEMENTED, 'not found: use POST /v1/traces'), headers: { 'content-type': 'application/json' },
@@ -39,6 +39,7 @@ export class OtlpHttpServer {
     this.#config = config;
     this.#logger = logger;
     this.#cors = new Cors(config.cors);
+    warnIfOpen(config.endpoint, authenticate !== undefined, logger, 'otlp receiver (http)');
     this.#handler = createOtlpHttpHandler({
       consumer, logger, maxRequestBodySize: config.max_request_body_size, maxSpansPerRequest: config.max_spans_per_request, authenticate,
     });

@@ -130,3 +130,25 @@ describe('api_keys settings', () => {
     ]);
   });
 });
+
+describe('a receiver other machines can reach, without authentication', () => {
+  it('logs a warning at start; loopback or authenticated listeners do not', async () => {
+    const { createLogger } = await import('../../pipeline/log.ts');
+    const { factory: httpFactory } = await import('../../receivers/http/factory.ts');
+    const { defaultConfig } = await import('../../receivers/http/config.ts');
+    const lines: string[] = [];
+    const logger = createLogger({ write: (line) => lines.push(line) });
+    const consumer = recordingConsumer();
+    const make = (endpoint: string, extra: Record<string, unknown> = {}) =>
+      httpFactory.create({ ...defaultConfig, endpoint, ...extra }, { id: 'http', logger, consumer, authenticator: () => auth });
+    make('0.0.0.0:0');
+    expect(lines.filter((l) => l.includes('without authentication'))).toHaveLength(1);
+    make('127.0.0.1:0');
+    make('[::1]:0');
+    make('0.0.0.0:0', { auth: { authenticator: 'api_keys' } });
+    make(':0', { api_keys: ['k'] });
+    expect(lines.filter((l) => l.includes('without authentication'))).toHaveLength(1);
+    new OtlpReceiver({ protocols: { http: { endpoint: ':0' } } }, new RecordingConsumer(), logger);
+    expect(lines.filter((l) => l.includes('otlp receiver (http) listens on :0'))).toHaveLength(1);
+  });
+});
