@@ -1,0 +1,78 @@
+// The HTTP or HTTPS listener of both HTTP receivers (the tracing API, OTLP/HTTP): binding with a clear
+// start-up error, TLS with certificate renewal (tls.ts), the address for the start-up log line, and a
+// shutdown that lets requests in flight finish.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { StartupError } from '../../pipeline/errors.ts';
+import type { Logger } from '../../pipeline/log.ts';
+import { parseEndpoint } from './endpoint.ts';
+import { secureContextOptions, watchTlsFiles, type TlsConfig } from './tls.ts';
+
+/** Answers one request; `defaultHost` is the listening host, for requests whose target has none. */
+export type RequestHandler = (incoming: IncomingMessage, outgoing: ServerResponse, defaultHost: string | undefined) => void;
+
+export class HttpListener {
+  readonly #endpoint: string;
+  readonly #tls: TlsConfig | undefined;
+  readonly #handle: RequestHandler;
+  readonly #logger: Logger;
+  /** `http receiver`, `otlp receiver`: how errors name it. */
+  readonly #name: string;
+  /** After the endpoint in a start-up error: '' or ` (http)`. */
+  readonly #transport: string;
+  #server: Server | undefined;
+  /** Stops the check of the TLS files for a renewal (set while serving HTTPS). */
+  #stopWatching: (() => void) | undefined;
+
+  constructor(endpoint: string, tls: TlsConfig | undefined, handle: RequestHandler, logger: Logger, name: string, transport = '') {
+    this.#transport = transport;
+    this.#endpoint = endpoint;
+    this.#tls = tls;
+    this.#handle = handle;
+    this.#logger = logger;
+    this.#name = name;
+  }
+
+  /** Binds; rejects with StartupError (port in use, address not available). */
+  start(): Promise<void> {
+    const { host, port } = parseEndpoint(this.#endpoint);
+    const listener = (incoming: IncomingMessage, outgoing: ServerResponse) => this.#handle(incoming, outgoing, host);
+    const tls = this.#tls;
+    const server = tls === undefined ? createServer(listener) : createHttpsServer(secureContextOptions(tls), listener);
+    if (tls !== undefined) this.#stopWatching = watchTlsFiles(tls, (options) => (server as HttpsServer).setSecureContext(options), this.#logger);
+    return new Promise((resolve, reject) => {
+      const onError = (error: NodeJS.ErrnoException) => {
+        this.#stopWatching?.();
+        reject(new StartupError(`${this.#name}: cannot listen on ${this.#endpoint}${this.#transport}: ${error.code ?? error.message}`, { cause: error }));
+      };
+      server.once('error', onError);
+      server.listen(port, host, () => {
+        server.off('error', onError);
+        server.on('error', (error) => this.#logger.error(`${this.#name}${this.#transport} server error`, { error }));
+        this.#server = server;
+        resolve();
+      });
+    });
+  }
+
+  /** `http://127.0.0.1:4319` (or https), once listening. */
+  url(): string | undefined {
+    const address = this.#server?.address() as AddressInfo | null | undefined;
+    if (!address) return undefined;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return `${this.#tls ? 'https' : 'http'}://${host}:${address.port}`;
+  }
+
+  /** Stops accepting; requests in flight finish; idle keep-alive connections close now. */
+  shutdown(): Promise<void> {
+    const server = this.#server;
+    if (server === undefined) return Promise.resolve();
+    this.#server = undefined;
+    this.#stopWatching?.();
+    return new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+  }
+}
