@@ -115,6 +115,9 @@ export interface Span {
   spanType?: string;
   sessionId?: string;
   userId?: string;
+  /** The project of the API key the request was accepted with (never from the client's data); absent
+   *  when the receiver takes requests without authentication. */
+  project?: string;
 }
 
 /**
@@ -126,7 +129,7 @@ export interface Span {
  */
 export const SPAN_FIELDS = [
   'traceId', 'spanId', 'parentId', 'name', 'kind', 'startNs', 'endNs', 'status', 'attributes', 'events', 'links',
-  'references', 'resource', 'scope', 'otlp', 'traceType', 'spanType', 'sessionId', 'userId',
+  'references', 'resource', 'scope', 'otlp', 'traceType', 'spanType', 'sessionId', 'userId', 'project',
 ] as const satisfies ReadonlyArray<keyof Span>;
 
 /** A new span as receivers build them: every SPAN_FIELDS member, in order, the optional ones undefined. */
@@ -136,7 +139,7 @@ export function newSpan(
   return {
     traceId, spanId, parentId: undefined, name, kind, startNs, endNs, status, attributes, events: undefined, links: undefined,
     references: undefined, resource: undefined, scope: undefined, otlp: undefined, traceType: undefined, spanType: undefined,
-    sessionId: undefined, userId: undefined,
+    sessionId: undefined, userId: undefined, project: undefined,
   };
 }
 

@@ -32,6 +32,7 @@ const K_END_TIME = ascii('","end_time":"');
 const K_STATUS_MESSAGE = ascii(',"status_message":');
 const K_SESSION_ID = ascii(',"session_id":');
 const K_USER_ID = ascii(',"user_id":');
+const K_PROJECT = ascii(',"project":');
 const K_ATTRIBUTES = ascii(',"attributes":');
 const K_EVENTS = ascii(',"events":');
 const K_LINKS = ascii(',"links":');
@@ -106,6 +107,7 @@ const SAME_SPAN_NAME = 2;
 const SAME_SPAN_TYPE = 3;
 const SAME_TRACE_TYPE = 4;
 const SAME_EVENT_NAME = 5;
+const SAME_PROJECT = 6;
 
 function writeSpan(w: JsonWriter, span: Span, nested: boolean, times: TimeText): void {
   w.copy(K_TRACE_ID);
@@ -143,6 +145,10 @@ function writeSpan(w: JsonWriter, span: Span, nested: boolean, times: TimeText):
   if (span.userId !== undefined) {
     w.copy(K_USER_ID);
     w.string(span.userId);
+  }
+  if (span.project !== undefined) {
+    w.copy(K_PROJECT);
+    w.sameString(SAME_PROJECT, span.project);
   }
   w.copy(K_ATTRIBUTES);
   if (nested) w.plainValue(nestedShape(span.attributes));

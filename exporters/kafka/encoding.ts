@@ -76,6 +76,9 @@ function encodeInParts(trace: Span[], start: number, end: number, limit: number,
   for (let from = start; from < end; from += step) encodeInParts(trace, from, Math.min(from + step, end), limit, sink);
 }
 
+/** The header naming the project of the key a span was accepted with (span-record.md "Kafka message"). */
+export const PROJECT_HEADER = 'tracehop-project';
+
 /** Every message's headers (one shared Map) and their size inside a record. */
 export function messageHeaders(encoding: KafkaEncoding, extra: Record<string, string>): { headers: Map<Buffer, Buffer>; bytes: number } {
   const headers = new Map<Buffer, Buffer>();
@@ -90,4 +93,29 @@ export function messageHeaders(encoding: KafkaEncoding, extra: Record<string, st
   add('tracehop-encoding', ENCODING_HEADER[encoding]);
   for (const [name, value] of Object.entries(extra)) add(name, value);
   return { headers, bytes };
+}
+
+/**
+ * The headers of messages whose spans belong to `project`: the shared ones plus `tracehop-project`,
+ * made once per project and kept (an exporter sees the few projects of its keys).
+ */
+export class ProjectHeaders {
+  readonly #base: { headers: Map<Buffer, Buffer>; bytes: number };
+  readonly #byProject = new Map<string, { headers: Map<Buffer, Buffer>; bytes: number }>();
+
+  constructor(base: { headers: Map<Buffer, Buffer>; bytes: number }) {
+    this.#base = base;
+  }
+
+  for(project: string | undefined): { headers: Map<Buffer, Buffer>; bytes: number } {
+    if (project === undefined) return this.#base;
+    let made = this.#byProject.get(project);
+    if (made === undefined) {
+      const k = Buffer.from(PROJECT_HEADER, 'utf8');
+      const v = Buffer.from(project, 'utf8');
+      made = { headers: new Map([...this.#base.headers, [k, v]]), bytes: this.#base.bytes + k.length + v.length + 10 };
+      this.#byProject.set(project, made);
+    }
+    return made;
+  }
 }

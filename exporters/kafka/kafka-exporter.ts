@@ -17,7 +17,7 @@ import { BatchLinesEncoder } from '../../codec/record/index.ts';
 import type { Span } from '../../model/span.ts';
 import { connectionSettings, producerOptions, type ConnectionSettings } from './client-options.ts';
 import { brokerList, type KafkaConfig } from './config.ts';
-import { messageHeaders, traceEncoder } from './encoding.ts';
+import { messageHeaders, ProjectHeaders, traceEncoder } from './encoding.ts';
 import { planJsonMessages, planTraceMessages, requestBounds, spansOf, type MessagePlan, type PlanOptions, type TraceEncoderFor } from './messages.ts';
 import { classifySendError, describeSendError } from './send-errors.ts';
 import { ensureTopic, TopicMissingError } from './topic.ts';
@@ -53,8 +53,8 @@ export class KafkaExporter implements Exporter {
   constructor(config: KafkaConfig, context: ComponentContext) {
     this.config = config;
     this.logger = context.logger;
-    const { headers, bytes } = messageHeaders(config.encoding, config.headers);
-    this.planOptions = { topic: config.topic, headers, headersBytes: bytes, maxMessageBytes: config.max_message_bytes };
+    const headers = new ProjectHeaders(messageHeaders(config.encoding, config.headers));
+    this.planOptions = { topic: config.topic, headersFor: (project) => headers.for(project), maxMessageBytes: config.max_message_bytes };
     this.encoder = config.encoding === 'json' ? undefined : traceEncoder(config.encoding);
   }
 

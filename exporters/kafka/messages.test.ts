@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeExportRequest, decodeExportRequestJson, ExportRequestEncoder } from '../../codec/otlp/index.ts';
 import { BatchLinesEncoder, encodeSpanJson } from '../../codec/record/index.ts';
 import type { Span } from '../../model/span.ts';
-import { messageHeaders, traceEncoder } from './encoding.ts';
+import { messageHeaders, ProjectHeaders, traceEncoder } from './encoding.ts';
 import { BATCH_OVERHEAD, planJsonMessages, planTraceMessages, requestBounds, spansOf, type MessagePlan, type PlanOptions } from './messages.ts';
 
 const requestEncoder = new ExportRequestEncoder();
@@ -33,8 +33,8 @@ const A = 'a'.repeat(32);
 const B = 'b'.repeat(32);
 
 function options(maxMessageBytes: number, encoding: 'json' | 'otlp_proto' | 'otlp_json' = 'json'): PlanOptions {
-  const { headers, bytes } = messageHeaders(encoding, { team: 'llm' });
-  return { topic: 't', headers, headersBytes: bytes, maxMessageBytes };
+  const headers = new ProjectHeaders(messageHeaders(encoding, { team: 'llm' }));
+  return { topic: 't', headersFor: (project) => headers.for(project), maxMessageBytes };
 }
 
 describe('json messages', () => {
@@ -174,5 +174,26 @@ describe('produce requests', () => {
 
   it('makes no request for an empty plan', () => {
     expect(requestBounds(planJsonMessages([], options(2000)), 2000)).toEqual([0]);
+  });
+});
+
+describe('the project header', () => {
+  const header = (m: { headers?: Map<Buffer, Buffer> | unknown }, name: string) => {
+    for (const [k, v] of (m.headers as Map<Buffer, Buffer>)) if (k.toString() === name) return v.toString();
+    return undefined;
+  };
+
+  it('a message carries tracehop-project when its spans were accepted with a key of a project', () => {
+    const a = { ...span('a'.repeat(32)), project: 'proj-a' };
+    const b = { ...span('a'.repeat(32), 0), spanId: 'c'.repeat(16), project: 'proj-b' };
+    const none = span('b'.repeat(32));
+    const json = planJsonMessages([a, none], options(1_000_000));
+    expect(json.messages.map((m) => header(m, 'tracehop-project'))).toEqual(['proj-a', undefined]);
+    expect(json.messages.map((m) => header(m, 'team'))).toEqual(['llm', 'llm']);
+    // One trace id sent under two projects stays two messages, each with its project.
+    const traces = planTraceMessages([a, b, none], traceEncoder('otlp_proto'), options(1_000_000, 'otlp_proto'));
+    expect(traces.messages.map((m) => [m.key?.toString(), header(m, 'tracehop-project')])).toEqual([
+      ['a'.repeat(32), 'proj-a'], ['a'.repeat(32), 'proj-b'], ['b'.repeat(32), undefined],
+    ]);
   });
 });

@@ -46,10 +46,9 @@ export interface MessagePlan {
 
 export interface PlanOptions {
   topic: string;
-  /** Shared by every message; never mutated. */
-  headers: Map<Buffer, Buffer>;
-  /** Bytes of the headers inside one record. */
-  headersBytes: number;
+  /** The headers of a message whose spans belong to `project` (undefined: none), and their bytes inside
+   *  one record; the Maps are shared and never mutated. */
+  headersFor(project: string | undefined): { headers: Map<Buffer, Buffer>; bytes: number };
   maxMessageBytes: number;
 }
 
@@ -57,9 +56,9 @@ function emptyPlan(): MessagePlan {
   return { messages: [], sizes: [], sources: [], starts: [], ends: [], tooLarge: [], tooLargeBytes: 0, release: () => {} };
 }
 
-/** Largest value (key included) that still fits one message under the limit. */
-function valueLimit(options: PlanOptions, keyBytes: number): number {
-  return options.maxMessageBytes - BATCH_OVERHEAD - RECORD_OVERHEAD - options.headersBytes - keyBytes;
+/** Largest value that still fits one message under the limit, beside its key and headers. */
+function valueLimit(options: PlanOptions, keyBytes: number, headersBytes: number): number {
+  return options.maxMessageBytes - BATCH_OVERHEAD - RECORD_OVERHEAD - headersBytes - keyBytes;
 }
 
 /**
@@ -87,12 +86,13 @@ export function planJsonMessages(spans: Span[], options: PlanOptions, lines = ne
     const end = bytes.indexOf(NEWLINE, start);
     const value = bytes.subarray(start, end);
     start = end + 1;
-    if (value.length > valueLimit(options, key.length)) {
+    const headers = options.headersFor(span.project);
+    if (value.length > valueLimit(options, key.length, headers.bytes)) {
       plan.tooLarge.push(span);
       if (value.length > plan.tooLargeBytes) plan.tooLargeBytes = value.length;
       continue;
     }
-    push(plan, options, key, value, spans, i, i + 1);
+    push(plan, options.topic, headers, key, value, spans, i, i + 1);
   }
   return plan;
 }
@@ -104,19 +104,22 @@ export function planJsonMessages(spans: Span[], options: PlanOptions, lines = ne
  */
 export function planTraceMessages(spans: Span[], encoderFor: TraceEncoderFor, options: PlanOptions): MessagePlan {
   const plan = emptyPlan();
+  // By trace, and within a trace by project (a trace id sent under two keys stays two messages).
   const traces = new Map<string, Span[]>();
   for (let i = 0; i < spans.length; i++) {
     const span = spans[i];
-    const group = traces.get(span.traceId);
-    if (group === undefined) traces.set(span.traceId, [span]);
-    else group.push(span);
+    const group = span.project === undefined ? span.traceId : span.traceId + '\n' + span.project;
+    const list = traces.get(group);
+    if (list === undefined) traces.set(group, [span]);
+    else list.push(span);
   }
   const encoder = encoderFor(spans.length);
   plan.release = () => encoder.release?.();
   const sink = new PlanSink(plan, options);
-  for (const [traceId, group] of traces) {
-    sink.key = Buffer.from(traceId, 'latin1');
-    encoder.encode(group, valueLimit(options, sink.key.length), sink);
+  for (const group of traces.values()) {
+    sink.key = Buffer.from(group[0].traceId, 'latin1');
+    sink.headers = options.headersFor(group[0].project);
+    encoder.encode(group, valueLimit(options, sink.key.length, sink.headers.bytes), sink);
   }
   return plan;
 }
@@ -124,6 +127,7 @@ export function planTraceMessages(spans: Span[], encoderFor: TraceEncoderFor, op
 /** Adds the requests of one trace (key) at a time to the plan as messages. */
 class PlanSink implements RequestSink {
   key: Buffer = Buffer.alloc(0);
+  headers: { headers: Map<Buffer, Buffer>; bytes: number } = { headers: new Map(), bytes: 0 };
   private readonly plan: MessagePlan;
   private readonly options: PlanOptions;
 
@@ -133,7 +137,7 @@ class PlanSink implements RequestSink {
   }
 
   request(bytes: Uint8Array, order: Span[], start: number, end: number): void {
-    push(this.plan, this.options, this.key, toBuffer(bytes), order, start, end);
+    push(this.plan, this.options.topic, this.headers, this.key, toBuffer(bytes), order, start, end);
   }
 
   tooLarge(span: Span, bytes: number): void {
@@ -146,9 +150,12 @@ function toBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-function push(plan: MessagePlan, options: PlanOptions, key: Buffer, value: Buffer, source: Span[], start: number, end: number): void {
-  plan.messages.push({ topic: options.topic, key, value, headers: options.headers });
-  plan.sizes.push(key.length + value.length + options.headersBytes + RECORD_OVERHEAD);
+function push(
+  plan: MessagePlan, topic: string, headers: { headers: Map<Buffer, Buffer>; bytes: number }, key: Buffer, value: Buffer,
+  source: Span[], start: number, end: number,
+): void {
+  plan.messages.push({ topic, key, value, headers: headers.headers });
+  plan.sizes.push(key.length + value.length + headers.bytes + RECORD_OVERHEAD);
   plan.sources.push(source);
   plan.starts.push(start);
   plan.ends.push(end);

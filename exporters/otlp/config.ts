@@ -9,6 +9,9 @@ export interface OtlpExporterConfig extends DeliveryConfig {
   compression: 'gzip' | 'none';
   /** Static request headers (e.g. `Authorization`). */
   headers: Record<string, string>;
+  /** By project (of the API key spans were accepted with): headers added to, or replacing, `headers` for
+   *  that project's requests, so a gateway forwards each project under its own credentials. */
+  headers_by_project?: Record<string, Record<string, string>>;
   /** Milliseconds, per HTTP request. */
   timeout: number;
   /** Larger batches are sent as several requests of at most this many spans. */
@@ -21,6 +24,9 @@ export const schema: JsonSchema = object(
     encoding: oneOf(['proto', 'json'], 'proto'),
     compression: oneOf(['gzip', 'none'], 'gzip'),
     headers: { type: 'object', additionalProperties: { type: 'string' }, default: {} },
+    headers_by_project: {
+      type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'string' } }, default: {},
+    },
     max_request_spans: integer(1000, 1),
     ...deliveryProperties,
   },

@@ -96,6 +96,26 @@ describe('otlp exporter', () => {
     expect(decodeExportRequest(gunzipSync(req.body)).spans).toStrictEqual(batch.map(withAllFields));
   });
 
+  it('sends each project\'s spans in requests of their own, under that project\'s headers_by_project', async () => {
+    const exporter = new OtlpExporter(config({
+      headers: { Authorization: 'ApiKey shared' },
+      headers_by_project: { 'proj-a': { Authorization: 'ApiKey a-secret' }, 'proj-b': { 'X-Tenant': 'b' } },
+    }), silentLogger);
+    await exporter.start();
+    const batch = spans(5);
+    batch[0].project = 'proj-a';
+    batch[1].project = 'proj-b';
+    batch[2].project = 'proj-a';
+    batch[3].project = 'proj-c';
+    await exporter.export(batch);
+    expect(seen.map((r) => [decodeExportRequest(gunzipSync(r.body)).spans.length, r.headers.authorization, r.headers['x-tenant']])).toEqual([
+      [2, 'ApiKey a-secret', undefined],
+      [1, 'ApiKey shared', 'b'],
+      [1, 'ApiKey shared', undefined],
+      [1, 'ApiKey shared', undefined],
+    ]);
+  });
+
   it('sends OTLP/JSON uncompressed when configured, to an endpoint that has its own path', async () => {
     const exporter = new OtlpExporter(config({ endpoint: `${base}/api/otlp/v1/traces`, encoding: 'json', compression: 'none' }), silentLogger);
     answer = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}');

@@ -18,11 +18,28 @@ export interface OtlpExporterStats {
   rejectedSpans: number;
 }
 
+/** The spans grouped by project, in order of first appearance; one group (the array itself) when all share one. */
+function byProject(spans: Span[]): Span[][] {
+  const first = spans.length > 0 ? spans[0].project : undefined;
+  let i = 1;
+  while (i < spans.length && spans[i].project === first) i++;
+  if (i === spans.length) return [spans];
+  const groups = new Map<string | undefined, Span[]>();
+  for (const span of spans) {
+    const group = groups.get(span.project);
+    if (group === undefined) groups.set(span.project, [span]);
+    else group.push(span);
+  }
+  return [...groups.values()];
+}
+
 export class OtlpExporter implements Exporter {
   readonly #config: OtlpExporterConfig;
   readonly #logger: Logger;
   readonly #url: string | undefined;
   readonly #headers: Record<string, string>;
+  /** `#headers` with a project's `headers_by_project` over them. */
+  readonly #projectHeaders = new Map<string, Record<string, string>>();
   readonly #encoder = new ExportRequestEncoder();
   readonly stats: OtlpExporterStats = { requests: 0, rejectedSpans: 0 };
 
@@ -38,6 +55,11 @@ export class OtlpExporter implements Exporter {
     else delete headers['content-encoding'];
     headers['user-agent'] ??= 'tracehop';
     this.#headers = headers;
+    for (const [project, extra] of Object.entries(config.headers_by_project ?? {})) {
+      const merged = { ...headers };
+      for (const [k, v] of Object.entries(extra)) merged[k.toLowerCase()] = v;
+      this.#projectHeaders.set(project, merged);
+    }
   }
 
   /** The URL requests go to. */
@@ -63,15 +85,19 @@ export class OtlpExporter implements Exporter {
     const max = this.#config.max_request_spans;
     let failed: Span[] | undefined;
     let firstFailure: PermanentError | undefined;
-    for (let start = 0; start < spans.length; start += max) {
-      const chunk = spans.length <= max ? spans : spans.slice(start, start + max);
-      try {
-        await this.#send(url, chunk);
-      } catch (error) {
-        if (!(error instanceof PermanentError)) throw error;
-        firstFailure ??= error;
-        (failed ??= []).push(...chunk);
-        this.#logger.error('otlp exporter: request rejected permanently', { error: error.message, spans: chunk.length });
+    // A request holds the spans of one project only, so each goes out under its project's headers.
+    for (const group of byProject(spans)) {
+      const headers = (group[0].project !== undefined && this.#projectHeaders.get(group[0].project)) || this.#headers;
+      for (let start = 0; start < group.length; start += max) {
+        const chunk = group.length <= max ? group : group.slice(start, start + max);
+        try {
+          await this.#send(url, chunk, headers);
+        } catch (error) {
+          if (!(error instanceof PermanentError)) throw error;
+          firstFailure ??= error;
+          (failed ??= []).push(...chunk);
+          this.#logger.error('otlp exporter: request rejected permanently', { error: error.message, spans: chunk.length });
+        }
       }
     }
     if (firstFailure !== undefined && failed !== undefined) {
@@ -79,14 +105,14 @@ export class OtlpExporter implements Exporter {
     }
   }
 
-  async #send(url: string, spans: Span[]): Promise<void> {
+  async #send(url: string, spans: Span[], headers: Record<string, string>): Promise<void> {
     const encoded = this.#config.encoding === 'json'
       ? Buffer.from(encodeExportRequestJson(spans), 'utf8')
       : this.#encoder.encode(spans);
     const body = this.#config.compression === 'gzip' ? await gzip(encoded) : encoded;
     this.stats.requests++;
     const partial = await sendRequest({
-      url, body, headers: this.#headers, timeoutMs: this.#config.timeout, json: this.#config.encoding === 'json',
+      url, body, headers, timeoutMs: this.#config.timeout, json: this.#config.encoding === 'json',
     });
     if (partial !== undefined && (partial.rejectedSpans > 0 || partial.errorMessage !== '')) {
       // Not retried (the OTLP spec: the peer will not accept them on a retry either); logged and counted.

@@ -92,13 +92,15 @@ export class TracingApiHandler {
     if (match.kind === 'not_found') return NOT_FOUND;
     if (match.kind === 'method_not_allowed') return methodNotAllowed(match.allow);
     // Before the body is read: a request without a valid key costs nothing more.
-    if (this.#authenticate !== undefined && this.#authenticate(incoming.headers.authorization) === undefined) return UNAUTHORIZED;
+    const identity = this.#authenticate?.(incoming.headers.authorization);
+    if (this.#authenticate !== undefined && identity === undefined) return UNAUTHORIZED;
     if (match.kind === 'unavailable') return detailReply(501, match.detail);
-    if (match.kind === 'otlp') return this.#otlp(method, incoming);
-    return this.#write(match.route, incoming);
+    if (match.kind === 'otlp') return this.#otlp(method, incoming, identity?.project);
+    return this.#write(match.route, incoming, identity?.project);
   }
 
-  async #write(route: WriteRoute, incoming: IncomingMessage): Promise<Reply> {
+  /** `project`: of the accepted key, for every span of the request. */
+  async #write(route: WriteRoute, incoming: IncomingMessage, project: string | undefined): Promise<Reply> {
     const receivedNs = nowNs();
     const codings = checkTransport(incoming.headers);
     if (isReply(codings)) return codings;
@@ -118,11 +120,11 @@ export class TracingApiHandler {
     const value = this.#bodies.read(bytes, route !== 'simple');
     if (value === undefined) return unreadableReply(bytes, this.#config.max_nesting_depth);
     return route === 'simple'
-      ? this.#simple(value, receivedNs, bytes.length)
-      : this.#tracing(route, value, bytes.length);
+      ? this.#simple(value, receivedNs, bytes.length, project)
+      : this.#tracing(route, value, bytes.length, project);
   }
 
-  async #tracing(route: 'ingest' | 'traces', value: unknown, bodyBytes: number): Promise<Reply> {
+  async #tracing(route: 'ingest' | 'traces', value: unknown, bodyBytes: number, project: string | undefined): Promise<Reply> {
     const body = tracingBodyOf(value);
     if (Array.isArray(body)) return validationReply(body);
     const limit = this.#config.max_spans_per_request;
@@ -143,11 +145,11 @@ export class TracingApiHandler {
     }
     // The 202 lists the spans by id, which the processors do not change: written before they run.
     const links = linksBody(checked);
-    const refused = await this.#consume(checked.spans, keptShare(bodyBytes, checked.spans.length, count));
+    const refused = await this.#consume(checked.spans, keptShare(bodyBytes, checked.spans.length, count), project);
     return refused ?? { status: 202, body: links };
   }
 
-  async #simple(value: unknown, receivedNs: bigint, bodyBytes: number): Promise<Reply> {
+  async #simple(value: unknown, receivedNs: bigint, bodyBytes: number, project: string | undefined): Promise<Reply> {
     const trace = checkSimpleTrace(value);
     if (Array.isArray(trace)) return validationReply(trace);
     const traceId = this.#ids.traceId();
@@ -156,16 +158,18 @@ export class TracingApiHandler {
     const checked = this.#spans.check({ form: 'flat', spans: [span] });
     // The body was checked above, so the span is accepted; if it ever were not, say so, append nothing.
     if (checked.spans.length === 0) return allRejectedReply(checked.rejections);
-    const refused = await this.#consume(checked.spans, bodyBytes);
+    const refused = await this.#consume(checked.spans, bodyBytes, project);
     return refused ?? { status: 202, body: stringifyJson({ count: 1, trace: simpleTraceEcho(trace, traceId, spanId) }) };
   }
 
   /**
    * The pipeline's one call (`wireBytes`: the body bytes the spans came in); a refusal becomes its
-   * 429/503 answer (nothing was appended). Nothing to append: no call.
+   * 429/503 answer (nothing was appended). Nothing to append: no call. Every span gets the project of
+   * the key the request was accepted with; nothing the client sent can set it.
    */
-  async #consume(spans: Span[], wireBytes: number): Promise<Reply | undefined> {
+  async #consume(spans: Span[], wireBytes: number, project: string | undefined): Promise<Reply | undefined> {
     if (spans.length === 0) return undefined;
+    if (project !== undefined) for (let i = 0; i < spans.length; i++) spans[i].project = project;
     const refused = await this.#consumer.consume({ origin: 'tracing', spans }, wireBytes);
     return refused && refusedReply(refused.status, refused.message, this.#retryAfterSeconds);
   }

@@ -11,7 +11,8 @@ import { createOtlpHttpHandler } from '../otlp/index.ts';
 import type { HttpReceiverConfig } from './config.ts';
 import type { Reply } from './replies.ts';
 
-export type OtlpRoute = (method: string, incoming: IncomingMessage) => Promise<Reply> | Reply;
+/** `project`: of the key the tracing API accepted the request with. */
+export type OtlpRoute = (method: string, incoming: IncomingMessage, project: string | undefined) => Promise<Reply> | Reply;
 
 export interface OtlpRouteContext {
   config: HttpReceiverConfig;
@@ -26,5 +27,5 @@ export function createOtlpRoute(context: OtlpRouteContext): OtlpRoute {
     maxRequestBodySize: context.config.max_request_body_size,
     maxSpansPerRequest: context.config.max_spans_per_request,
   });
-  return (method, incoming) => handler(method, incoming, true);
+  return (method, incoming, project) => handler(method, incoming, true, project);
 }

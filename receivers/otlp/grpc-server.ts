@@ -86,12 +86,15 @@ export class OtlpGrpcServer {
 
   async #export(call: ServerUnaryCall<Buffer, Uint8Array>, callback: sendUnaryData<Uint8Array>): Promise<void> {
     try {
+      let project: string | undefined;
       if (this.#authenticate !== undefined) {
         const [authorization] = call.metadata.get('authorization');
-        if (this.#authenticate(typeof authorization === 'string' ? authorization : undefined) === undefined) {
+        const identity = this.#authenticate(typeof authorization === 'string' ? authorization : undefined);
+        if (identity === undefined) {
           callback(error(status.UNAUTHENTICATED, 'missing or unknown API key'));
           return;
         }
+        project = identity.project;
       }
       const refusal = this.#consumer.admit();
       if (refusal !== undefined) {
@@ -112,7 +115,7 @@ export class OtlpGrpcServer {
         callback(error(status.INVALID_ARGUMENT, `cannot decode the request: ${e.message}`));
         return;
       }
-      const outcome = await ingest(this.#consumer, this.#rules, decoded.spans, call.request.length, this.#logger);
+      const outcome = await ingest(this.#consumer, this.#rules, decoded.spans, call.request.length, this.#logger, project);
       switch (outcome.kind) {
         case 'accepted':
           callback(null, encodeExportResponse(outcome.partial));

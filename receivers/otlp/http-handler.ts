@@ -33,8 +33,11 @@ export interface OtlpHttpOptions {
   authenticate?: Authenticate;
 }
 
-/** `allowReadyCheck`: GET answers `{"status":"ready"}` (the `/otlp/v1/traces` path); default true. */
-export type OtlpHttpHandler = (method: string, incoming: IncomingMessage, allowReadyCheck?: boolean) => Promise<OtlpHttpReply>;
+/**
+ * `allowReadyCheck`: GET answers `{"status":"ready"}` (the `/otlp/v1/traces` path); default true.
+ * `project`: of the key a caller already accepted the request with (the tracing API's route).
+ */
+export type OtlpHttpHandler = (method: string, incoming: IncomingMessage, allowReadyCheck?: boolean, project?: string) => Promise<OtlpHttpReply>;
 
 type Encoding = 'proto' | 'json';
 
@@ -75,7 +78,7 @@ export function createOtlpHttpHandler(options: OtlpHttpOptions): OtlpHttpHandler
   const { consumer, logger, maxRequestBodySize: limit, maxSpansPerRequest: maxSpans, authenticate } = options;
   const decoder = new ProtoDecoder(maxSpans);
   const rules = new OtlpRules();
-  return async (method, incoming, allowReadyCheck = true) => {
+  return async (method, incoming, allowReadyCheck = true, accepted = undefined) => {
     if (method === 'GET' && allowReadyCheck) return READY_REPLY;
     if (method !== 'POST') {
       return statusReply(405, GrpcCode.UNIMPLEMENTED, `method ${method} not allowed, use POST`, 'json', {
@@ -85,8 +88,13 @@ export function createOtlpHttpHandler(options: OtlpHttpOptions): OtlpHttpHandler
     const contentType = incoming.headers['content-type'];
     const encoding = encodingOf(contentType);
     // Before anything of the body is read: a request without a valid key costs nothing more.
-    if (authenticate !== undefined && authenticate(incoming.headers.authorization) === undefined) {
-      return statusReply(401, GrpcCode.UNAUTHENTICATED, 'missing or unknown API key', encoding ?? 'json', { 'www-authenticate': WWW_AUTHENTICATE });
+    let project = accepted;
+    if (authenticate !== undefined) {
+      const identity = authenticate(incoming.headers.authorization);
+      if (identity === undefined) {
+        return statusReply(401, GrpcCode.UNAUTHENTICATED, 'missing or unknown API key', encoding ?? 'json', { 'www-authenticate': WWW_AUTHENTICATE });
+      }
+      project = identity.project;
     }
     if (encoding === undefined) {
       return statusReply(415, GrpcCode.INVALID_ARGUMENT,
@@ -123,7 +131,7 @@ export function createOtlpHttpHandler(options: OtlpHttpOptions): OtlpHttpHandler
       }
       throw error;
     }
-    const outcome = await ingest(consumer, rules, decoded.spans, body.bytes.length, logger);
+    const outcome = await ingest(consumer, rules, decoded.spans, body.bytes.length, logger, project);
     switch (outcome.kind) {
       case 'accepted':
         return successReply(encoding, outcome.partial);

@@ -43,15 +43,18 @@ export function rejectionMessage(rejections: Rejection[]): string {
  * appended. Every span rejected: nothing appended. Otherwise the accepted ones are appended and listed
  * as accepted only once every append resolved. `bodyBytes`: the size of the (decompressed) request body
  * they were decoded from. `rules`: the receiver's own (they remember the last ids that passed).
+ * `project`: of the key the request was accepted with, given to every span (nothing the client sent
+ * can set it).
  */
 export async function ingest(
-  consumer: IngestConsumer, rules: OtlpRules, decoded: Span[], bodyBytes: number, logger: Logger,
+  consumer: IngestConsumer, rules: OtlpRules, decoded: Span[], bodyBytes: number, logger: Logger, project?: string,
 ): Promise<IngestOutcome> {
   if (decoded.length === 0) return { kind: 'accepted' };
   const { spans, rejections } = checkOtlpSpans(decoded, rules);
   if (spans.length === 0) {
     return { kind: 'all_rejected', message: `every span was rejected: ${rejectionMessage(rejections)}` };
   }
+  if (project !== undefined) for (let i = 0; i < spans.length; i++) spans[i].project = project;
   try {
     const refused = await consumer.consume({ origin: 'otlp', spans }, keptShare(bodyBytes, spans.length, decoded.length));
     if (refused !== undefined) {

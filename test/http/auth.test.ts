@@ -52,6 +52,19 @@ describe('api_keys on the tracing API', () => {
     expect(r.consumer.spans()).toHaveLength(0);
   });
 
+  it('every span gets the project of the accepted key; a member or attribute the client sends cannot set it', async () => {
+    r.consumer.appended.length = 0;
+    const forged = JSON.stringify({ spans: [flatSpan(0, { project: 'proj-x', attributes: { project: 'proj-x' } })] });
+    expect((await send(r.port, 'POST', '/tracing/spans/ingest', forged, { ...JSON_HEADERS, authorization: 'ApiKey inline-key' })).status).toBe(202);
+    expect((await send(r.port, 'POST', '/tracing/spans/ingest', body, { ...JSON_HEADERS, authorization: 'Bearer digest-key' })).status).toBe(202);
+    expect(r.consumer.spans().map((s) => s.project)).toEqual(['proj-a', 'proj-b']);
+    // The record carries it as a member of its own.
+    const { encodeBatchJsonLines } = await import('../../codec/record/index.ts');
+    const record = JSON.parse(encodeBatchJsonLines(r.consumer.spans().slice(0, 1)).trim());
+    expect(record.project).toBe('proj-a');
+    expect(record.attributes.project).toBe('proj-x');
+  });
+
   it('a right key, however it is sent: 202', async () => {
     for (const authorization of ['ApiKey inline-key', 'bearer inline-key', 'Bearer digest-key', basic('pk-lf-1', 'file-key'), 'APIKEY file-key']) {
       const res = await send(r.port, 'POST', '/tracing/spans/ingest', body, { ...JSON_HEADERS, authorization });
@@ -104,7 +117,10 @@ describe('api_keys on OTLP/HTTP and OTLP/gRPC, and revocation through the keys f
   it('OTLP/gRPC: UNAUTHENTICATED without a valid key in the authorization metadata, OK with one', async () => {
     expect(await callGrpc()).toBe(status.UNAUTHENTICATED);
     expect(await callGrpc('Bearer nope')).toBe(status.UNAUTHENTICATED);
+    consumer.appended.length = 0;
     expect(await callGrpc('Bearer digest-key')).toBe(status.OK);
+    expect((await postOtlp('Bearer inline-key')).status).toBe(200);
+    expect(consumer.appended.map((s) => s.project)).toEqual(['proj-b', 'proj-a']);
   });
 
   it('a key removed from the keys file is refused without a restart', async () => {
