@@ -76,6 +76,23 @@ describe('kafka exporter, encoding json', () => {
     expect(lines.some((l) => l.msg === 'kafka connected' && l.topic === topic)).toBe(true);
   });
 
+  it('spans accepted with a project key carry it: the record member and the tracehop-project header', async () => {
+    const topic = uniqueTopic('json_project');
+    await createTopic(bootstrap, topic, 1);
+    const exporter = new KafkaExporter(kafkaConfig({ brokers: [bootstrap], topic }), context(recordingLogger().logger));
+    await exporter.start();
+    const spans = makeSpans(2, 2);
+    spans[0].project = 'proj-a';
+    spans[1].project = 'proj-a';
+    await exporter.export(spans);
+    await exporter.shutdown();
+    const messages = await readTopic(bootstrap, topic, spans.length);
+    const projects = messages.map((m) => [
+      (JSON.parse(m.value.toString('utf8')) as { project?: string }).project, Object.fromEntries(m.headers)['tracehop-project'],
+    ]);
+    expect(projects.sort()).toEqual([[undefined, undefined], [undefined, undefined], ['proj-a', 'proj-a'], ['proj-a', 'proj-a']]);
+  });
+
   it('delivers the rest of a batch and hands back only a span too large for one message', async () => {
     const topic = uniqueTopic('json_large');
     await createTopic(bootstrap, topic, 1);
