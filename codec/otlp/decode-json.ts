@@ -9,7 +9,7 @@
 import { newSpan, spanStatus, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../../model/span.ts';
 import { flattenInto } from '../../model/attributes/flatten.ts';
 import { AttributeList } from '../../model/attributes/list.ts';
-import { parseJsonBytes } from '../json/parse.ts';
+import { isJsonObject, parseJsonBytes } from '../json/parse.ts';
 import { MAX_VALUE_DEPTH, OtlpDecodeError, OtlpSpanLimitError } from './errors.ts';
 import type { DecodedRequest } from './decode-proto.ts';
 
@@ -22,9 +22,6 @@ function fail(path: string, what: string): never {
   throw new OtlpDecodeError(`${path}: ${what}`);
 }
 
-function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** The member under its lowerCamelCase or its proto name. */
 function pick(o: Obj, camel: string, snake: string): unknown {
@@ -92,17 +89,17 @@ export function decodeExportRequestJson(bytes: Uint8Array, maxSpans = Number.POS
   const parsed = parseJsonBytes(bytes, MAX_JSON_DEPTH);
   if (!parsed.ok) throw new OtlpDecodeError(parsed.message);
   const root = parsed.value;
-  if (!isObj(root)) fail('$', 'expected an object');
+  if (!isJsonObject(root)) fail('$', 'expected an object');
   const spans: Span[] = [];
   const rsList = list(pick(root, 'resourceSpans', 'resource_spans'), 'resourceSpans');
   for (let i = 0; i < rsList.length; i++) {
     const rs = rsList[i];
     const rsPath = `resourceSpans[${i}]`;
-    if (!isObj(rs)) fail(rsPath, 'expected an object');
+    if (!isJsonObject(rs)) fail(rsPath, 'expected an object');
     let resource: Attributes | undefined;
     const res = rs.resource;
     if (res !== undefined && res !== null) {
-      if (!isObj(res)) fail(`${rsPath}.resource`, 'expected an object');
+      if (!isJsonObject(res)) fail(`${rsPath}.resource`, 'expected an object');
       const attrs = readAttributes(res.attributes, `${rsPath}.resource.attributes`);
       if (attrs.size > 0) resource = attrs;
     }
@@ -111,7 +108,7 @@ export function decodeExportRequestJson(bytes: Uint8Array, maxSpans = Number.POS
     for (let j = 0; j < ssList.length; j++) {
       const ss = ssList[j];
       const ssPath = `${rsPath}.scopeSpans[${j}]`;
-      if (!isObj(ss)) fail(ssPath, 'expected an object');
+      if (!isJsonObject(ss)) fail(ssPath, 'expected an object');
       const scope = readScope(ss.scope, `${ssPath}.scope`);
       const scopeSchemaUrl = str(pick(ss, 'schemaUrl', 'schema_url'), `${ssPath}.schemaUrl`);
       const spanList = list(ss.spans, `${ssPath}.spans`);
@@ -126,7 +123,7 @@ export function decodeExportRequestJson(bytes: Uint8Array, maxSpans = Number.POS
 
 function readScope(v: unknown, path: string): SpanScope | undefined {
   if (v === undefined || v === null) return undefined;
-  if (!isObj(v)) fail(path, 'expected an object');
+  if (!isJsonObject(v)) fail(path, 'expected an object');
   const name = str(v.name, `${path}.name`);
   const version = str(v.version, `${path}.version`);
   const attrs = readAttributes(v.attributes, `${path}.attributes`);
@@ -145,11 +142,11 @@ function readSpan(
   resourceSchemaUrl: string,
   scopeSchemaUrl: string,
 ): Span {
-  if (!isObj(v)) fail(path, 'expected an object');
+  if (!isJsonObject(v)) fail(path, 'expected an object');
   const statusIn = v.status;
   let status = spanStatus(0, undefined);
   if (statusIn !== undefined && statusIn !== null) {
-    if (!isObj(statusIn)) fail(`${path}.status`, 'expected an object');
+    if (!isJsonObject(statusIn)) fail(`${path}.status`, 'expected an object');
     const message = str(statusIn.message, `${path}.status.message`);
     status = spanStatus(enumValue(statusIn.code, STATUS_NAMES), message === '' ? undefined : message);
   }
@@ -173,7 +170,7 @@ function readSpan(
     for (let i = 0; i < eventsIn.length; i++) {
       const e = eventsIn[i];
       const ePath = `${path}.events[${i}]`;
-      if (!isObj(e)) fail(ePath, 'expected an object');
+      if (!isJsonObject(e)) fail(ePath, 'expected an object');
       const event: SpanEvent = {
         name: str(e.name, `${ePath}.name`),
         timeNs: nanos(pick(e, 'timeUnixNano', 'time_unix_nano')),
@@ -192,7 +189,7 @@ function readSpan(
     for (let i = 0; i < linksIn.length; i++) {
       const l = linksIn[i];
       const lPath = `${path}.links[${i}]`;
-      if (!isObj(l)) fail(lPath, 'expected an object');
+      if (!isJsonObject(l)) fail(lPath, 'expected an object');
       const link: SpanLink = {
         traceId: id(pick(l, 'traceId', 'trace_id')),
         spanId: id(pick(l, 'spanId', 'span_id')),
@@ -238,7 +235,7 @@ function readAttributes(v: unknown, path: string): AttributeList {
   for (let i = 0; i < kvs.length; i++) {
     const kv = kvs[i];
     const kvPath = `${path}[${i}]`;
-    if (!isObj(kv)) fail(kvPath, 'expected an object');
+    if (!isJsonObject(kv)) fail(kvPath, 'expected an object');
     const key = str(kv.key, `${kvPath}.key`);
     const value = anyValue(kv.value, `${kvPath}.value`, 0);
     if (value instanceof Map || (Array.isArray(value) && hasObject(value))) flattenInto(value, key, out);
@@ -281,7 +278,7 @@ function double(v: unknown, path: string): number | string {
 /** AnyValue -> scalar, scalar array, or a Map / array for flattenInto; {} -> null. */
 function anyValue(v: unknown, path: string, depth: number): unknown {
   if (v === undefined || v === null) return null;
-  if (!isObj(v)) fail(path, 'expected an AnyValue object');
+  if (!isJsonObject(v)) fail(path, 'expected an AnyValue object');
   let x: unknown;
   if ((x = pick(v, 'stringValue', 'string_value')) !== undefined) return str(x, `${path}.stringValue`);
   if ((x = pick(v, 'boolValue', 'bool_value')) !== undefined) {
@@ -297,7 +294,7 @@ function anyValue(v: unknown, path: string, depth: number): unknown {
   }
   if ((x = pick(v, 'arrayValue', 'array_value')) !== undefined) {
     if (depth >= MAX_VALUE_DEPTH) fail(path, `values nested deeper than ${MAX_VALUE_DEPTH}`);
-    if (!isObj(x)) fail(`${path}.arrayValue`, 'expected an object');
+    if (!isJsonObject(x)) fail(`${path}.arrayValue`, 'expected an object');
     const items = list(x.values, `${path}.arrayValue.values`);
     const out: unknown[] = new Array(items.length);
     for (let i = 0; i < items.length; i++) out[i] = anyValue(items[i], `${path}.arrayValue.values[${i}]`, depth + 1);
@@ -305,13 +302,13 @@ function anyValue(v: unknown, path: string, depth: number): unknown {
   }
   if ((x = pick(v, 'kvlistValue', 'kvlist_value')) !== undefined) {
     if (depth >= MAX_VALUE_DEPTH) fail(path, `values nested deeper than ${MAX_VALUE_DEPTH}`);
-    if (!isObj(x)) fail(`${path}.kvlistValue`, 'expected an object');
+    if (!isJsonObject(x)) fail(`${path}.kvlistValue`, 'expected an object');
     const items = list(x.values, `${path}.kvlistValue.values`);
     const out = new Map<string, unknown>();
     for (let i = 0; i < items.length; i++) {
       const kv = items[i];
       const kvPath = `${path}.kvlistValue.values[${i}]`;
-      if (!isObj(kv)) fail(kvPath, 'expected an object');
+      if (!isJsonObject(kv)) fail(kvPath, 'expected an object');
       out.set(str(kv.key, `${kvPath}.key`), anyValue(kv.value, `${kvPath}.value`, depth + 1));
     }
     return out;

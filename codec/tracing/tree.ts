@@ -1,12 +1,9 @@
 // The tree form of the tracing API (ingest-api.md §3.3): walking `traces` in pre-order into drafts, and
 // counting nodes for the span-count limit. Both walks use an explicit stack, not recursion: the tree's
 // depth is bounded only by the receiver's nesting limit, which is configurable.
+import { isJsonObject } from '../json/parse.ts';
 import type { SpanDraft, TracingBody } from '../../model/batch.ts';
 
-/** A JSON object (not an array, not null). */
-export function isJsonObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** A node waiting on the stack. */
 interface PendingNode {

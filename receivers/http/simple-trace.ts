@@ -1,6 +1,7 @@
 // `POST /simple/traces/` (ingest-api.md §8): one self-contained event becomes one root span. The body is
 // checked here (422 with exact loc/type), then turned into ONE flat tracing-API span object that goes
 // through the same span checks and namespace as every other request.
+import { isJsonObject } from '../../codec/json/parse.ts';
 import { normaliseSpanId, normaliseTraceId, normaliseUuid } from '../../model/ids.ts';
 import { REFERENCE_KEYS } from '../../model/span.ts';
 import type { ValidationItem } from './replies.ts';
@@ -25,9 +26,6 @@ export interface SimpleTrace {
   links?: JsonObject | unknown[];
 }
 
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 type Loc = Array<string | number>;
 
@@ -53,7 +51,7 @@ function checkTags(tags: JsonObject, items: ValidationItem[]): void {
     for (const key of Object.keys(obj)) {
       const v = obj[key];
       if (typeof v === 'string' || typeof v === 'boolean' || v === 0 || v === 1) continue;
-      if (isObject(v)) stack.push({ obj: v, loc: [...loc, key] });
+      if (isJsonObject(v)) stack.push({ obj: v, loc: [...loc, key] });
       else problem(items, [...loc, key], 'string_type', 'Tag values should be strings, booleans, 0 or 1');
     }
   }
@@ -65,7 +63,7 @@ function checkReferences(refs: JsonObject, items: ValidationItem[]): void {
     const entry = refs[key];
     if (entry === null) continue;
     const loc: Loc = ['body', 'trace', 'references', key];
-    if (!isObject(entry)) {
+    if (!isJsonObject(entry)) {
       problem(items, loc, 'dict_type', 'Input should be a valid dictionary');
       continue;
     }
@@ -95,13 +93,13 @@ function checkLinkId(link: JsonObject, field: 'trace_id' | 'span_id', loc: Loc, 
 }
 
 function checkLink(link: unknown, loc: Loc, items: ValidationItem[]): void {
-  if (!isObject(link)) {
+  if (!isJsonObject(link)) {
     problem(items, loc, 'dict_type', 'Input should be a valid dictionary');
     return;
   }
   checkLinkId(link, 'trace_id', loc, items);
   checkLinkId(link, 'span_id', loc, items);
-  if (link.attributes != null && !isObject(link.attributes)) {
+  if (link.attributes != null && !isJsonObject(link.attributes)) {
     problem(items, [...loc, 'attributes'], 'dict_type', 'Input should be a valid dictionary');
   }
 }
@@ -110,19 +108,19 @@ function checkLink(link: unknown, loc: Loc, items: ValidationItem[]): void {
 function optionalObject(trace: JsonObject, field: string, items: ValidationItem[]): JsonObject | undefined {
   const v = trace[field];
   if (v === undefined || v === null) return undefined;
-  if (isObject(v)) return v;
+  if (isJsonObject(v)) return v;
   problem(items, ['body', 'trace', field], 'dict_type', 'Input should be a valid dictionary');
   return undefined;
 }
 
 /** The checked simple trace, or the 422 items (§2.3, §8.1), all of them, in field order. */
 export function checkSimpleTrace(body: unknown): SimpleTrace | ValidationItem[] {
-  if (!isObject(body)) {
+  if (!isJsonObject(body)) {
     return [{ loc: ['body'], msg: 'Input should be a valid dictionary or object', type: 'model_attributes_type' }];
   }
   const t = body.trace;
   if (t === undefined || t === null) return [{ loc: ['body', 'trace'], msg: 'Field required', type: 'missing' }];
-  if (!isObject(t)) return [{ loc: ['body', 'trace'], msg: 'Input should be a valid dictionary', type: 'dict_type' }];
+  if (!isJsonObject(t)) return [{ loc: ['body', 'trace'], msg: 'Input should be a valid dictionary', type: 'dict_type' }];
 
   const items: ValidationItem[] = [];
   const origin = enumField(t, 'origin', ORIGINS, 'custom', items);
@@ -140,7 +138,7 @@ export function checkSimpleTrace(body: unknown): SimpleTrace | ValidationItem[] 
   if (Array.isArray(t.links)) {
     links = t.links;
     for (let i = 0; i < links.length; i++) checkLink(links[i], ['body', 'trace', 'links', i], items);
-  } else if (isObject(t.links)) {
+  } else if (isJsonObject(t.links)) {
     links = t.links;
     for (const name of Object.keys(links)) checkLink(links[name], ['body', 'trace', 'links', name], items);
   } else if (t.links !== undefined && t.links !== null) {
@@ -179,7 +177,7 @@ function referencesOf(refs: JsonObject): JsonObject | undefined {
   for (const key of Object.keys(refs)) {
     const entry = refs[key];
     if (entry === null) continue;
-    entries.push([key, REFERENCE_KEYS.has(key) && isObject(entry) ? withoutNulls(entry) : entry]);
+    entries.push([key, REFERENCE_KEYS.has(key) && isJsonObject(entry) ? withoutNulls(entry) : entry]);
   }
   return entries.length > 0 ? Object.fromEntries(entries) : undefined;
 }
@@ -213,7 +211,7 @@ export function simpleTraceSpan(trace: SimpleTrace, traceId: string, spanId: str
   const references = trace.references === undefined ? undefined : referencesOf(trace.references);
   if (references !== undefined) ag.references = references;
   const evaluator = references?.evaluator;
-  const slug = isObject(evaluator) ? evaluator.slug : undefined;
+  const slug = isJsonObject(evaluator) ? evaluator.slug : undefined;
   return {
     trace_id: traceId,
     span_id: spanId,

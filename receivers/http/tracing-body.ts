@@ -1,15 +1,13 @@
 // The top level of an OTelTracingRequest (ingest-api.md §3.1, §2.3). Field type errors are reported
 // together and before the exactly-one rule, as pydantic does (field validation, then the model rule).
+import { isJsonObject } from '../../codec/json/parse.ts';
 import type { TracingBody } from '../../model/batch.ts';
 import type { ValidationItem } from './replies.ts';
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** The body's spans in flat or tree form, or the 422 items saying why it is not usable. */
 export function tracingBodyOf(value: unknown): TracingBody | ValidationItem[] {
-  if (!isObject(value)) {
+  if (!isJsonObject(value)) {
     return [{ loc: ['body'], msg: 'Input should be a valid dictionary or object', type: 'model_attributes_type' }];
   }
   const spans = value.spans ?? undefined;
@@ -19,16 +17,16 @@ export function tracingBodyOf(value: unknown): TracingBody | ValidationItem[] {
     problems.push({ loc: ['body', 'spans'], msg: 'Input should be a valid list', type: 'list_type' });
   }
   if (traces !== undefined) {
-    if (!isObject(traces)) {
+    if (!isJsonObject(traces)) {
       problems.push({ loc: ['body', 'traces'], msg: 'Input should be a valid dictionary', type: 'dict_type' });
     } else {
       for (const key in traces) {
         const entry = traces[key];
         // A null entry is absent: it contributes no spans.
         if (entry === null) continue;
-        if (!isObject(entry)) {
+        if (!isJsonObject(entry)) {
           problems.push({ loc: ['body', 'traces', key], msg: 'Input should be a valid dictionary', type: 'dict_type' });
-        } else if (entry.spans != null && !isObject(entry.spans)) {
+        } else if (entry.spans != null && !isJsonObject(entry.spans)) {
           problems.push({
             loc: ['body', 'traces', key, 'spans'],
             msg: 'Input should be a valid dictionary',
