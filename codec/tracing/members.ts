@@ -21,11 +21,18 @@ export class MemberNames {
   }
 }
 
+/** Span members by id: `SpanMembers.set`'s cases follow this order. */
+export const SPAN_MEMBERS = new MemberNames([
+  'trace_id', 'span_id', 'parent_id', 'span_name', 'span_kind', 'start_time', 'end_time', 'status_code',
+  'status_message', 'attributes', 'events', 'session_id', 'user_id', 'span_type', 'trace_type', 'links',
+  'references', 'resource', 'scope', 'otlp', 'spans',
+]);
+
 /** A span's members. The field names are the JSON names, so the span checks read this as they read any object. */
 export class SpanMembers {
-  static readonly ATTRIBUTES = 9;
-  static readonly EVENTS = 10;
-  static readonly SPANS = 20;
+  static readonly ATTRIBUTES = SPAN_MEMBERS.idOf('attributes');
+  static readonly EVENTS = SPAN_MEMBERS.idOf('events');
+  static readonly SPANS = SPAN_MEMBERS.idOf('spans');
 
   trace_id: unknown = undefined;
   span_id: unknown = undefined;
@@ -50,7 +57,7 @@ export class SpanMembers {
   /** Tree form: the node's children. */
   spans: unknown = undefined;
 
-  /** Sets member `id` (its position in SPAN_MEMBERS). */
+  /** Sets member `id` (its position in SPAN_MEMBERS: the cases below follow that list). */
   set(id: number, value: unknown): void {
     switch (id) {
       case 0: this.trace_id = value; break;
@@ -78,15 +85,13 @@ export class SpanMembers {
   }
 }
 
-export const SPAN_MEMBERS = new MemberNames([
-  'trace_id', 'span_id', 'parent_id', 'span_name', 'span_kind', 'start_time', 'end_time', 'status_code',
-  'status_message', 'attributes', 'events', 'session_id', 'user_id', 'span_type', 'trace_type', 'links',
-  'references', 'resource', 'scope', 'otlp', 'spans',
-]);
+
+/** Event members by id: `EventMembers.set`'s cases follow this order. */
+export const EVENT_MEMBERS = new MemberNames(['name', 'timestamp', 'attributes', 'otlp']);
 
 /** An event's members. */
 export class EventMembers {
-  static readonly ATTRIBUTES = 2;
+  static readonly ATTRIBUTES = EVENT_MEMBERS.idOf('attributes');
 
   name: unknown = undefined;
   timestamp: unknown = undefined;
@@ -104,4 +109,3 @@ export class EventMembers {
   }
 }
 
-export const EVENT_MEMBERS = new MemberNames(['name', 'timestamp', 'attributes', 'otlp']);
