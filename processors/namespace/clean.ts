@@ -2,70 +2,10 @@
 // What does not fit is quarantined (§3.2) in slot order; a null at a slot or typed leaf means absent.
 import type { Tree, TreeMap } from '../../model/attributes/trie.ts';
 import { isSpanType } from '../../model/span.ts';
-import type { FastSlots } from './fast.ts';
+import { isFiniteNumber } from './keys.ts';
+import type { Cleaned } from './layout.ts';
 import type { Quarantine } from './quarantine.ts';
 import { cleanReferences } from './references.ts';
-
-/** The cleaned layout, slot by slot; undefined = absent. */
-export interface Cleaned {
-  typeSpan?: string;
-  typeTrace?: string;
-  parameters?: TreeMap;
-  inputs?: TreeMap;
-  /** Any value; `hasOutputs` tells a present value apart. */
-  outputs?: Tree;
-  hasOutputs: boolean;
-  internals?: TreeMap;
-  durationIncremental?: number | bigint;
-  durationCumulative?: number | bigint;
-  errorsIncremental?: number | bigint;
-  errorsCumulative?: number | bigint;
-  tokensIncremental?: TreeMap;
-  tokensCumulative?: TreeMap;
-  costsIncremental?: TreeMap;
-  costsCumulative?: TreeMap;
-  references?: TreeMap;
-  sessionId?: string;
-  userId?: string;
-  flags?: TreeMap;
-  tags?: TreeMap;
-  meta?: TreeMap;
-  exception?: TreeMap;
-  selector?: TreeMap;
-  unsupported?: TreeMap;
-  /** Set by the fast path instead of the tree slots above (fast.ts). */
-  fast?: FastSlots;
-}
-
-/** Every field present from the start, in one order: all Cleaned objects share one shape, so the reads in
- *  emit and the processor stay monomorphic. */
-export function emptyCleaned(): Cleaned {
-  return {
-    typeSpan: undefined, typeTrace: undefined, parameters: undefined, inputs: undefined, outputs: undefined,
-    hasOutputs: false, internals: undefined, durationIncremental: undefined, durationCumulative: undefined,
-    errorsIncremental: undefined, errorsCumulative: undefined, tokensIncremental: undefined,
-    tokensCumulative: undefined, costsIncremental: undefined, costsCumulative: undefined, references: undefined,
-    sessionId: undefined, userId: undefined, flags: undefined, tags: undefined, meta: undefined,
-    exception: undefined, selector: undefined, unsupported: undefined, fast: undefined,
-  };
-}
-
-/** The same object emptied for reuse (every field written, so the shape stays the one emptyCleaned made). */
-export function resetCleaned(c: Cleaned): Cleaned {
-  c.typeSpan = undefined; c.typeTrace = undefined; c.parameters = undefined; c.inputs = undefined;
-  c.outputs = undefined; c.hasOutputs = false; c.internals = undefined; c.durationIncremental = undefined;
-  c.durationCumulative = undefined; c.errorsIncremental = undefined; c.errorsCumulative = undefined;
-  c.tokensIncremental = undefined; c.tokensCumulative = undefined; c.costsIncremental = undefined;
-  c.costsCumulative = undefined; c.references = undefined; c.sessionId = undefined; c.userId = undefined;
-  c.flags = undefined; c.tags = undefined; c.meta = undefined; c.exception = undefined; c.selector = undefined;
-  c.unsupported = undefined; c.fast = undefined;
-  return c;
-}
-
-
-function isNumber(v: unknown): v is number | bigint {
-  return typeof v === 'number' || typeof v === 'bigint';
-}
 
 /** Marks a leaf that must be quarantined; DROP a null leaf that simply goes away. */
 const BAD: unique symbol = Symbol('bad');
@@ -74,7 +14,7 @@ type LeafResult = Tree | typeof BAD | typeof DROP;
 
 function numberLeaf(v: Tree): LeafResult {
   if (v === null) return DROP;
-  return isNumber(v) ? v : BAD;
+  return isFiniteNumber(v) ? v : BAD;
 }
 
 function flagLeaf(v: Tree): LeafResult {
@@ -174,11 +114,11 @@ const NUMBER_MEMBERS = ['total', 'count', 'value'];
 /** duration/errors entry value: a number, or an object holding one under total, count or value. */
 function scalarMetric(v: Tree, path: string[], q: Quarantine): number | bigint | undefined {
   if (v === null) return undefined;
-  if (isNumber(v)) return v;
+  if (isFiniteNumber(v)) return v;
   if (v instanceof Map) {
     for (const name of NUMBER_MEMBERS) {
       const n = v.get(name);
-      if (isNumber(n)) return n;
+      if (isFiniteNumber(n)) return n;
     }
   }
   q.add(path, v);
@@ -253,7 +193,7 @@ function identity(entry: Tree | undefined, name: string, q: Quarantine): string 
   for (const [k, v] of m) {
     if (k !== 'id') { q.add([name, k], v); continue; }
     if (typeof v === 'string') id = v;
-    else if (isNumber(v)) id = String(v);
+    else if (isFiniteNumber(v)) id = String(v);
     else if (v !== null) q.add([name, 'id'], v);
   }
   return id;

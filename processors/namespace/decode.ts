@@ -2,8 +2,9 @@
 // Both rebuild the ag map only when a key actually changes, and rebuild it in order so that an expanded
 // key follows the duplicate rule of §1.2 (Map.set: later value, earlier position).
 import { flattenInto } from '../../model/attributes/flatten.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { Attributes } from '../../model/span.ts';
-import { NOT_JSON, isPlainObject, tryJson } from './keys.ts';
+import { NOT_JSON, isAgKey, isPlainObject, tryJson } from './keys.ts';
 import type { Quarantine } from './quarantine.ts';
 
 export const TYPED = '@ag.type=';
@@ -15,9 +16,10 @@ export function isTyped(v: unknown): boolean {
 }
 
 /**
- * S2: `@ag.type=json:<json>` is parsed in place (flattened when structured); `@ag.type=none:` is null.
- * Repeated while something decodes: a decoded value can itself be a prefixed string, and a second run of
- * the processor would decode it, so the first must.
+ * S2 on the `ag` keys of `ag` (other keys are kept as they are): `@ag.type=json:<json>` is parsed in
+ * place (flattened when structured); `@ag.type=none:` is null. Repeated while something decodes: a
+ * decoded value can itself be a prefixed string, and a second run of the processor would decode it, so
+ * the first must. Returns `ag` itself when nothing decodes, else a new AttributeList.
  */
 export function decodeTyped(ag: Attributes): Attributes {
   for (;;) {
@@ -32,9 +34,9 @@ function decodeTypedOnce(ag: Attributes): Attributes {
   for (const v of ag.values()) if (isTyped(v)) { any = true; break; }
   if (!any) return ag;
   let changed = false;
-  const out: Attributes = new Map();
+  const out = new AttributeList();
   for (const [k, v] of ag) {
-    if (isTyped(v)) {
+    if (isTyped(v) && isAgKey(k)) {
       const s = v as string;
       if (s === TYPED_NONE) { out.set(k, null); changed = true; continue; }
       if (s.startsWith(TYPED_JSON)) {

@@ -4,8 +4,7 @@ import { flattenInto } from '../../model/attributes/flatten.ts';
 import { AttributeList, asList } from '../../model/attributes/list.ts';
 import type { Tree } from '../../model/attributes/trie.ts';
 import type { Attributes } from '../../model/span.ts';
-import type { Cleaned } from './clean.ts';
-import { emitFastGroup, type FastSlots } from './fast.ts';
+import type { Cleaned, SlottedKeys } from './layout.ts';
 import { isAgKey } from './keys.ts';
 import { emitUnsupported, type Quarantine } from './quarantine.ts';
 
@@ -21,8 +20,8 @@ export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine): At
   const out = new AttributeList();
   out.append('ag.type.span', c.typeSpan as string);
   out.append('ag.type.trace', c.typeTrace as string);
-  const f = c.fast;
-  if (f !== undefined) emitFastGroup(f, 0, out);
+  const f = c.slotted;
+  if (f !== undefined) emitGroup(f, 0, out);
   else {
     put(out, 'ag.data.parameters', c.parameters);
     put(out, 'ag.data.inputs', c.inputs);
@@ -33,7 +32,7 @@ export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine): At
   if (c.durationCumulative !== undefined) out.append('ag.metrics.duration.cumulative', c.durationCumulative);
   if (c.errorsIncremental !== undefined) out.append('ag.metrics.errors.incremental', c.errorsIncremental);
   if (c.errorsCumulative !== undefined) out.append('ag.metrics.errors.cumulative', c.errorsCumulative);
-  if (f !== undefined) emitFastGroup(f, 1, out);
+  if (f !== undefined) emitGroup(f, 1, out);
   else {
     put(out, 'ag.metrics.tokens.incremental', c.tokensIncremental);
     put(out, 'ag.metrics.tokens.cumulative', c.tokensCumulative);
@@ -43,7 +42,7 @@ export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine): At
   }
   if (c.sessionId !== undefined) out.append('ag.session.id', c.sessionId);
   if (c.userId !== undefined) out.append('ag.user.id', c.userId);
-  if (f !== undefined) emitFastGroup(f, 2, out);
+  if (f !== undefined) emitGroup(f, 2, out);
   else {
     put(out, 'ag.flags', c.flags);
     put(out, 'ag.tags', c.tags);
@@ -55,11 +54,24 @@ export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine): At
   // Keys outside `ag`, unique in the input: none can be present already.
   const at = f?.otherAt;
   if (at !== undefined) {
-    const { otherKeys, otherValues } = f as FastSlots;
+    const { otherKeys, otherValues } = f as SlottedKeys;
     for (let j = 0; j < at.length; j++) out.append(otherKeys[at[j]], otherValues[at[j]]);
   } else {
     const { keyArray, valueArray } = asList(input);
     for (let i = 0; i < keyArray.length; i++) if (!isAgKey(keyArray[i])) out.append(keyArray[i], valueArray[i]);
   }
   return out;
+}
+
+/**
+ * Writes slot group `g` of a span that took its plan (CanonicalOrder's groups: 0 data, 1 metric trees and
+ * references, 2 the rest). The keys are unique: the order check refuses a key equal to, above or below
+ * another, and no slot key equals a scalar slot's.
+ */
+function emitGroup(f: SlottedKeys, g: number, out: AttributeList): void {
+  const { order, keys, values, ends } = f;
+  for (let j = g === 0 ? 0 : ends[g - 1]; j < ends[g]; j++) {
+    const i = order[j];
+    out.append(keys[i], values[i]);
+  }
 }

@@ -30,8 +30,7 @@ export class KeySpace {
   /** True when some key equals `t`, lies below it (`t.x`) or above it (`t` starts with `key.`). */
   conflicts(t: string): boolean {
     if (this.keys.has(t) || this.prefixes.has(t)) return true;
-    const above = prefixesOf(t);
-    for (let i = 0; i < above.length; i++) if (this.keys.has(above[i])) return true;
+    for (let i = t.indexOf('.'); i >= 0; i = t.indexOf('.', i + 1)) if (this.keys.has(t.slice(0, i))) return true;
     return false;
   }
 }
@@ -45,7 +44,7 @@ const SCAN_LIMIT = 24;
  * build than the scans. Turns into a KeySpace past SCAN_LIMIT keys so a huge span stays O(depth) per ask.
  */
 export class ClaimList {
-  /** Entries [0, count) are the claims; the array is kept across clear() (the fast path reuses one list). */
+  /** Entries [0, count) are the claims; the array is kept across clear() (a FamilyMapper reuses one list). */
   private readonly list: string[] = [];
   private count = 0;
   private space: KeySpace | undefined;
@@ -81,23 +80,6 @@ export class ClaimList {
   }
 }
 
-/** Proper prefixes of the targets asked about, cached: targets are the few fixed strings of the tables. */
-const PREFIX_CACHE = new Map<string, string[]>();
-
-function prefixesOf(t: string): string[] {
-  let list = PREFIX_CACHE.get(t);
-  if (list !== undefined) return list;
-  list = [];
-  let i = t.indexOf('.');
-  while (i >= 0) {
-    list.push(t.slice(0, i));
-    i = t.indexOf('.', i + 1);
-  }
-  // Alias targets carry client key parts; keep the cache bounded to the table-sized working set.
-  if (PREFIX_CACHE.size < 4096) PREFIX_CACHE.set(t, list);
-  return list;
-}
-
 /** Returned by tryJson when the text is not JSON. */
 export const NOT_JSON: unique symbol = Symbol('not json');
 
@@ -127,4 +109,10 @@ export function isFlatValue(v: unknown): boolean {
 /** A plain JSON object (not an array, not null). */
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Map);
+}
+
+/** A number S7 keeps as a metric: a bigint or a finite number (NaN and infinities have no JSON form: a
+ *  writer would turn them into strings, which a second run would then quarantine). */
+export function isFiniteNumber(v: unknown): v is number | bigint {
+  return typeof v === 'bigint' || (typeof v === 'number' && Number.isFinite(v));
 }

@@ -3,7 +3,7 @@
 import type { TreeMap } from '../../model/attributes/trie.ts';
 import { uint64ToNumber } from '../../model/byte-order.ts';
 import type { Span } from '../../model/span.ts';
-import type { Cleaned } from './clean.ts';
+import type { Cleaned } from './layout.ts';
 
 const MAX_U64 = 0xffff_ffff_ffff_ffffn;
 

@@ -3,14 +3,14 @@
 import type { SyncProcessor } from '../../pipeline/component.ts';
 import type { WorkingBatch } from '../../model/batch.ts';
 import type { Span } from '../../model/span.ts';
-import type { Cleaned } from './clean.ts';
+import type { Cleaned } from './layout.ts';
 import type { NamespaceConfig, SemconvMode } from './config.ts';
 import { emitAttributes } from './emit.ts';
-import { fastReferenceList } from './fast.ts';
 import { computeSpanMetrics, propagateMetrics } from './metrics.ts';
-import { normalise, type Normalised } from './normalise.ts';
+import { Normaliser, type Normalised } from './normalise.ts';
 import type { Quarantine } from './quarantine.ts';
 import { referenceList } from './references.ts';
+import { slottedReferenceList } from './slots.ts';
 
 function validTraceType(v: unknown): string | undefined {
   return v === 'invocation' || v === 'annotation' ? v : undefined;
@@ -62,8 +62,8 @@ function writeBack(span: Span, c: Cleaned, q: Quarantine): void {
     if (c.userId !== undefined) span.userId = c.userId;
   }
   if (c.references !== undefined) span.references = referenceList(c.references);
-  else if (c.fast !== undefined) {
-    const refs = fastReferenceList(c.fast);
+  else if (c.slotted !== undefined) {
+    const refs = slottedReferenceList(c.slotted);
     if (refs !== undefined) span.references = refs;
   }
 }
@@ -72,6 +72,7 @@ export class NamespaceProcessor implements SyncProcessor {
   readonly sync = true as const;
   private readonly semconv: SemconvMode;
   private readonly propagate: boolean;
+  private readonly normaliser = new Normaliser();
 
   constructor(config: Partial<NamespaceConfig> = {}) {
     this.semconv = config.semconv ?? 'otlp';
@@ -86,10 +87,10 @@ export class NamespaceProcessor implements SyncProcessor {
     const linked = new LinkedTraces(spans);
     if (!this.propagate) {
       // Each span is finished before the next starts: nothing but the links of the batch (which this
-      // processor does not touch) crosses spans, and the fast path's result is scratch reused by the next.
+      // processor does not touch) crosses spans, and a planned span's result is scratch reused by the next.
       for (let i = 0; i < n; i++) {
         const span = spans[i];
-        const w = normalise(span.attributes, semconv, true);
+        const w = this.normaliser.normalise(span.attributes, semconv, true);
         settle(span, w.c, linked);
         writeBack(span, w.c, w.q);
       }
@@ -99,7 +100,7 @@ export class NamespaceProcessor implements SyncProcessor {
     const work: Normalised[] = new Array(n);
     const cleaned: Cleaned[] = new Array(n);
     for (let i = 0; i < n; i++) {
-      work[i] = normalise(spans[i].attributes, semconv, false);
+      work[i] = this.normaliser.normalise(spans[i].attributes, semconv, false);
       cleaned[i] = work[i].c;
       settle(spans[i], cleaned[i], linked);
     }

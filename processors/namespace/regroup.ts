@@ -1,12 +1,12 @@
 // The order unflatten-then-flatten gives a slot's keys (ag-namespace.md §1.3, §3.6): every key beside
-// the others below the same node, nodes in order of first appearance. The fast path (fast.ts) takes a
-// slot whose keys are already in that order; when they are not only because a group was interrupted
-// (`ag.meta.response.model`, `ag.meta.request.max_tokens`, `ag.meta.response.id`: what every OpenAI
-// instrumentation sends once gen_ai is mapped), this gives the order the full path would write, and the
-// fast path's canonical check then runs on it. Before, such spans all took the full path: ~200 us per
-// LLM span of ~45 attributes against ~35 (docs/performance.md, round 0450).
+// the others below the same node, nodes in order of first appearance. A span takes its plan only when each
+// slot's keys are already in that order (canonical.ts); when they are not only because a group was
+// interrupted (`ag.meta.response.model`, `ag.meta.request.max_tokens`, `ag.meta.response.id`: what every
+// OpenAI instrumentation sends once gen_ai is mapped), this gives the order the tree would write, and the
+// check then runs on it. Without it such spans all went through the tree: ~200 us per LLM span of ~45
+// attributes against ~35 (docs/performance.md, round 0450).
 
-/** Keys with more segments below their slot root are left to the full path. */
+/** Keys with more segments below their slot root are left to the tree. */
 const MAX_SEGMENTS = 32;
 
 interface GroupNode {

@@ -5,15 +5,23 @@ import type { AttrValue, Attributes } from '../../../model/span.ts';
 import { KeySpace } from '../keys.ts';
 import { Quarantine } from '../quarantine.ts';
 import { genai } from './genai.ts';
-import { applySemconv, familyMask } from './index.ts';
+import { FamilyMapper, applySemconv, familyMask } from './index.ts';
 import { messagePath, openinference } from './openinference.ts';
 import { openllmetry } from './openllmetry.ts';
-import { runFamily, type Family } from './rows.ts';
+import { indexFamily, planFamily, runPlannedFamily, type Family } from './rows.ts';
+import { asList } from '../../../model/attributes/list.ts';
 import { vercel } from './vercel.ts';
 
 const attrs = (o: Record<string, AttrValue>): Attributes => new Map(Object.entries(o));
-const map = (f: Family, o: Record<string, AttrValue>) => Object.fromEntries(runFamily(f, attrs(o), new KeySpace()));
-const mapList = (f: Family, o: Record<string, AttrValue>) => [...runFamily(f, attrs(o), new KeySpace())];
+/** One family alone over `o`, nothing claimed. */
+function runFamily(f: Family, o: Record<string, AttrValue>): Attributes {
+  const list = asList(attrs(o));
+  const out: Attributes = new Map();
+  runPlannedFamily(planFamily(indexFamily(f), list.keyArray, new KeySpace()), list, list.valueArray, undefined, out);
+  return out;
+}
+const map = (f: Family, o: Record<string, AttrValue>) => Object.fromEntries(runFamily(f, o));
+const mapList = (f: Family, o: Record<string, AttrValue>) => [...runFamily(f, o)];
 
 describe('gen_ai (§6.4)', () => {
   it('maps an OpenAI chat span from opentelemetry-instrumentation-openai-v2', () => {
@@ -259,7 +267,7 @@ describe('Vercel AI SDK (§6.5)', () => {
 describe('precedence across families (§6.1)', () => {
   const run = (o: Record<string, AttrValue>, explicit: Record<string, AttrValue> = {}) => {
     const a = attrs(o);
-    return [...applySemconv(a, attrs(explicit), familyMask(a), new Quarantine())];
+    return [...applySemconv(asList(a), attrs(explicit), familyMask(a), new Quarantine(), new FamilyMapper())];
   };
 
   it('a higher family claims a whole target: message lists are never mixed', () => {

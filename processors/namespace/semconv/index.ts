@@ -1,6 +1,7 @@
 // S4: semantic-convention mapping (ag-namespace.md §6.1). Families run only when a span has a key that
 // could feed them (one first-character lookup per key), and a family's output is dropped key by key when
 // the explicit ag keys or a higher family already hold that key, or a key above or below it.
+import type { AttributeList } from '../../../model/attributes/list.ts';
 import type { AttrValue, Attributes } from '../../../model/span.ts';
 import { anyStringDataSlot, decodeDataSlots, decodeTyped } from '../decode.ts';
 import { ClaimList } from '../keys.ts';
@@ -8,22 +9,22 @@ import type { Quarantine } from '../quarantine.ts';
 import { genai } from './genai.ts';
 import { openinference } from './openinference.ts';
 import { openllmetry } from './openllmetry.ts';
-import { planFamily, runFamily, runPlannedFamily, type Family, type FamilyPlan } from './rows.ts';
+import { indexFamily, planFamily, runPlannedFamily, type FamilyIndex, type FamilyPlan } from './rows.ts';
 import { PlannedOutput } from './planned-output.ts';
 import { vercel } from './vercel.ts';
 
-/** Highest precedence first. */
-export const FAMILIES: readonly Family[] = [vercel, genai, openinference, openllmetry];
+/** Highest precedence first, each with the lookup tables of its rows. */
+export const FAMILIES: readonly FamilyIndex[] = [vercel, genai, openinference, openllmetry].map(indexFamily);
 
 /** First char code (ASCII) -> the triggers starting with it and their family bits. */
 const TRIGGERS: { prefix: string; bit: number }[][] = Array.from({ length: 128 }, () => []);
 for (let f = 0; f < FAMILIES.length; f++) {
-  for (const t of FAMILIES[f].triggers) TRIGGERS[t.charCodeAt(0)].push({ prefix: t, bit: 1 << f });
+  for (const t of FAMILIES[f].family.triggers) TRIGGERS[t.charCodeAt(0)].push({ prefix: t, bit: 1 << f });
 }
 /** Keys starting with `ag` (most keys) skip the lookup, as long as no trigger starts with `ag`. */
 const A = 97;
 const G = 103;
-const SKIP_AG = FAMILIES.every((f) => f.triggers.every((t) => !t.startsWith('ag')));
+const SKIP_AG = FAMILIES.every((f) => f.family.triggers.every((t) => !t.startsWith('ag')));
 
 /** `mask` plus the bits of the families key `k` may feed. */
 export function keyFamilies(k: string, mask: number): number {
@@ -71,29 +72,6 @@ export function claimExplicit(claimed: ClaimList, k: string, v: AttrValue): void
 }
 
 /**
- * Runs the families in `mask`, highest first, each in row order, against the claims; returns their output
- * (decoded by S2 and S5) in that order, or undefined when nothing was mapped.
- *
- * Claims are made by keys in the form a second run would read them back: explicit keys are already decoded
- * when claimed, and each family's output is decoded (S2, S5) before it claims. Without that, a first run
- * could drop a row because of a key that the output then spells differently, and a second run would map it.
- */
-export function mapFamilies(attrs: Attributes, claimed: ClaimList, mask: number, q: Quarantine): Attributes | undefined {
-  let all: Attributes | undefined;
-  for (let f = 0; f < FAMILIES.length; f++) {
-    if ((mask & (1 << f)) === 0) continue;
-    let mapped = runFamily(FAMILIES[f], attrs, claimed);
-    if (mapped.size === 0) continue;
-    mapped = decodeDataSlots(decodeTyped(mapped), q);
-    if (all === undefined) all = mapped;
-    else for (const [k, v] of mapped) all.set(k, v);
-    // Rows of one family never drop each other, so its keys claim only after the whole family ran.
-    for (const [k, v] of mapped) if (v !== null || nullIsContent(k)) claimed.add(k);
-  }
-  return all;
-}
-
-/**
  * The families in `mask` planned for spans with exactly these keys and these explicit claims, highest
  * first, leaving out families with no row to run (plan.ts).
  */
@@ -107,15 +85,6 @@ export function planFamilies(keys: readonly string[], claimed: ClaimList, mask: 
   return plans;
 }
 
-/** The output of the planned families of the current span, merged; reused, read by finishFast before the next span. */
-const plannedOutput = new PlannedOutput();
-
-/** One lower family's output before it is merged into plannedOutput; reused. */
-const familyOutput = new PlannedOutput();
-
-/** What higher families mapped on the current span, for the planned lower ones; reused. */
-const laterClaims = new ClaimList();
-
 /**
  * True when S2 or S5 would change this family's output: an `@ag.type=` value, or (for a family that can
  * reach a data slot) a string at one.
@@ -125,67 +94,86 @@ function needsDecoding(out: PlannedOutput, dataSlots: boolean): boolean {
 }
 
 /**
- * mapFamilies for a span with the keys the plans were made for (`values[i]` the value of key i): the
- * explicit claims were applied when planning, so only what a higher family maps here is checked.
+ * Runs planned families over one span at a time, with the lists it reuses from span to span; one per
+ * Normaliser.
  *
- * The families write into reused lists rather than a Map each (on LLM-call spans, three families
- * mapping ~35 keys, the Maps, their merge and their claims were ~6% of the daemon's CPU, measured in
- * docs/decisions/0460). When S2 or S5 would rewrite some family's output, the span takes the Map path
- * below instead, which decodes each family before the next one claims.
+ * Rows write into reused lists rather than a Map each (on LLM-call spans, three families mapping ~35 keys,
+ * the Maps, their merge and their claims were ~6% of the daemon's CPU, measured in docs/decisions/0460).
+ * When S2 or S5 would rewrite some family's output, the span is mapped into Maps instead (mapDecoding),
+ * decoding each family's output before the next family claims.
  */
-export function mapPlanned(plans: readonly FamilyPlan[], attrs: Attributes, values: readonly AttrValue[], q: Quarantine): Attributes | PlannedOutput | undefined {
-  const all = plannedOutput;
-  all.clear();
-  laterClaims.clear();
-  // Whether `all` holds a key that claimed nothing (null outside a free-form slot): only such a key can
-  // be written again by a lower family, which then replaces its value in place, as Map.set would.
-  let unclaimed = false;
-  for (let p = 0; p < plans.length; p++) {
-    const out = p === 0 ? all : familyOutput;
-    out.clear();
-    runPlannedFamily(plans[p], attrs, values, p > 0 ? laterClaims : undefined, out);
-    if (out.size === 0) continue;
-    if (needsDecoding(out, plans[p].dataSlots)) return mapPlannedDecoding(plans, attrs, values, q);
-    const last = p + 1 === plans.length;
-    for (let i = 0; i < out.size; i++) {
-      const k = out.keys[i];
-      const v = out.values[i];
-      if (out !== all) {
-        if (unclaimed) all.set(k, v);
-        else all.append(k, v);
+export class FamilyMapper {
+  /** The output of the families of the current span, merged. */
+  private readonly all = new PlannedOutput();
+  /** One lower family's output before it is merged into `all`. */
+  private readonly family = new PlannedOutput();
+  /** What higher families mapped on the current span, for the lower ones. */
+  private readonly laterClaims = new ClaimList();
+
+  /**
+   * The families' output for a span with the keys they were planned for (`values[i]` the value of key i):
+   * the explicit claims were applied when planning, so only what a higher family maps here is checked.
+   * The PlannedOutput is reused: read it before the next call.
+   */
+  map(plans: readonly FamilyPlan[], attrs: Attributes, values: readonly AttrValue[], q: Quarantine): Attributes | PlannedOutput | undefined {
+    const { all, laterClaims } = this;
+    all.clear();
+    laterClaims.clear();
+    // Whether `all` holds a key that claimed nothing (null outside a free-form slot): only such a key can
+    // be written again by a lower family, which then replaces its value in place, as Map.set would.
+    let unclaimed = false;
+    for (let p = 0; p < plans.length; p++) {
+      const out = p === 0 ? all : this.family;
+      out.clear();
+      runPlannedFamily(plans[p], attrs, values, p > 0 ? laterClaims : undefined, out);
+      if (out.size === 0) continue;
+      if (needsDecoding(out, plans[p].dataSlots)) return this.mapDecoding(plans, attrs, values, q);
+      const last = p + 1 === plans.length;
+      for (let i = 0; i < out.size; i++) {
+        const k = out.keys[i];
+        const v = out.values[i];
+        if (out !== all) {
+          if (unclaimed) all.set(k, v);
+          else all.append(k, v);
+        }
+        if (v !== null || nullIsContent(k)) {
+          if (!last) laterClaims.add(k);
+        } else unclaimed = true;
       }
-      if (v !== null || nullIsContent(k)) {
-        if (!last) laterClaims.add(k);
-      } else unclaimed = true;
     }
+    return all.size === 0 ? undefined : all;
   }
-  return all.size === 0 ? undefined : all;
+
+  /** map with S2 and S5 applied to each family's output before the next family claims. */
+  mapDecoding(plans: readonly FamilyPlan[], attrs: Attributes, values: readonly AttrValue[], q: Quarantine): Attributes | undefined {
+    const laterClaims = this.laterClaims;
+    let all: Attributes | undefined;
+    laterClaims.clear();
+    for (let p = 0; p < plans.length; p++) {
+      let mapped: Attributes = new Map();
+      runPlannedFamily(plans[p], attrs, values, p > 0 ? laterClaims : undefined, mapped);
+      if (mapped.size === 0) continue;
+      mapped = decodeTyped(mapped);
+      // S5 only where a planned row can reach a data slot (decided with the plan).
+      if (plans[p].dataSlots) mapped = decodeDataSlots(mapped, q);
+      if (all === undefined) all = mapped;
+      else for (const [k, v] of mapped) all.set(k, v);
+      if (p + 1 < plans.length) for (const [k, v] of mapped) if (v !== null || nullIsContent(k)) laterClaims.add(k);
+    }
+    return all;
+  }
 }
 
-/** mapPlanned with S2 and S5 applied to each family's output before the next family claims. */
-function mapPlannedDecoding(plans: readonly FamilyPlan[], attrs: Attributes, values: readonly AttrValue[], q: Quarantine): Attributes | undefined {
-  let all: Attributes | undefined;
-  laterClaims.clear();
-  for (let p = 0; p < plans.length; p++) {
-    let mapped: Attributes = new Map();
-    runPlannedFamily(plans[p], attrs, values, p > 0 ? laterClaims : undefined, mapped);
-    if (mapped.size === 0) continue;
-    mapped = decodeTyped(mapped);
-    // S5 only where a planned row can reach a data slot (decided with the plan; mapFamilies always runs it).
-    if (plans[p].dataSlots) mapped = decodeDataSlots(mapped, q);
-    if (all === undefined) all = mapped;
-    else for (const [k, v] of mapped) all.set(k, v);
-    if (p + 1 < plans.length) for (const [k, v] of mapped) if (v !== null || nullIsContent(k)) laterClaims.add(k);
-  }
-  return all;
-}
-
-/** Appends the mapped keys to `ag` (the explicit keys after S2, S3 and S5). Returns the same map. */
-export function applySemconv(attrs: Attributes, ag: Attributes, mask: number, q: Quarantine): Attributes {
+/**
+ * S4 on the general path: the families' output (decoded by S2 and S5) appended to `ag`, the explicit keys
+ * after S2, S3 and S5, which claim first. Returns the same map.
+ */
+export function applySemconv(attrs: AttributeList, ag: Attributes, mask: number, q: Quarantine, mapper: FamilyMapper): Attributes {
   if (mask === 0) return ag;
   const claimed = new ClaimList();
   for (const [k, v] of ag) claimExplicit(claimed, k, v);
-  const mapped = mapFamilies(attrs, claimed, mask, q);
+  const plans = planFamilies(attrs.keyArray, claimed, mask);
+  const mapped = mapper.mapDecoding(plans, attrs, attrs.valueArray, q);
   if (mapped !== undefined) for (const [k, v] of mapped) ag.set(k, v);
   return ag;
 }

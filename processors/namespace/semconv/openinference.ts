@@ -3,7 +3,6 @@ import type { Attributes } from '../../../model/span.ts';
 import { isPlainObject } from '../keys.ts';
 import { decodeJson, hasPrefix, put, putValue, type Family, type Row } from './rows.ts';
 import type { RowOutput } from './planned-output.ts';
-import { RewriteMemo } from './rewrite-memo.ts';
 
 const KINDS: Record<string, string> = {
   CHAIN: 'chain', RETRIEVER: 'query', RERANKER: 'rerank', LLM: 'chat', EMBEDDING: 'embedding', AGENT: 'agent',
@@ -54,28 +53,6 @@ export function messagePath(rest: string): string {
   return rest.slice(0, dot + 1) + tail;
 }
 
-function messages(attrs: Attributes, out: RowOutput, src: string, targets: RewriteMemo): void {
-  attrs.forEach((v, k) => {
-    if (k.length > src.length && k.startsWith(src)) put(out, targets.of(k), v);
-  });
-}
-
-/** Target keys of the message rows (rewrite-memo.ts). */
-function messageTargets(src: string, dst: string): RewriteMemo {
-  return new RewriteMemo((k) => dst + messagePath(k.slice(src.length)));
-}
-
-const INPUT_MESSAGES = messageTargets('llm.input_messages.', 'ag.data.inputs.prompt.');
-const OUTPUT_MESSAGES = messageTargets('llm.output_messages.', 'ag.data.outputs.completion.');
-
-function inputMessages(attrs: Attributes, out: RowOutput): void {
-  messages(attrs, out, 'llm.input_messages.', INPUT_MESSAGES);
-}
-
-function outputMessages(attrs: Attributes, out: RowOutput): void {
-  messages(attrs, out, 'llm.output_messages.', OUTPUT_MESSAGES);
-}
-
 /** Row 11: `llm.tools.<i>.tool.json_schema` decoded to the tool itself, else kept raw under its path. */
 function tools(attrs: Attributes, out: RowOutput): void {
   const prefix = 'llm.tools.';
@@ -106,8 +83,8 @@ const rows: Row[] = [
   { kind: 'custom', dst: 'ag.meta.request', sources: ['llm.invocation_parameters'], run: invocationParameters },
   ...copies([['llm.provider', 'ag.meta.provider'], ['llm.system', 'ag.meta.system']]),
   { kind: 'prefix', src: 'llm.token_count', dst: 'ag.metrics.tokens.incremental' },
-  { kind: 'custom', dst: 'ag.data.inputs.prompt', sources: ['llm.input_messages.'], run: inputMessages },
-  { kind: 'custom', dst: 'ag.data.outputs.completion', sources: ['llm.output_messages.'], run: outputMessages },
+  { kind: 'prefix', src: 'llm.input_messages', dst: 'ag.data.inputs.prompt', path: messagePath },
+  { kind: 'prefix', src: 'llm.output_messages', dst: 'ag.data.outputs.completion', path: messagePath },
   { kind: 'custom', dst: 'ag.data.inputs.tools', sources: ['llm.tools.'], run: tools },
   ...copies([
     ['llm.function_call', 'ag.data.outputs.function_call'],

@@ -5,13 +5,12 @@ import { isSpanType, type AttrValue, type Attributes } from '../../../model/span
 import { NOT_JSON, isBelow, isFlatValue, tryJson } from '../keys.ts';
 import { mayWriteDataJsonSlot } from '../decode.ts';
 import { PlannedOutput, type RowOutput } from './planned-output.ts';
-import { RewriteMemo } from './rewrite-memo.ts';
 
 export type Row =
   /** exact source key -> target key */
   | { kind: 'copy'; src: string; dst: string }
-  /** every `src.<rest>` -> `dst.<rest>` (src and dst given without the trailing dot) */
-  | { kind: 'prefix'; src: string; dst: string }
+  /** every `src.<rest>` -> `dst.<rest>`, or `dst.<path(rest)>` (src and dst given without the trailing dot) */
+  | { kind: 'prefix'; src: string; dst: string; path?: (rest: string) => string }
   /** a string parsed as JSON (raw string when it does not parse); structured values flattened under dst */
   | { kind: 'json'; src: string; dst: string }
   /** the value mapped to a span type, landing at ag.type.span only when valid */
@@ -67,103 +66,57 @@ export interface Claims {
 }
 
 /**
- * Per family: the rows fed by one exact source key, so a span's few keys are looked up in the table
- * instead of every row looking its source up in the span; and the prefix rows' `src.` strings.
+ * A family with the lookup tables of its rows, made once when the module loads: the rows fed by one exact
+ * source key, so a span's few keys are looked up in the table instead of every row looking its source up
+ * in the span; and the prefix rows' `src.` and `dst.` strings.
  */
-interface FamilyIndex {
+export interface FamilyIndex {
+  family: Family;
   bySource: Map<string, number[]>;
-  /** 1 at the (ASCII) first character of some source key: other keys skip the lookup. */
-  firstChar: Uint8Array;
   prefixDot: string[];
   /** Prefix rows' `dst.`: every key such a row writes is strictly below it. */
   dstDot: string[];
-  /** Prefix rows' target keys by source key (undefined for other rows). */
-  prefixTargets: (RewriteMemo | undefined)[];
-  /** 1 for rows fed by one exact source key (copy, json, type): skipped without a look when it is absent. */
+  /** 1 for rows fed by one exact source key (copy, json, type): skipped when that key is absent. */
   exact: Uint8Array;
   /** rowTarget of each row. */
   target: string[];
-  /** Row r has its source on the current span when mark[r] === gen; its value is then vals[r]. */
-  mark: Int32Array;
-  vals: (AttrValue | undefined)[];
-  gen: number;
+  /** The prefix and custom rows, in order. */
+  inexact: number[];
+  /** 1 for rows that may write a data slot S5 decodes (mayWriteDataJsonSlot of the target). */
+  dataSlot: Uint8Array;
 }
 
-const INDEXES = new WeakMap<Family, FamilyIndex>();
-
-function indexOf(family: Family): FamilyIndex {
-  let ix = INDEXES.get(family);
-  if (ix !== undefined) return ix;
+export function indexFamily(family: Family): FamilyIndex {
   const rows = family.rows;
-  ix = { bySource: new Map(), firstChar: new Uint8Array(128), prefixDot: new Array(rows.length).fill(''),
-    dstDot: new Array(rows.length).fill(''),
-    prefixTargets: new Array(rows.length).fill(undefined), exact: new Uint8Array(rows.length),
-    target: rows.map(rowTarget), mark: new Int32Array(rows.length),
-    vals: new Array(rows.length).fill(undefined), gen: 0 };
+  const ix: FamilyIndex = { family, bySource: new Map(), prefixDot: new Array(rows.length).fill(''),
+    dstDot: new Array(rows.length).fill(''), exact: new Uint8Array(rows.length), target: rows.map(rowTarget),
+    inexact: [], dataSlot: new Uint8Array(rows.length) };
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
     if (row.kind === 'copy' || row.kind === 'json' || row.kind === 'type') {
       ix.exact[r] = 1;
-      const c = row.src.charCodeAt(0);
-      if (c < 128) ix.firstChar[c] = 1;
       const list = ix.bySource.get(row.src);
       if (list === undefined) ix.bySource.set(row.src, [r]);
       else list.push(r);
-    } else if (row.kind === 'prefix') {
-      ix.prefixDot[r] = row.src + '.';
-      ix.dstDot[r] = row.dst + '.';
-      const { src, dst } = row;
-      ix.prefixTargets[r] = new RewriteMemo((k) => dst + k.slice(src.length));
+    } else {
+      ix.inexact.push(r);
+      if (row.kind === 'prefix') {
+        ix.prefixDot[r] = row.src + '.';
+        ix.dstDot[r] = row.dst + '.';
+      }
     }
+    if (mayWriteDataJsonSlot(ix.target[r])) ix.dataSlot[r] = 1;
   }
-  INDEXES.set(family, ix);
   return ix;
 }
 
 /**
- * Runs a family's rows over the span attributes, skipping each row whose target is claimed; returns the
- * family's flat output in row order.
- */
-export function runFamily(family: Family, attrs: Attributes, claims: Claims): Attributes {
-  const out: Attributes = new Map();
-  const rows = family.rows;
-  const ix = indexOf(family);
-  if (ix.gen >= 0x3fffffff) { ix.mark.fill(0); ix.gen = 0; }
-  const gen = ++ix.gen;
-  const { mark, vals, exact, firstChar } = ix;
-  // forEach: no entry pair per member, for a Map or an AttributeList alike.
-  attrs.forEach((v, k) => {
-    const c = k.charCodeAt(0);
-    if (c < 128 && firstChar[c] === 0) return;
-    const list = ix.bySource.get(k);
-    if (list === undefined) return;
-    for (let i = 0; i < list.length; i++) { mark[list[i]] = gen; vals[list[i]] = v; }
-  });
-  for (let r = 0; r < rows.length; r++) {
-    // Most rows find no source on a given span: skipped before even reading the row.
-    if (exact[r] === 1 && mark[r] !== gen) continue;
-    const v = vals[r];
-    vals[r] = undefined;
-    if (!claims.conflicts(ix.target[r])) applyRow(rows[r], ix, r, v, attrs, out);
-  }
-  return out;
-}
-
-/**
  * One row into `out`, its target already known to be free. `v` is the value of an exact row's source key
- * (copy, json, type); prefix and custom rows read `attrs`.
+ * (copy, json, type); custom rows read `attrs`.
  */
-function applyRow(row: Row, ix: FamilyIndex, r: number, v: AttrValue | undefined, attrs: Attributes, out: RowOutput): void {
+function applyRow(row: Row, v: AttrValue | undefined, attrs: Attributes, out: RowOutput): void {
   switch (row.kind) {
     case 'copy': put(out, row.dst, v as AttrValue); break;
-    case 'prefix': {
-      const prefixDot = ix.prefixDot[r];
-      const targets = ix.prefixTargets[r] as RewriteMemo;
-      attrs.forEach((pv, k) => {
-        if (isBelow(k, prefixDot)) put(out, targets.of(k), pv);
-      });
-      break;
-    }
     case 'json': putValue(out, row.dst, decodeJson(v as AttrValue)); break;
     case 'type': {
       if (typeof v !== 'string') break;
@@ -172,17 +125,17 @@ function applyRow(row: Row, ix: FamilyIndex, r: number, v: AttrValue | undefined
       break;
     }
     case 'custom': row.run(attrs, out); break;
+    case 'prefix': break; // runPlannedFamily maps the keys its plan found below the prefix
   }
 }
 
 /**
- * The rows of a family that can have work on spans with exactly this key sequence, and are not dropped
- * by the explicit claims (which, on the fast path, depend on the keys only): what runFamily would run,
- * decided once per key sequence (plan.ts). `source[j]` is the position in `keys` of row `rows[j]`'s
- * source key, -1 for prefix and custom rows.
+ * The rows of a family that can have work on spans with exactly this key sequence and are not dropped by
+ * the explicit claims, decided once per key sequence (plan.ts). `source[j]` is the position in `keys` of
+ * row `rows[j]`'s source key, -1 for prefix and custom rows.
  */
 export interface FamilyPlan {
-  family: Family;
+  index: FamilyIndex;
   rows: number[];
   source: number[];
   /** For a prefix row: the positions of the keys below its prefix, and their target keys. */
@@ -192,18 +145,34 @@ export interface FamilyPlan {
   dataSlots: boolean;
 }
 
-export function planFamily(family: Family, keys: readonly string[], claims: Claims): FamilyPlan {
-  const ix = indexOf(family);
-  const at = new Map<number, number>();
+export function planFamily(ix: FamilyIndex, keys: readonly string[], claims: Claims): FamilyPlan {
+  const rows = ix.family.rows;
+  // The exact rows fed by a key of this sequence, as (row, key position) pairs in row order: a span has
+  // a few such keys, the family tens of rows.
+  const fed: number[] = [];
   for (let i = 0; i < keys.length; i++) {
     const list = ix.bySource.get(keys[i]);
-    if (list !== undefined) for (let j = 0; j < list.length; j++) at.set(list[j], i);
+    if (list === undefined) continue;
+    for (let j = 0; j < list.length; j++) {
+      let at = fed.length;
+      fed.push(0, 0);
+      while (at > 0 && fed[at - 2] > list[j]) { fed[at] = fed[at - 2]; fed[at + 1] = fed[at - 1]; at -= 2; }
+      fed[at] = list[j];
+      fed[at + 1] = i;
+    }
   }
-  const plan: FamilyPlan = { family, rows: [], source: [], prefixAt: [], prefixTargets: [], dataSlots: false };
-  for (let r = 0; r < family.rows.length; r++) {
-    const row = family.rows[r];
-    const pos = ix.exact[r] === 1 ? at.get(r) : -1;
-    if (pos === undefined || claims.conflicts(ix.target[r])) continue;
+  const plan: FamilyPlan = { index: ix, rows: [], source: [], prefixAt: [], prefixTargets: [], dataSlots: false };
+  // Merge the fed exact rows with the prefix and custom rows, in row order.
+  const other = ix.inexact;
+  let e = 0;
+  let o = 0;
+  while (e < fed.length || o < other.length) {
+    let r: number;
+    let pos = -1;
+    if (o >= other.length || (e < fed.length && fed[e] < other[o])) { r = fed[e]; pos = fed[e + 1]; e += 2; }
+    else r = other[o++];
+    if (claims.conflicts(ix.target[r])) continue;
+    const row = rows[r];
     // A prefix row maps the keys below its prefix: which ones is a property of the key sequence.
     let prefixAt: Int32Array | undefined;
     let prefixTargets: string[] | undefined;
@@ -213,24 +182,33 @@ export function planFamily(family: Family, keys: readonly string[], claims: Clai
       for (let i = 0; i < keys.length; i++) if (isBelow(keys[i], prefixDot)) below.push(i);
       if (below.length === 0) continue;
       prefixAt = Int32Array.from(below);
-      prefixTargets = below.map((i) => (ix.prefixTargets[r] as RewriteMemo).of(keys[i]));
-    } else if (row.kind === 'custom' && !keys.some((k) => row.sources.some((src) => k.startsWith(src)))) continue;
+      prefixTargets = new Array<string>(below.length);
+      for (let m = 0; m < below.length; m++) {
+        const rest = keys[below[m]].slice(row.src.length + 1);
+        prefixTargets[m] = row.dst + '.' + (row.path === undefined ? rest : row.path(rest));
+      }
+    } else if (row.kind === 'custom' && !anyStartsWith(keys, row.sources)) continue;
     plan.rows.push(r);
     plan.source.push(pos);
     plan.prefixAt.push(prefixAt);
     plan.prefixTargets.push(prefixTargets);
-    if (mayWriteDataJsonSlot(ix.target[r])) plan.dataSlots = true;
+    if (ix.dataSlot[r] === 1) plan.dataSlots = true;
   }
   return plan;
 }
 
+function anyStartsWith(keys: readonly string[], prefixes: readonly string[]): boolean {
+  for (let i = 0; i < keys.length; i++) for (let j = 0; j < prefixes.length; j++) if (keys[i].startsWith(prefixes[j])) return true;
+  return false;
+}
+
 /**
- * runFamily for a span whose keys are the ones `plan` was made for: `values[i]` is the value of key i.
+ * The family's rows for a span whose keys are the ones `plan` was made for: `values[i]` is the value of key i.
  * `later` holds what higher families of this span mapped (undefined when none ran before). Writes into `out`.
  */
 export function runPlannedFamily(plan: FamilyPlan, attrs: Attributes, values: readonly AttrValue[], later: Claims | undefined, out: RowOutput): void {
-  const ix = indexOf(plan.family);
-  const rows = plan.family.rows;
+  const ix = plan.index;
+  const rows = ix.family.rows;
   for (let j = 0; j < plan.rows.length; j++) {
     const r = plan.rows[j];
     if (later !== undefined && later.conflicts(ix.target[r])) continue;
@@ -249,7 +227,7 @@ export function runPlannedFamily(plan: FamilyPlan, attrs: Attributes, values: re
       continue;
     }
     const src = plan.source[j];
-    applyRow(rows[r], ix, r, src >= 0 ? values[src] : undefined, attrs, out);
+    applyRow(rows[r], src >= 0 ? values[src] : undefined, attrs, out);
   }
 }
 
