@@ -1,7 +1,6 @@
-#!/usr/bin/env node
-// The tracehop entry point. `tracehop` (run) first replaces itself with a Node started with its V8
-// flags (v8-flags.ts), before the rest of the CLI is even loaded, so nothing is loaded twice; every
-// other command runs as it is.
+// The tracehop CLI once main.ts found the Node version enough. `tracehop` (run) first replaces itself
+// with a Node started with its V8 flags (v8-flags.ts), before the rest of the CLI is even loaded, so
+// nothing is loaded twice; every other command runs as it is.
 import { parseArgs } from './args.ts';
 import { reexecArgv } from './v8-flags.ts';
 import { createLogger } from '../pipeline/log.ts';
