@@ -4,11 +4,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { builtinRegistry } from '../../cmd/components.ts';
 import { loadConfigText } from '../../config/load.ts';
 import type { Exporter, Factory } from '../../pipeline/component.ts';
-import { RetryableError } from '../../pipeline/errors.ts';
+import { RetryableError, StartupError } from '../../pipeline/errors.ts';
 import { Graph } from '../../pipeline/graph.ts';
 import { silentLogger } from '../../pipeline/log.ts';
 import { deliveryProperties, object } from '../../pipeline/schema.ts';
 import { MemoryStream } from '../../pipeline/stream/memory.ts';
+import { HealthCheckExtension } from './health-check.ts';
 import type { HealthReport } from './readiness.ts';
 
 /** An exporter that throws a RetryableError while `down` is set. */
@@ -165,6 +166,20 @@ describe('health_check extension', () => {
     expect((await probe(graph, '/health/live')).status).toBe(200);
     exporter.down = false;
     expect(await stopped).toBe(0);
+  });
+
+  it('refuses to start with a StartupError naming itself and the endpoint when the port is taken', async () => {
+    const { graph } = setup('30s');
+    await graph.start();
+    const taken = new URL(graph.endpoints().health_check[0]).host;
+    const second = new HealthCheckExtension(
+      { endpoint: taken, exporter_failure_threshold: 30_000, stream_high_water_percent: 90 },
+      { id: 'health_check', logger: silentLogger, status: () => graph.status() },
+    );
+    const error = await second.start().then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(StartupError);
+    expect((error as Error).message).toBe(`health_check extension: cannot listen on ${taken}: EADDRINUSE`);
+    expect(second.endpoints()).toEqual([]);
   });
 
   it('answers 404 off its two paths and 405 to other methods', async () => {
