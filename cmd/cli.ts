@@ -1,4 +1,5 @@
 // The tracehop CLI: the commands, their exit codes and the error output (main.ts is the entry point).
+import { DEFAULT_CONFIG } from '../config/default.ts';
 import { loadConfigFile } from '../config/load.ts';
 import { ConfigError, formatProblem } from '../config/problem.ts';
 import { parseArgs, USAGE } from './args.ts';
@@ -18,12 +19,15 @@ async function main(argv: string[]): Promise<number> {
     case 'usage-error':
       process.stderr.write(`tracehop: ${command.message}\n${USAGE}\n`);
       return 2;
+    case 'print-default-config':
+      process.stdout.write(DEFAULT_CONFIG);
+      return 0;
     case 'validate':
-      loadConfigFile(command.config, builtinRegistry());
+      loadConfigFile(command.config, builtinRegistry(), process.env, command.sets);
       process.stdout.write(`${command.config}: ok\n`);
       return 0;
     case 'run':
-      return runDaemon(command.config);
+      return runDaemon(command.config, command.sets);
   }
 }
 

@@ -5,6 +5,7 @@ import { factory as kafkaExporter } from '../exporters/kafka/factory.ts';
 import { factory as otlpExporter } from '../exporters/otlp/factory.ts';
 import { factory as stdoutExporter } from '../exporters/stdout/factory.ts';
 import { factory as apiKeys } from '../extensions/api_keys/factory.ts';
+import { factory as healthCheck } from '../extensions/health_check/factory.ts';
 import { factory as batch } from '../processors/batch/factory.ts';
 import { factory as namespace } from '../processors/namespace/factory.ts';
 import { factory as httpReceiver } from '../receivers/http/factory.ts';
@@ -13,6 +14,7 @@ import { factory as otlpReceiver } from '../receivers/otlp/factory.ts';
 export function builtinRegistry(): Registry {
   return new Registry()
     .register(apiKeys)
+    .register(healthCheck)
     .register(httpReceiver)
     .register(otlpReceiver)
     .register(namespace)

@@ -1,23 +1,15 @@
 #!/usr/bin/env node
-// The tracehop entry point. `tracehop` (run) first replaces itself with a Node started with its V8
-// flags (v8-flags.ts), before the rest of the CLI is even loaded, so nothing is loaded twice; every
-// other command runs as it is.
-import { parseArgs } from './args.ts';
-import { reexecArgv } from './v8-flags.ts';
-import { createLogger } from '../pipeline/log.ts';
+// The tracehop entry point: checks the Node version, then loads the CLI. Nothing that needs a newer Node
+// is imported before the check (start.ts and what it loads come in by a dynamic import), so an older
+// Node prints what it needs instead of a SyntaxError.
+import { nodeVersionProblem } from './node-version.ts';
 
-const argv = process.argv.slice(2);
-if (parseArgs(argv).kind === 'run') {
-  const next = reexecArgv(process);
-  if (next) {
-    try {
-      // Same pid, same stdio, same environment: signals, exit codes and supervisors see no difference.
-      process.execve!(next[0], next, process.env);
-    } catch (err) {
-      // Cannot replace the process (e.g. a sandbox refuses execve): run with V8's defaults.
-      createLogger().warn('running with V8\'s default young-generation size: cannot re-execute with the V8 flag', { err });
-    }
-  }
+/** Exit code on a Node too old (a start-up problem, like a port in use). */
+const EXIT_OLD_NODE = 1;
+
+const problem = nodeVersionProblem(process.versions.node, process.execPath);
+if (problem !== undefined) {
+  process.stderr.write(problem);
+  process.exit(EXIT_OLD_NODE);
 }
-const { cli } = await import('./cli.ts');
-cli(argv);
+await import('./start.ts');

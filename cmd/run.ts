@@ -1,4 +1,4 @@
-// `tracehop [--config FILE]`: load, start, run until SIGTERM/SIGINT, drain, exit.
+// `tracehop [--config FILE] [--set path=value]...`: load, start, run until SIGTERM/SIGINT, drain, exit.
 import { DEFAULT_CONFIG, DEFAULT_CONFIG_NAME } from '../config/default.ts';
 import { loadConfigFile, loadConfigText, type LoadedConfig } from '../config/load.ts';
 import { Graph } from '../pipeline/graph.ts';
@@ -14,12 +14,12 @@ import { version } from './version.ts';
 
 const RETRY_AFTER_MS = 1000;
 
-export async function runDaemon(configPath: string | undefined): Promise<number> {
+export async function runDaemon(configPath: string | undefined, sets: readonly string[] = []): Promise<number> {
   const registry = builtinRegistry();
   // Config errors throw ConfigError; main prints every problem.
   const config = configPath
-    ? loadConfigFile(configPath, registry)
-    : loadConfigText(DEFAULT_CONFIG, DEFAULT_CONFIG_NAME, registry);
+    ? loadConfigFile(configPath, registry, process.env, sets)
+    : loadConfigText(DEFAULT_CONFIG, DEFAULT_CONFIG_NAME, registry, process.env, sets);
   const logger = createLogger({ level: config.service.telemetry.logs.level });
   for (const warning of config.warnings) logger.warn(warning);
 

@@ -30,9 +30,9 @@ service:
       exporters: [file]
 `;
 
-function problems(text: string, env: NodeJS.ProcessEnv = {}): string[] {
+function problems(text: string, env: NodeJS.ProcessEnv = {}, sets: string[] = []): string[] {
   try {
-    loadConfigText(text, 'c.yaml', registry(), env);
+    loadConfigText(text, 'c.yaml', registry(), env, sets);
   } catch (err) {
     if (err instanceof ConfigError) return err.problems.map(formatProblem);
     throw err;
@@ -217,5 +217,69 @@ service:
     }
     const bomb = levels.join('\n') + '\n' + minimal;
     expect(problems(bomb)).toEqual([expect.stringMatching(/^c\.yaml:1:1 \(top level\): cannot read the YAML: .*alias/i)]);
+  });
+});
+
+describe('--set overrides', () => {
+  const load = (sets: string[], text = minimal, env: NodeJS.ProcessEnv = {}) => loadConfigText(text, 'c.yaml', registry(), env, sets);
+
+  it('change a value, add a key, and read values as YAML (durations, numbers, lists), later ones winning', () => {
+    const c = load([
+      'receivers.http.endpoint=0.0.0.0:4319',
+      'receivers.http.retry_after=5s',
+      'service.memory_limit_mib=256',
+      'exporters.file.path=first.jsonl',
+      'exporters.file.path=second.jsonl',
+    ]);
+    expect(c.receivers.get('http')!.config).toEqual({ endpoint: '0.0.0.0:4319', retry_after: 5000 });
+    expect(c.service.memory_limit_mib).toBe(256);
+    expect(c.exporters.get('file')!.config.path).toBe('second.jsonl');
+  });
+
+  it('create what the file does not have: a second pipeline, a list, storage', () => {
+    const c = load(['exporters::file/b::path=b.jsonl', 'service.pipelines.traces/b.receivers=[http]', 'service.pipelines.traces/b.exporters=[file/b]', 'storage=memory']);
+    expect(c.pipelines.map((p) => p.id)).toEqual(['traces', 'traces/b']);
+    expect(c.exporters.get('file/b')!.config.path).toBe('b.jsonl');
+    expect(c.storage.type).toBe('memory');
+  });
+
+  it('split at :: when the path has it, so an id may hold a dot', () => {
+    const text = minimal.replace('file:\n    path: out.jsonl', 'file/eu.west:\n    path: out.jsonl').replace('exporters: [file]', 'exporters: [file/eu.west]');
+    const c = load(['exporters::file/eu.west::path=eu.jsonl'], text);
+    expect(c.exporters.get('file/eu.west')!.config.path).toBe('eu.jsonl');
+  });
+
+  it('expand ${env:...} in a value like the file does', () => {
+    const c = load(['receivers.http.endpoint=${env:HOST}:4319'], minimal, { HOST: '10.0.0.1' });
+    expect(c.receivers.get('http')!.config.endpoint).toBe('10.0.0.1:4319');
+    expect(problems(minimal, {}, ['exporters.file.path=${file:x}'])).toEqual([
+      '--set:1:21 exporters.file.path: unsupported reference "${file:x}": only env is available',
+    ]);
+  });
+
+  it('report a bad value, an unknown key and a malformed --set at the argument: --set:N:COL', () => {
+    expect(problems(minimal, {}, ['receivers.http.endpoint=0.0.0.0:4319', 'receivers.http.retry_after=often'])).toEqual([
+      '--set:2:28 receivers.http.retry_after: must be a duration such as 200ms, 5s or 1m (got "often")',
+    ]);
+    expect(problems(minimal, {}, ['receivers.http.endpont=1.2.3.4:5'])).toEqual(['--set:1:1 receivers.http.endpont: unknown key']);
+    expect(problems(minimal, {}, ['receivers.http.endpoint'])).toEqual([
+      '--set:1:1 (top level): --set takes path=value, such as receivers.http.endpoint=0.0.0.0:4319 (got "receivers.http.endpoint")',
+    ]);
+    expect(problems(minimal, {}, ['receivers..endpoint=x'])).toEqual(['--set:1:1 receivers..endpoint: the path "receivers..endpoint" has an empty segment']);
+    expect(problems(minimal, {}, ['receivers.http.endpoint=[a'])[0]).toMatch(/^--set:1:25 receivers\.http\.endpoint: the value is not valid YAML: /);
+    expect(problems(minimal, {}, ['exporters.file.path.x=1'])).toEqual([
+      '--set:1:1 exporters.file.path.x: cannot set: a value on this path is not a mapping (or a list index is not a number)',
+    ]);
+  });
+
+  it('report a problem in a component the override created at the argument, not at the top of the file', () => {
+    expect(problems(minimal, {}, ['receivers.htp.endpoint=1.2.3.4:5'])).toEqual([
+      '--set:1:1 receivers.htp: unknown receiver type "htp" (known: http)',
+    ]);
+  });
+
+  it('leave problems in the file at their place in the file', () => {
+    const text = minimal.replace('http: {}', 'http:\n    endpont: 1.2.3.4:5');
+    expect(problems(text, {}, ['receivers.http.endpoint=0.0.0.0:1'])).toEqual(['c.yaml:3:5 receivers.http.endpont: unknown key']);
   });
 });

@@ -7,6 +7,7 @@ import type { ComponentEntry, GraphSpec, PipelineEntry } from '../pipeline/graph
 import type { Registry } from '../pipeline/registry.ts';
 import { describeError, validator } from './ajv.ts';
 import { expandEnv } from './expand.ts';
+import { OVERRIDE_SOURCE, overridePosition, parseOverride, type Override } from './overrides.ts';
 import { ConfigError, type Problem } from './problem.ts';
 import {
   DEFAULT_MAX_BYTES, RECEIVER_STEPS, serviceSchema, storageSchema, SYNC_PROCESSORS, TOP_LEVEL_KEYS,
@@ -28,7 +29,8 @@ const SECTION_KIND: Record<string, ComponentKind> = {
   exporters: 'exporter',
 };
 
-export function loadConfigFile(file: string, registry: Registry, env = process.env): LoadedConfig {
+/** `sets`: `--set path=value` arguments, applied in order before anything is checked (config/overrides.ts). */
+export function loadConfigFile(file: string, registry: Registry, env = process.env, sets: readonly string[] = []): LoadedConfig {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -36,11 +38,11 @@ export function loadConfigFile(file: string, registry: Registry, env = process.e
     const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
     throw new ConfigError([{ file, line: 1, col: 1, path: '', message: `cannot read config: ${reason}` }]);
   }
-  return loadConfigText(text, file, registry, env);
+  return loadConfigText(text, file, registry, env, sets);
 }
 
-export function loadConfigText(text: string, file: string, registry: Registry, env = process.env): LoadedConfig {
-  const loader = new Loader(text, file, env);
+export function loadConfigText(text: string, file: string, registry: Registry, env = process.env, sets: readonly string[] = []): LoadedConfig {
+  const loader = new Loader(text, file, env, sets);
   const config = loader.load(registry);
   if (loader.problems.length > 0) throw new ConfigError(loader.problems);
   return config!;
@@ -53,11 +55,33 @@ class Loader {
   private readonly doc: Document.Parsed;
   private readonly file: string;
   private readonly env: NodeJS.ProcessEnv;
+  private readonly sets: readonly string[];
+  /** The --set overrides applied to the document. */
+  private readonly overrides: Override[] = [];
 
-  constructor(text: string, file: string, env: NodeJS.ProcessEnv) {
+  constructor(text: string, file: string, env: NodeJS.ProcessEnv, sets: readonly string[]) {
     this.file = file;
     this.env = env;
+    this.sets = sets;
     this.doc = parseDocument(text, { lineCounter: this.lines, uniqueKeys: true, prettyErrors: false });
+  }
+
+  /** Applies each `--set` to the document, in order; a malformed one is a problem. */
+  private applyOverrides(): void {
+    this.sets.forEach((text, i) => {
+      const parsed = parseOverride(text, i + 1);
+      if (!('index' in parsed)) {
+        this.problems.push(parsed);
+        return;
+      }
+      try {
+        this.doc.setIn(parsed.path, this.doc.createNode(parsed.value));
+        this.overrides.push(parsed);
+      } catch {
+        // The YAML library refuses a path through a scalar, or a list entry that is not an index.
+        this.problems.push({ file: OVERRIDE_SOURCE, line: parsed.index, col: 1, path: parsed.path.join('.'), message: 'cannot set: a value on this path is not a mapping (or a list index is not a number)' });
+      }
+    });
   }
 
   load(registry: Registry): LoadedConfig | undefined {
@@ -65,6 +89,8 @@ class Loader {
       const pos = this.lines.linePos(err.pos[0]);
       this.problems.push({ file: this.file, line: pos.line, col: pos.col, path: '', message: err.message.split('\n')[0] });
     }
+    if (this.problems.length > 0) return undefined;
+    this.applyOverrides();
     if (this.problems.length > 0) return undefined;
     this.expand();
     let root: unknown;
@@ -285,12 +311,22 @@ class Loader {
 
   private problem(path: string[], message: string, atKey = false): void {
     const node = this.nodeAt(path, atKey);
+    const set = overridePosition(this.overrides, path, atKey, !node?.range);
+    if (set !== undefined) {
+      this.problems.push({ ...set, path: path.join('.'), message });
+      return;
+    }
     const offset = node?.range?.[0] ?? 0;
     const pos = this.lines.linePos(offset);
     this.problems.push({ file: this.file, line: pos.line, col: pos.col, path: path.join('.'), message });
   }
 
   private problemAt(node: { range?: [number, number, number] | null }, path: string[], message: string): void {
+    const set = overridePosition(this.overrides, path, false, !node.range);
+    if (set !== undefined) {
+      this.problems.push({ ...set, path: path.join('.'), message });
+      return;
+    }
     const pos = this.lines.linePos(node.range?.[0] ?? 0);
     this.problems.push({ file: this.file, line: pos.line, col: pos.col, path: path.join('.'), message });
   }
@@ -306,7 +342,8 @@ class Loader {
     for (let i = 0; i < path.length; i++) {
       const segment = path[i];
       if (isMap(node)) {
-        const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === segment);
+        // A key an override created is a plain value, not a Scalar node.
+        const pair = node.items.find((p) => String(isScalar(p.key) ? p.key.value : p.key) === segment);
         if (!pair) return lastKey ?? (node as Positioned);
         if (i === path.length - 1 && atKey) return pair.key as Positioned;
         lastKey = pair.key as Positioned;
@@ -328,7 +365,7 @@ class Loader {
         return true;
       }
       if (isMap(node)) {
-        return node.items.some((p) => isPair(p) && walk(p.value, [...path, String(isScalar(p.key) ? p.key.value : '?')]));
+        return node.items.some((p) => isPair(p) && walk(p.value, [...path, String(isScalar(p.key) ? p.key.value : p.key)]));
       }
       if (isSeq(node)) return node.items.some((item, i) => walk(item, [...path, String(i)]));
       return false;

@@ -6,6 +6,7 @@ import type { Logger } from './log.ts';
 import type { Span } from '../model/span.ts';
 import type { WorkingBatch } from '../model/batch.ts';
 import type { StreamReader, StreamRecord } from './stream/stream.ts';
+import type { ServiceStatus } from './status.ts';
 
 /** A JSON schema (ajv, draft 2020-12 subset) describing one component's config, with `default`s. */
 export type JsonSchema = Record<string, unknown>;
@@ -59,10 +60,17 @@ export interface ReceiverContext extends ComponentContext {
 
 // ---- extensions ----------------------------------------------------------------------------------
 
+export interface ExtensionContext extends ComponentContext {
+  /** The state of every receiver, stream and exporter now (read when asked: the health check). */
+  status(): ServiceStatus;
+}
+
 /** A component outside the pipelines (`extensions:`, enabled by `service.extensions`). */
 export interface Extension {
-  /** Reads what it needs (files); rejects with StartupError. Before any receiver starts. */
+  /** Reads what it needs (files), binds its listener; rejects with StartupError. Before any receiver starts. */
   start(): Promise<void>;
+  /** Addresses it listens on, for the start-up log line (an extension that serves HTTP). */
+  endpoints?(): string[];
   /** After every receiver stopped. */
   shutdown(): Promise<void>;
 }

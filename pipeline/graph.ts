@@ -11,6 +11,7 @@ import { ExportRunner, SerialExporter, type DeadLetterSink, type RetryPolicy } f
 import type { Span } from '../model/span.ts';
 import type { IngestStream, StreamReader, StreamRecord } from './stream/stream.ts';
 import type { WorkingBatch } from '../model/batch.ts';
+import type { ServiceStatus } from './status.ts';
 
 export interface ComponentEntry {
   /** `type` or `type/name`. */
@@ -77,6 +78,8 @@ export class Graph {
   readonly deadLetters = new Map<string, DeadLetterFile>();
   private readonly options: GraphOptions;
   private closing = false;
+  /** Every receiver started (until then, and from shutdown on, none counts as listening). */
+  private receiving = false;
 
   constructor(spec: GraphSpec, options: GraphOptions) {
     this.options = options;
@@ -136,7 +139,8 @@ export class Graph {
     }
 
     for (const [id, entry] of spec.extensions ?? []) {
-      this.extensions.set(id, registry.get('extension', entry.type)!.create(entry.config, { id, logger: logger.child({ component: id }) }) as Extension);
+      const context = { id, logger: logger.child({ component: id }), status: () => this.status() };
+      this.extensions.set(id, registry.get('extension', entry.type)!.create(entry.config, context) as Extension);
     }
     const authenticator = (id: string): Authenticator => {
       const extension = this.extensions.get(id);
@@ -162,13 +166,26 @@ export class Graph {
     for (const p of this.pipelines) await p.stream.open();
     for (const runner of this.runners) runner.start();
     for (const receiver of this.receivers.values()) await receiver.start();
+    this.receiving = !this.closing;
   }
 
-  /** Listening addresses by receiver id, for the start-up log line. */
+  /** Listening addresses by receiver id (and by id of an extension that listens), for the start-up log line. */
   endpoints(): Record<string, string[]> {
     const out: Record<string, string[]> = {};
     for (const [id, receiver] of this.receivers) out[id] = receiver.endpoints();
+    for (const [id, extension] of this.extensions) if (extension.endpoints) out[id] = extension.endpoints();
     return out;
+  }
+
+  /** Each receiver, stream and exporter as it is now (per request of the health check, not per span). */
+  status(): ServiceStatus {
+    return {
+      receivers: [...this.receivers].map(([id, receiver]) => {
+        const endpoints = receiver.endpoints();
+        return { id, listening: this.receiving && endpoints.length > 0, endpoints };
+      }),
+      pipelines: this.pipelines.map((p) => ({ id: p.id, stream: p.stream.health(), exporters: p.runners.map((r) => r.status()) })),
+    };
   }
 
   /**
@@ -177,6 +194,7 @@ export class Graph {
    */
   async shutdown(timeoutMs: number): Promise<number> {
     this.closing = true;
+    this.receiving = false;
     await Promise.allSettled([...this.receivers.values()].map((r) => r.shutdown()));
     for (const p of this.pipelines) p.stream.seal();
     for (const e of this.exporters.values()) void e.flush?.().catch(() => {});

@@ -7,6 +7,15 @@ import type { Logger } from './log.ts';
 import type { Span } from '../model/span.ts';
 import type { StreamReader, StreamRecord } from './stream/stream.ts';
 
+export interface ExporterStatus {
+  exporter: string;
+  pipeline: string;
+  /** Date.now() of the first failed attempt since the last successful export; undefined when not failing. */
+  failingSince: number | undefined;
+  /** Spans in the stream this exporter has not committed yet. */
+  backlogSpans: number;
+}
+
 export interface RetryPolicy {
   initial_interval: number;
   max_interval: number;
@@ -56,8 +65,11 @@ export class ExportRunner {
   private loop: Promise<void> | undefined;
   delivered = 0;
   deadLettered = 0;
-  /** True from a failed export attempt to the next success: the stream then buffers for this exporter. */
-  private failing = false;
+  /**
+   * When the first failed export attempt since the last success was (Date.now()), undefined while
+   * exporting works: the stream then buffers for this exporter. Read by the health check.
+   */
+  private failingSince: number | undefined;
   private finished = false;
   /** Set when intake waited `stallMs` for a commit that did not come; cleared by the next commit. */
   private stalled = false;
@@ -89,8 +101,13 @@ export class ExportRunner {
    * stream buffers for it, which is what the stream is for.
    */
   isBehind(deliveries: number): boolean {
-    return !this.failing && !this.stalled && !this.finished
+    return this.failingSince === undefined && !this.stalled && !this.finished
       && this.options.reader.lag() > deliveries * this.options.batcher.deliverySpans;
+  }
+
+  /** What the health check reports: failing since when (undefined: not failing) and the spans not yet delivered. */
+  status(): ExporterStatus {
+    return { exporter: this.options.exporterId, pipeline: this.options.pipelineId, failingSince: this.failingSince, backlogSpans: this.options.reader.lag() };
   }
 
   /** Resolves at the next commit, failed attempt or stop, or after `stallMs` (then the runner counts as stalled). */
@@ -142,7 +159,7 @@ export class ExportRunner {
       if (signal.aborted) return false;
       try {
         await exporter.export(spans);
-        this.failing = false;
+        this.failingSince = undefined;
         this.delivered += spans.length;
         if (failingSince !== undefined) {
           logger.info('export recovered', { spans: spans.length, failed_for_ms: Date.now() - failingSince });
@@ -156,7 +173,7 @@ export class ExportRunner {
           return true;
         }
         failingSince ??= Date.now();
-        this.failing = true;
+        this.failingSince ??= failingSince;
         this.madeProgress();
         const retryable = err instanceof RetryableError;
         if (!retryable && ++failedAttempts >= maxAttempts) {

@@ -3,7 +3,7 @@
 // Retry-After at the receiver), never drops.
 import { RefusedError, type Refusal } from '../errors.ts';
 import type { Span } from '../../model/span.ts';
-import type { IngestStream, StreamReader, StreamRecord } from './stream.ts';
+import type { IngestStream, StreamHealth, StreamReader, StreamRecord } from './stream.ts';
 import { estimateSpanBytes, estimateFromWire } from './size.ts';
 
 export interface MemoryStreamOptions {
@@ -84,6 +84,11 @@ export class MemoryStream implements IngestStream {
 
   stats(): { records: number; spans: number; bytes: number } {
     return { records: this.records.length, spans: this.spans, bytes: this.bytes };
+  }
+
+  health(): StreamHealth {
+    const held = { bytes: this.bytes, maxBytes: this.options.maxBytes };
+    return this.sealed ? { writable: false, reason: 'shutting down', ...held } : { writable: true, ...held };
   }
 
   seal(): void {

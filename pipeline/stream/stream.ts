@@ -31,9 +31,20 @@ export interface IngestStream {
   reader(consumerId: string): StreamReader;
   /** Spans and bytes held and not yet committed by every reader. */
   stats(): { records: number; spans: number; bytes: number };
+  /** Whether appends can be written now, and how full the stream is (the health check). */
+  health(): StreamHealth;
   /** Stops accepting appends; readers may still drain what is held. */
   seal(): void;
   close(): Promise<void>;
+}
+
+export interface StreamHealth {
+  /** False while sealed or closed, not yet open, or (disk) while writes fail; `reason` says which. */
+  writable: boolean;
+  reason?: string;
+  /** What counts against `maxBytes` now (held, and for the disk stream also queued). */
+  bytes: number;
+  maxBytes: number;
 }
 
 export interface StreamReader {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { RefusedError, StartupError, type Refusal } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { Span } from '../../../model/span.ts';
-import type { IngestStream, StreamReader, StreamRecord } from '../stream.ts';
+import type { IngestStream, StreamHealth, StreamReader, StreamRecord } from '../stream.ts';
 import { CursorStore, loadCursors, type CursorState, type Delivering } from './cursors.ts';
 import { nodeIo, type DiskIo } from './io.ts';
 import { lockDirectory } from './lock.ts';
@@ -140,7 +140,8 @@ export class DiskStream implements IngestStream {
   private waiters = new Set<() => void>();
   private timer?: NodeJS.Timeout;
   private refusedLoggedAt = new Map<string, number>();
-  private writeFailing = false;
+  /** Why the last write failed, until one succeeds again (undefined: writes work). */
+  private writeFailing: string | undefined;
 
   constructor(options: DiskStreamOptions) {
     this.options = options;
@@ -344,7 +345,7 @@ export class DiskStream implements IngestStream {
       const message = code === 'ENOSPC' || code === 'EDQUOT'
         ? 'ingest stream cannot write: disk full'
         : `ingest stream cannot write: ${(err as Error).message}`;
-      this.writeFailing = true;
+      this.writeFailing = message;
       this.logRefusal(code ?? 'write', message, { directory: this.dir, error: err });
       // Readers may have passed the open segment before the disk filled: no commit will come to free it.
       // Before the answer, so the client's retry finds the space.
@@ -356,8 +357,8 @@ export class DiskStream implements IngestStream {
     for (const p of group) this.recent.push(p.seq, p.spans, p.buf.length);
     this.pendingBytes -= total;
     this.visibleSeq = group[group.length - 1].seq;
-    if (this.writeFailing) {
-      this.writeFailing = false;
+    if (this.writeFailing !== undefined) {
+      this.writeFailing = undefined;
       this.logger.info('ingest stream writes again', { directory: this.dir });
     }
     for (const p of group) p.resolve();
@@ -542,7 +543,7 @@ export class DiskStream implements IngestStream {
     // stream's own delivered records may be what fills the disk, and deleting them is then the only way
     // space returns (a 1 MiB volume never fills a 64 MiB segment).
     await this.log.deleteThrough(min, (size) =>
-      this.writeFailing || size >= this.segmentBytes / 4 || this.log.bytes + this.pendingBytes >= this.maxBytes / 2);
+      this.writeFailing !== undefined || size >= this.segmentBytes / 4 || this.log.bytes + this.pendingBytes >= this.maxBytes / 2);
     if (this.log.bytes + this.pendingBytes < this.refusedAt) this.refusedAt = Infinity;
   }
 
@@ -571,6 +572,13 @@ export class DiskStream implements IngestStream {
     let min = Infinity;
     for (const r of this.readers.values()) min = Math.min(min, r.committed);
     return this.countAfter(min === Infinity ? -1 : min);
+  }
+
+  health(): StreamHealth {
+    const held = { bytes: this.log.bytes + this.pendingBytes, maxBytes: this.maxBytes };
+    if (this.state !== 'open') return { writable: false, reason: this.state === 'sealed' ? 'shutting down' : `not open (${this.state})`, ...held };
+    if (this.writeFailing !== undefined) return { writable: false, reason: this.writeFailing, ...held };
+    return { writable: true, ...held };
   }
 
   seal(): void {

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { builtinRegistry } from '../cmd/components.ts';
+import { DEFAULT_CONFIG, DEFAULT_CONFIG_NAME, DEFAULT_ENDPOINT_VARIABLES } from './default.ts';
+import { loadConfigText } from './load.ts';
+
+/** The value at a dotted key of the loaded default (`receivers.otlp.protocols.http.endpoint`). */
+function endpointAt(env: NodeJS.ProcessEnv, key: string): unknown {
+  const config = loadConfigText(DEFAULT_CONFIG, DEFAULT_CONFIG_NAME, builtinRegistry(), env);
+  const [section, id, ...rest] = key.split('.');
+  const entries = section === 'extensions' ? config.extensions! : config[section as 'receivers'];
+  let value: unknown = entries.get(id)!.config;
+  for (const part of rest) value = (value as Record<string, unknown>)[part];
+  return value;
+}
+
+describe('the built-in default', () => {
+  it('listens on loopback, with the health probes enabled', () => {
+    const config = loadConfigText(DEFAULT_CONFIG, DEFAULT_CONFIG_NAME, builtinRegistry(), {});
+    expect(config.warnings).toEqual([]);
+    expect([...config.extensions!.keys()]).toEqual(['health_check']);
+    for (const [, { key, default: value }] of Object.entries(DEFAULT_ENDPOINT_VARIABLES)) expect(endpointAt({}, key)).toBe(value);
+  });
+
+  it('takes each endpoint from its environment variable when set', () => {
+    let port = 20000;
+    for (const [name, { key }] of Object.entries(DEFAULT_ENDPOINT_VARIABLES)) {
+      const endpoint = `0.0.0.0:${port++}`;
+      expect({ name, value: endpointAt({ [name]: endpoint }, key) }).toEqual({ name, value: endpoint });
+    }
+  });
+});
