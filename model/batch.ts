@@ -48,4 +48,15 @@ export interface Rejection {
 export interface WorkingBatch {
   origin: BatchOrigin;
   spans: Span[];
+  /** The project of the key the request was accepted with (absent without auth): the pipeline gives it
+   *  to every span before its processors run; nothing the client sent can set it. */
+  project?: string;
+}
+
+/** Gives every span of the batch its project (the pipeline does, before the processors run). */
+export function stampProject(batch: WorkingBatch): void {
+  const project = batch.project;
+  if (project === undefined) return;
+  const spans = batch.spans;
+  for (let i = 0; i < spans.length; i++) spans[i].project = project;
 }

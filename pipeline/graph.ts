@@ -10,7 +10,7 @@ import { DEFAULT_PACING, IntakePacer, type PacingOptions } from './pacing.ts';
 import { ExportRunner, SerialExporter, type DeadLetterSink, type RetryPolicy } from './runner.ts';
 import type { Span } from '../model/span.ts';
 import type { IngestStream, StreamReader, StreamRecord } from './stream/stream.ts';
-import type { WorkingBatch } from '../model/batch.ts';
+import { stampProject, type WorkingBatch } from '../model/batch.ts';
 import type { ServiceStatus } from './status.ts';
 
 export interface ComponentEntry {
@@ -232,6 +232,7 @@ export class Graph {
       },
       waitForExporters: () => pacer.wait(),
       consume: async (batch: WorkingBatch, wireBytes?: number) => {
+        stampProject(batch);
         for (let i = 0; i < chain.length; i++) chain[i].process(batch);
         const spans = batch.spans;
         if (spans.length === 0) return undefined;

@@ -164,13 +164,12 @@ export class TracingApiHandler {
 
   /**
    * The pipeline's one call (`wireBytes`: the body bytes the spans came in); a refusal becomes its
-   * 429/503 answer (nothing was appended). Nothing to append: no call. Every span gets the project of
-   * the key the request was accepted with; nothing the client sent can set it.
+   * 429/503 answer (nothing was appended). Nothing to append: no call. `project`: of the key the
+   * request was accepted with (the pipeline gives it to every span).
    */
   async #consume(spans: Span[], wireBytes: number, project: string | undefined): Promise<Reply | undefined> {
     if (spans.length === 0) return undefined;
-    if (project !== undefined) for (let i = 0; i < spans.length; i++) spans[i].project = project;
-    const refused = await this.#consumer.consume({ origin: 'tracing', spans }, wireBytes);
+    const refused = await this.#consumer.consume({ origin: 'tracing', spans, project }, wireBytes);
     return refused && refusedReply(refused.status, refused.message, this.#retryAfterSeconds);
   }
 }

@@ -43,8 +43,7 @@ export function rejectionMessage(rejections: Rejection[]): string {
  * appended. Every span rejected: nothing appended. Otherwise the accepted ones are appended and listed
  * as accepted only once every append resolved. `bodyBytes`: the size of the (decompressed) request body
  * they were decoded from. `rules`: the receiver's own (they remember the last ids that passed).
- * `project`: of the key the request was accepted with, given to every span (nothing the client sent
- * can set it).
+ * `project`: of the key the request was accepted with (the pipeline gives it to every span).
  */
 export async function ingest(
   consumer: IngestConsumer, rules: OtlpRules, decoded: Span[], bodyBytes: number, logger: Logger, project?: string,
@@ -54,9 +53,8 @@ export async function ingest(
   if (spans.length === 0) {
     return { kind: 'all_rejected', message: `every span was rejected: ${rejectionMessage(rejections)}` };
   }
-  if (project !== undefined) for (let i = 0; i < spans.length; i++) spans[i].project = project;
   try {
-    const refused = await consumer.consume({ origin: 'otlp', spans }, keptShare(bodyBytes, spans.length, decoded.length));
+    const refused = await consumer.consume({ origin: 'otlp', spans, project }, keptShare(bodyBytes, spans.length, decoded.length));
     if (refused !== undefined) {
       return { kind: 'refused', status: refused.status, message: refused.message, retryAfterMs: refused.retryAfterMs };
     }

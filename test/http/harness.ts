@@ -1,7 +1,7 @@
 // The http receiver over real loopback HTTP, fed into an IngestConsumer made of the real synchronous
 // processor (namespace) that records what it appends, or refuses.
 import { Agent, request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
-import type { WorkingBatch } from '../../model/batch.ts';
+import { stampProject, type WorkingBatch } from '../../model/batch.ts';
 import type { IngestConsumer, Receiver, ReceiverContext, SyncProcessor } from '../../pipeline/component.ts';
 import { RefusedError } from '../../pipeline/errors.ts';
 import { silentLogger } from '../../pipeline/log.ts';
@@ -41,6 +41,7 @@ export function recordingConsumer(options: ConsumerOptions = {}): RecordingConsu
     admit: () => options.refuseAdmit,
     waitForExporters: () => undefined,
     async consume(batch: WorkingBatch) {
+      stampProject(batch);
       for (const p of chain) p.process(batch);
       if (options.refuseAppend) return options.refuseAppend;
       appended.push(batch.spans);

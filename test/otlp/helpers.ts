@@ -1,7 +1,7 @@
 // Test peers for the OTLP tests: an IngestConsumer built from the real synchronous processors that
 // records what was appended, and a ReadableSpan -> expected canonical fields mapping.
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace';
-import type { WorkingBatch } from '../../model/batch.ts';
+import { stampProject, type WorkingBatch } from '../../model/batch.ts';
 import type { IngestConsumer, SyncProcessor } from '../../pipeline/component.ts';
 import { RefusedError } from '../../pipeline/errors.ts';
 import { silentLogger } from '../../pipeline/log.ts';
@@ -39,6 +39,7 @@ export class RecordingConsumer implements IngestConsumer {
 
   async consume(batch: WorkingBatch, wireBytes?: number): Promise<RefusedError | undefined> {
     this.consumed++;
+    stampProject(batch);
     for (const p of this.processors) p.process(batch);
     if (this.appendError instanceof RefusedError) return this.appendError;
     if (this.appendError) throw this.appendError;
