@@ -4,11 +4,12 @@ import { loadConfigFile } from '../config/load.ts';
 import { ConfigError, formatProblem } from '../config/problem.ts';
 import { parseArgs, USAGE } from './args.ts';
 import { builtinRegistry } from './components.ts';
+import { replay, replaySummary } from './replay.ts';
 import { runDaemon } from './run.ts';
 import { version } from './version.ts';
 
 async function main(argv: string[]): Promise<number> {
-  const command = parseArgs(argv);
+  const command = parseArgs(argv, process.env);
   switch (command.kind) {
     case 'help':
       process.stdout.write(USAGE + '\n');
@@ -26,6 +27,18 @@ async function main(argv: string[]): Promise<number> {
       loadConfigFile(command.config, builtinRegistry(), process.env, command.sets);
       process.stdout.write(`${command.config}: ok\n`);
       return 0;
+    case 'replay': {
+      try {
+        const count = await replay(command);
+        process.stdout.write(replaySummary(command.file, count));
+        return count.accepted === count.sent && count.unreadable === 0 ? 0 : 1;
+      } catch (err) {
+        // An unreadable file, a daemon that does not answer: one line, not a stack.
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+        process.stderr.write(`tracehop replay: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}\n`);
+        return 1;
+      }
+    }
     case 'run':
       return runDaemon(command.config, command.sets);
   }
