@@ -1,11 +1,13 @@
 // Command-line arguments: `tracehop [--config FILE] [--set path=value]...`, `tracehop validate --config
-// FILE`, `tracehop print-default-config`, `tracehop replay FILE [...]`, --version, --help.
+// FILE`, `tracehop print-default-config`, `tracehop replay FILE [...]`, `tracehop inspect DIR`, --version,
+// --help.
 
 export type Command =
   | { kind: 'run'; config?: string; sets: string[] }
   | { kind: 'validate'; config: string; sets: string[] }
   | { kind: 'print-default-config' }
   | { kind: 'replay'; file: string; endpoint: string; apiKey?: string; batch: number }
+  | { kind: 'inspect'; directory: string; json: boolean }
   | { kind: 'version' }
   | { kind: 'help' }
   | { kind: 'usage-error'; message: string };
@@ -20,6 +22,8 @@ export const USAGE = `Usage:
                                       daemon's tracing API (default http://127.0.0.1:4319, 500 spans per
                                       request, the key also from TRACEHOP_API_KEY); exit 0 when every span
                                       was accepted, 1 otherwise
+  tracehop inspect DIR [--json]       a disk stream's segments, readers' backlogs and quarantine, read-only
+                                      (DIR: storage.directory, or one pipeline's stream inside it)
   tracehop --version                  print the version
   tracehop --help                     print this help
 
@@ -59,6 +63,13 @@ function parseReplay(argv: string[], env: NodeJS.ProcessEnv): Command {
 
 export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Command {
   if (argv[0] === 'replay') return parseReplay(argv, env);
+  if (argv[0] === 'inspect') {
+    const rest = argv.slice(1);
+    const json = rest.includes('--json');
+    const dirs = rest.filter((a) => a !== '--json');
+    if (dirs.length !== 1 || dirs[0].startsWith('-')) return { kind: 'usage-error', message: 'inspect needs one DIR (and optionally --json)' };
+    return { kind: 'inspect', directory: dirs[0], json };
+  }
   let config: string | undefined;
   let validate = false;
   const sets: string[] = [];

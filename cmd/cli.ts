@@ -4,6 +4,7 @@ import { loadConfigFile } from '../config/load.ts';
 import { ConfigError, formatProblem } from '../config/problem.ts';
 import { parseArgs, USAGE } from './args.ts';
 import { builtinRegistry } from './components.ts';
+import { formatReport, inspectDirectory } from './inspect.ts';
 import { replay, replaySummary } from './replay.ts';
 import { runDaemon } from './run.ts';
 import { version } from './version.ts';
@@ -38,6 +39,19 @@ async function main(argv: string[]): Promise<number> {
         process.stderr.write(`tracehop replay: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}\n`);
         return 1;
       }
+    }
+    case 'inspect': {
+      const reports = await inspectDirectory(command.directory).catch((err: Error) => err);
+      if (reports instanceof Error) {
+        process.stderr.write(`tracehop inspect: ${reports.message}\n`);
+        return 1;
+      }
+      if (reports.length === 0) {
+        process.stderr.write(`tracehop inspect: no stream in ${command.directory}\n`);
+        return 1;
+      }
+      process.stdout.write(command.json ? JSON.stringify(reports, null, 2) + '\n' : reports.map(formatReport).join(''));
+      return 0;
     }
     case 'run':
       return runDaemon(command.config, command.sets);
