@@ -1,10 +1,13 @@
 // Command-line arguments: `tracehop [--config FILE] [--set path=value]...`, `tracehop validate --config
-// FILE`, `tracehop print-default-config`, --version, --help.
+// FILE`, `tracehop print-default-config`, `tracehop replay FILE [...]`, `tracehop inspect DIR`, --version,
+// --help.
 
 export type Command =
   | { kind: 'run'; config?: string; sets: string[] }
   | { kind: 'validate'; config: string; sets: string[] }
   | { kind: 'print-default-config' }
+  | { kind: 'replay'; file: string; endpoint: string; apiKey?: string; batch: number }
+  | { kind: 'inspect'; directory: string; json: boolean }
   | { kind: 'version' }
   | { kind: 'help' }
   | { kind: 'usage-error'; message: string };
@@ -14,6 +17,13 @@ export const USAGE = `Usage:
   tracehop validate --config FILE [--set path=value]...
                                       check a config without starting anything (exit 0, or 2 with every problem)
   tracehop print-default-config       print the built-in default config (YAML)
+  tracehop replay FILE [--endpoint URL] [--api-key KEY] [--batch N]
+                                      send a dead-letter file or a file exporter's output back into a running
+                                      daemon's tracing API (default http://127.0.0.1:4319, 500 spans per
+                                      request, the key also from TRACEHOP_API_KEY); exit 0 when every span
+                                      was accepted, 1 otherwise
+  tracehop inspect DIR [--json]       a disk stream's segments, readers' backlogs and quarantine, read-only
+                                      (DIR: storage.directory, or one pipeline's stream inside it)
   tracehop --version                  print the version
   tracehop --help                     print this help
 
@@ -27,7 +37,39 @@ and TRACEHOP_HEALTH_ENDPOINT (host:port) when they are set.
 Signals: SIGTERM or SIGINT stop accepting, deliver what was acknowledged, and exit
 (bounded by service.shutdown_timeout).`;
 
-export function parseArgs(argv: string[]): Command {
+/** The replay endpoint when none is given: the built-in default's tracing API. */
+export const DEFAULT_REPLAY_ENDPOINT = 'http://127.0.0.1:4319';
+const DEFAULT_REPLAY_BATCH = 500;
+
+function parseReplay(argv: string[], env: NodeJS.ProcessEnv): Command {
+  let file: string | undefined;
+  let endpoint = DEFAULT_REPLAY_ENDPOINT;
+  let apiKey = env.TRACEHOP_API_KEY || undefined;
+  let batch = DEFAULT_REPLAY_BATCH;
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = (): string | undefined => argv[++i];
+    if (arg === '--endpoint') endpoint = value() ?? '';
+    else if (arg === '--api-key') apiKey = value();
+    else if (arg === '--batch') batch = Number(value());
+    else if (arg.startsWith('-') || file !== undefined) return { kind: 'usage-error', message: `replay: unknown argument "${arg}"` };
+    else file = arg;
+  }
+  if (file === undefined) return { kind: 'usage-error', message: 'replay needs a FILE' };
+  if (!/^https?:\/\/./.test(endpoint)) return { kind: 'usage-error', message: `replay: --endpoint must be an http(s) URL (got "${endpoint}")` };
+  if (!Number.isInteger(batch) || batch < 1) return { kind: 'usage-error', message: 'replay: --batch must be a positive integer' };
+  return apiKey ? { kind: 'replay', file, endpoint, apiKey, batch } : { kind: 'replay', file, endpoint, batch };
+}
+
+export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Command {
+  if (argv[0] === 'replay') return parseReplay(argv, env);
+  if (argv[0] === 'inspect') {
+    const rest = argv.slice(1);
+    const json = rest.includes('--json');
+    const dirs = rest.filter((a) => a !== '--json');
+    if (dirs.length !== 1 || dirs[0].startsWith('-')) return { kind: 'usage-error', message: 'inspect needs one DIR (and optionally --json)' };
+    return { kind: 'inspect', directory: dirs[0], json };
+  }
   let config: string | undefined;
   let validate = false;
   const sets: string[] = [];

@@ -4,11 +4,13 @@ import { loadConfigFile } from '../config/load.ts';
 import { ConfigError, formatProblem } from '../config/problem.ts';
 import { parseArgs, USAGE } from './args.ts';
 import { builtinRegistry } from './components.ts';
+import { formatReport, inspectDirectory } from './inspect.ts';
+import { replay, replaySummary } from './replay.ts';
 import { runDaemon } from './run.ts';
 import { version } from './version.ts';
 
 async function main(argv: string[]): Promise<number> {
-  const command = parseArgs(argv);
+  const command = parseArgs(argv, process.env);
   switch (command.kind) {
     case 'help':
       process.stdout.write(USAGE + '\n');
@@ -26,6 +28,31 @@ async function main(argv: string[]): Promise<number> {
       loadConfigFile(command.config, builtinRegistry(), process.env, command.sets);
       process.stdout.write(`${command.config}: ok\n`);
       return 0;
+    case 'replay': {
+      try {
+        const count = await replay(command);
+        process.stdout.write(replaySummary(command.file, count));
+        return count.accepted === count.sent && count.unreadable === 0 ? 0 : 1;
+      } catch (err) {
+        // An unreadable file, a daemon that does not answer: one line, not a stack.
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+        process.stderr.write(`tracehop replay: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}\n`);
+        return 1;
+      }
+    }
+    case 'inspect': {
+      const reports = await inspectDirectory(command.directory).catch((err: Error) => err);
+      if (reports instanceof Error) {
+        process.stderr.write(`tracehop inspect: ${reports.message}\n`);
+        return 1;
+      }
+      if (reports.length === 0) {
+        process.stderr.write(`tracehop inspect: no stream in ${command.directory}\n`);
+        return 1;
+      }
+      process.stdout.write(command.json ? JSON.stringify(reports, null, 2) + '\n' : reports.map(formatReport).join(''));
+      return 0;
+    }
     case 'run':
       return runDaemon(command.config, command.sets);
   }

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
 import { runCli, startDaemon, tempDir } from '../helpers/daemon.ts';
 
 const pipeline = (exporterYaml: string, receiverYaml = 'http:\n    endpoint: 127.0.0.1:0') => `receivers:
@@ -51,6 +52,18 @@ describe('tracehop CLI', () => {
       const r = await runCli(['validate', '--config', example], { TRACEHOP_API_KEY: 'k1' });
       expect({ example, code: r.code, stderr: r.stderr }).toEqual({ example, code: 0, stderr: '' });
     }
+  });
+
+  it('validate: exit 0 for the config in the Kubernetes example (its keys file made up here)', async () => {
+    const docs = parseAllDocuments(await readFile('examples/deploy/kubernetes.yaml', 'utf8')).map((d) => d.toJS() as { kind: string; data?: Record<string, string> });
+    const configMap = docs.find((d) => d.kind === 'ConfigMap');
+    const dir = await tempDir();
+    const keys = join(dir, 'keys.yaml');
+    await writeFile(keys, '- {key: k1, project: p}\n');
+    const config = join(dir, 'tracehop.yaml');
+    await writeFile(config, configMap!.data!['tracehop.yaml'].replace('/etc/tracehop/keys/keys.yaml', keys));
+    const r = await runCli(['validate', '--config', config]);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
   });
 
   it('validate: an API key left empty by an unset variable is refused', async () => {

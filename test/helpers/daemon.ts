@@ -47,15 +47,17 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, cwd = REPO):
 }
 
 /**
- * Writes `config` (YAML) into a fresh temp dir, starts the daemon there (relative paths resolve inside it)
- * and waits for its start-up log line. Rejects with the daemon's stderr if it exits first.
+ * Writes `config` (YAML) into a fresh temp dir (or `dir`), starts the daemon there (relative paths
+ * resolve inside it) and waits for its start-up log line. Rejects with the daemon's stderr if it exits
+ * first. `command`: the program and its leading arguments (default: this Node running dist's CLI).
  */
-export async function startDaemon(config: string, options: { dir?: string; args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<Daemon> {
+export async function startDaemon(config: string, options: { dir?: string; args?: string[]; env?: NodeJS.ProcessEnv; command?: string[] } = {}): Promise<Daemon> {
   const dir = options.dir ?? (await tempDir());
   const configPath = join(dir, 'tracehop.yaml');
   await writeFile(configPath, config);
   const args = options.args ?? ['--config', configPath];
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const [program, ...leading] = options.command ?? [process.execPath, CLI];
+  const child = spawn(program, [...leading, ...args], {
     cwd: dir,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

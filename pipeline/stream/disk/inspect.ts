@@ -1,0 +1,151 @@
+// A read-only look at a disk stream directory (`tracehop inspect`): its segments and the records in them,
+// each reader's cursor and backlog, records a process died delivering, the quarantine file and who holds
+// the lock. Safe beside a running daemon: it takes no lock and writes nothing, and reads only record
+// headers (28 bytes each, whose own checksum is checked), never payloads. What it reports of the newest
+// segment may be a moment old; a damaged header ends the walk of its segment, and the next start of the
+// daemon repairs it (recover.ts).
+import { open, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { HEADER_BYTES, MAGIC, MAX_PAYLOAD_BYTES } from '../../../codec/disk/record.ts';
+import { crc32 } from 'node:zlib';
+import { parseSegmentName } from './segment.ts';
+
+export interface SegmentReport {
+  name: string;
+  bytes: number;
+  records: number;
+  spans: number;
+  firstSeq?: number;
+  lastSeq?: number;
+  /** Where the walk stopped before the end of the file, and why. */
+  damage?: { offset: number; reason: string };
+}
+
+export interface ReaderReport {
+  id: string;
+  /** Seq of the last record it committed; undefined: none yet (it starts from the oldest record). */
+  committed?: number;
+  backlog: { records: number; spans: number; bytes: number };
+  /** Set when a process started delivering from this seq and did not finish (died, or still running). */
+  delivering?: { from: number; attempts: number };
+}
+
+export interface StreamReport {
+  directory: string;
+  segments: SegmentReport[];
+  records: number;
+  spans: number;
+  bytes: number;
+  readers: ReaderReport[];
+  /** Entries in quarantine.jsonl (damaged ranges moved out of segments). */
+  quarantined: number;
+  /** The pid in the lock file and whether it runs; undefined when there is no lock file. */
+  lock?: { pid: number; running: boolean };
+}
+
+/** Records of one segment, found by walking headers: seq, spans and end offset of each. */
+interface Walk {
+  seqs: number[];
+  spans: number[];
+  ends: number[];
+  damage?: { offset: number; reason: string };
+}
+
+async function walkSegment(file: string, size: number): Promise<Walk> {
+  const walk: Walk = { seqs: [], spans: [], ends: [] };
+  const handle = await open(file, 'r');
+  const header = Buffer.alloc(HEADER_BYTES);
+  try {
+    let p = 0;
+    while (p < size) {
+      const { bytesRead } = await handle.read(header, 0, HEADER_BYTES, p);
+      if (bytesRead < HEADER_BYTES) { walk.damage = { offset: p, reason: 'incomplete header (a write in progress, or torn)' }; break; }
+      if (header.readUInt32LE(0) !== MAGIC) { walk.damage = { offset: p, reason: 'bad magic' }; break; }
+      if (crc32(header.subarray(0, 24)) !== header.readUInt32LE(24)) { walk.damage = { offset: p, reason: 'header checksum mismatch' }; break; }
+      const length = header.readUInt32LE(4);
+      const end = p + HEADER_BYTES + length;
+      if (length > MAX_PAYLOAD_BYTES || end > size) { walk.damage = { offset: p, reason: 'record runs past the end of the file' }; break; }
+      walk.seqs.push(header.readUInt32LE(8) + header.readUInt32LE(12) * 0x1_0000_0000);
+      walk.spans.push(header.readUInt32LE(16));
+      walk.ends.push(end);
+      p = end;
+    }
+  } finally {
+    await handle.close();
+  }
+  return walk;
+}
+
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function readJson(file: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `directory` holds a stream (a segment or a cursor file). */
+export async function isStreamDirectory(directory: string): Promise<boolean> {
+  const names = await readdir(directory);
+  return names.some((n) => n === 'cursors.json' || parseSegmentName(n) !== undefined);
+}
+
+export async function inspectStream(directory: string): Promise<StreamReport> {
+  const names = (await readdir(directory)).filter((n) => parseSegmentName(n) !== undefined).sort();
+  const report: StreamReport = { directory, segments: [], records: 0, spans: 0, bytes: 0, readers: [], quarantined: 0 };
+  const walks: Walk[] = [];
+  for (const name of names) {
+    const file = path.join(directory, name);
+    const handle = await open(file, 'r');
+    const { size } = await handle.stat();
+    await handle.close();
+    const walk = await walkSegment(file, size);
+    walks.push(walk);
+    const n = walk.seqs.length;
+    const segment: SegmentReport = { name, bytes: size, records: n, spans: walk.spans.reduce((a, b) => a + b, 0) };
+    if (n > 0) { segment.firstSeq = walk.seqs[0]; segment.lastSeq = walk.seqs[n - 1]; }
+    if (walk.damage) segment.damage = walk.damage;
+    report.segments.push(segment);
+    report.records += n;
+    report.spans += segment.spans;
+    report.bytes += size;
+  }
+  const cursors = (await readJson(path.join(directory, 'cursors.json'))) as
+    | { readers?: Record<string, number>; delivering?: Record<string, { from: number; attempts: number }> }
+    | undefined;
+  const ids = new Set([...Object.keys(cursors?.readers ?? {}), ...Object.keys(cursors?.delivering ?? {})]);
+  for (const id of [...ids].sort()) {
+    const committed = cursors?.readers?.[id];
+    const reader: ReaderReport = { id, backlog: { records: 0, spans: 0, bytes: 0 } };
+    if (typeof committed === 'number') reader.committed = committed;
+    for (let s = 0; s < walks.length; s++) {
+      const w = walks[s];
+      for (let i = 0; i < w.seqs.length; i++) {
+        if (reader.committed !== undefined && w.seqs[i] <= reader.committed) continue;
+        reader.backlog.records++;
+        reader.backlog.spans += w.spans[i];
+        reader.backlog.bytes += w.ends[i] - (i > 0 ? w.ends[i - 1] : 0);
+      }
+    }
+    const delivering = cursors?.delivering?.[id];
+    if (delivering) reader.delivering = { from: delivering.from, attempts: delivering.attempts };
+    report.readers.push(reader);
+  }
+  const quarantine = await readFile(path.join(directory, 'quarantine.jsonl'), 'utf8').catch(() => '');
+  report.quarantined = quarantine.split('\n').filter((l) => l.trim() !== '').length;
+  const lock = await readFile(path.join(directory, 'lock'), 'utf8').catch(() => undefined);
+  if (lock !== undefined) {
+    const pid = Number.parseInt(lock, 10);
+    if (pid > 0) report.lock = { pid, running: processRuns(pid) };
+  }
+  return report;
+}
