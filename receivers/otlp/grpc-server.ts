@@ -2,6 +2,7 @@
 // whose (de)serializers are the codec's (no proto-loader, no generated code). The request is kept as
 // bytes by the deserializer and decoded in the handler, so an undecodable body becomes
 // INVALID_ARGUMENT rather than grpc-js's generic INTERNAL. grpc-js undoes gzip message compression.
+// The message framing is checked before grpc-js reads it (grpc-frame-check.ts).
 import { OtlpRules } from '../../codec/otlp/rules.ts';
 import { experimental, Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from '@grpc/grpc-js';
 import type { IngestConsumer } from '../../pipeline/component.ts';
@@ -13,6 +14,7 @@ import { parseEndpoint, warnIfOpen } from '../common/endpoint.ts';
 import type { Authenticate } from '../../pipeline/auth.ts';
 import type { TlsConfig } from '../common/tls.ts';
 import { ingest, retryAfterSeconds } from './ingest.ts';
+import { grpcFrameCheck } from './grpc-frame-check.ts';
 
 export const EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 
@@ -140,6 +142,7 @@ export class OtlpGrpcServer {
     const maxBytes = this.#config.max_recv_msg_size_mib * 1024 * 1024;
     const server = new Server({
       'grpc.max_receive_message_length': maxBytes,
+      interceptors: [grpcFrameCheck(maxBytes, this.#config.max_recv_msg_size_mib, this.#logger)],
     });
     server.addService(traceServiceDefinition, {
       Export: (call: ServerUnaryCall<Buffer, Uint8Array>, callback: sendUnaryData<Uint8Array>) => {
