@@ -8,7 +8,7 @@ import { experimental, Metadata, Server, ServerCredentials, status, type sendUna
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import { StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
-import { encodeExportResponse, OtlpDecodeError, OtlpSpanLimitError, ProtoDecoder, type DecodedRequest } from '../../codec/otlp/index.ts';
+import { encodeExportResponse, OtlpDecodeError, OtlpLimitError, ProtoDecoder, type DecodedRequest } from '../../codec/otlp/index.ts';
 import type { OtlpGrpcProtocolConfig } from './config.ts';
 import { parseEndpoint, warnIfOpen } from '../common/endpoint.ts';
 import type { Authenticate } from '../../pipeline/auth.ts';
@@ -81,7 +81,7 @@ export class OtlpGrpcServer {
     this.#authenticate = authenticate;
     warnIfOpen(config.endpoint, authenticate !== undefined, logger, 'otlp receiver (grpc)');
     this.#config = config;
-    this.#decoder = new ProtoDecoder(config.max_spans_per_request);
+    this.#decoder = new ProtoDecoder(config.max_spans_per_request, config.max_values_per_request);
     this.#consumer = consumer;
     this.#logger = logger;
   }
@@ -109,7 +109,7 @@ export class OtlpGrpcServer {
       try {
         decoded = this.#decoder.decode(call.request);
       } catch (e) {
-        if (e instanceof OtlpSpanLimitError) {
+        if (e instanceof OtlpLimitError) {
           callback(error(status.RESOURCE_EXHAUSTED, e.message));
           return;
         }
