@@ -33,6 +33,8 @@ export interface OtlpGrpcProtocolConfig {
   max_spans_per_request: number;
   /** As for HTTP (protobuf): RESOURCE_EXHAUSTED when over. */
   max_values_per_request: number;
+  /** Milliseconds from a call's start to the end of its request: DEADLINE_EXCEEDED when over; 0: none. */
+  read_timeout: number;
   /** TLS (and mutual TLS with a client CA); absent: plaintext. */
   tls?: TlsConfig;
   /** The authenticator extension every call must pass (gRPC metadata `authorization`). */
@@ -60,6 +62,7 @@ export const GRPC_DEFAULTS: OtlpGrpcProtocolConfig = {
   max_recv_msg_size_mib: 20,
   max_spans_per_request: 100_000,
   max_values_per_request: 500_000,
+  read_timeout: READ_TIMEOUT_DEFAULTS.read_timeout,
 };
 
 /** An object whose unknown keys are errors, that may also be null (YAML `http:`), with no default. */
@@ -92,6 +95,7 @@ export const schema: JsonSchema = {
           max_recv_msg_size_mib: integer(GRPC_DEFAULTS.max_recv_msg_size_mib, 1),
           max_spans_per_request: integer(GRPC_DEFAULTS.max_spans_per_request, 1),
           max_values_per_request: integer(GRPC_DEFAULTS.max_values_per_request, 1),
+          read_timeout: readTimeoutProperties.read_timeout,
           tls: tlsSchema,
           auth: authSchema,
         }),

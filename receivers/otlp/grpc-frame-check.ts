@@ -9,7 +9,15 @@
 // field of grpc-js's base call, which a first server interceptor receives. Neither is public API: when
 // they are not where this expects them (another grpc-js version), the check stands aside and says so
 // once in the log, and the gRPC conformance tests (test/otlp/grpc-framing.test.ts) fail.
-import { ServerInterceptingCall, status, type ServerInterceptingCallInterface, type ServerInterceptor } from '@grpc/grpc-js';
+//
+// The same interceptor bounds how long a call may take to send its request (`read_timeout`, as on the
+// HTTP receivers): a client that opens a stream and trickles or stops is answered DEADLINE_EXCEEDED and
+// its stream ends. grpc-go has no such limit; without it such a stream would be held until the client
+// goes away.
+import {
+  ResponderBuilder, ServerInterceptingCall, ServerListenerBuilder, status, type ServerInterceptingCallInterface, type ServerInterceptor,
+} from '@grpc/grpc-js';
+import * as http2 from 'node:http2';
 import type { Logger } from '../../pipeline/log.ts';
 
 const PREFIX_BYTES = 5;
@@ -17,7 +25,11 @@ const COMPRESSED = 1;
 
 /** What grpc-js's BaseServerInterceptingCall holds at runtime (not in its declarations). */
 interface BaseCallInternals {
-  stream?: { prependListener?(event: 'data', listener: (chunk: Buffer) => void): unknown };
+  stream?: {
+    prependListener?(event: 'data', listener: (chunk: Buffer) => void): unknown;
+    close?(code: number): void;
+    closed?: boolean;
+  };
   incomingEncoding?: unknown;
 }
 
@@ -56,17 +68,54 @@ class MessagePrefixReader {
   }
 }
 
+export interface FrameCheckLimits {
+  /** The server's `grpc.max_receive_message_length`, and the same in MiB for messages. */
+  maxBytes: number;
+  maxMib: number;
+  /** Milliseconds from the call's start to the end of its request; 0: no limit. */
+  readTimeout: number;
+}
+
 /**
- * The interceptor; it must be the server's first (it needs grpc-js's base call). `maxBytes` is the
- * server's `grpc.max_receive_message_length`.
+ * Ends the call with DEADLINE_EXCEEDED unless its request has arrived within `readTimeout`. `closeStream`
+ * then resets the stream, which the client may still hold open for sending.
  */
-export function grpcFrameCheck(maxBytes: number, maxMib: number, logger: Logger): ServerInterceptor {
+function withReadTimeout(call: ServerInterceptingCallInterface, readTimeout: number, closeStream: () => void): ServerInterceptingCall {
+  if (readTimeout <= 0) return new ServerInterceptingCall(call);
+  let timer: NodeJS.Timeout | undefined;
+  const stop = () => clearTimeout(timer);
+  const wrapped: ServerInterceptingCall = new ServerInterceptingCall(call, new ResponderBuilder()
+    .withStart((next) => {
+      timer = setTimeout(() => {
+        wrapped.sendStatus({ code: status.DEADLINE_EXCEEDED, details: `the request did not arrive within read_timeout (${readTimeout} ms)` });
+        closeStream();
+      }, readTimeout);
+      timer.unref();
+      next(new ServerListenerBuilder()
+        .withOnReceiveHalfClose((nextHalfClose) => { stop(); nextHalfClose(); })
+        .withOnCancel(stop)
+        .build());
+    })
+    .withSendStatus((s, nextStatus) => { stop(); nextStatus(s); })
+    .build());
+  return wrapped;
+}
+
+/** The interceptor; it must be the server's first (it needs grpc-js's base call). */
+export function grpcFrameCheck(limits: FrameCheckLimits, logger: Logger): ServerInterceptor {
+  const { maxBytes, maxMib } = limits;
   let warned = false;
   return (_method, call: ServerInterceptingCallInterface) => {
     const internals = call as unknown as BaseCallInternals;
     const stream = internals.stream;
     const encoding = internals.incomingEncoding;
-    const wrapped = new ServerInterceptingCall(call);
+    // After an answer given here the client may still be sending (or holding its half of the stream
+    // open, which would also hold up a graceful shutdown): the stream is reset with NO_ERROR once the
+    // status is out, as HTTP/2 allows a server that answered before the request ended.
+    const closeStream = () => setImmediate(() => {
+      if (stream?.closed === false && typeof stream.close === 'function') stream.close(http2.constants.NGHTTP2_NO_ERROR);
+    });
+    const wrapped = withReadTimeout(call, limits.readTimeout, closeStream);
     if (typeof stream?.prependListener !== 'function' || typeof encoding !== 'string') {
       if (!warned) {
         warned = true;
@@ -82,6 +131,7 @@ export function grpcFrameCheck(maxBytes: number, maxMib: number, logger: Logger)
           code: status.RESOURCE_EXHAUSTED,
           details: `the message is ${length} bytes, over max_recv_msg_size_mib (${maxMib} MiB)`,
         });
+        closeStream();
         return false;
       }
       if (compressed && uncompressed) {
@@ -89,6 +139,7 @@ export function grpcFrameCheck(maxBytes: number, maxMib: number, logger: Logger)
           code: status.INTERNAL,
           details: 'the message has the compressed flag set but the request names no grpc-encoding',
         });
+        closeStream();
         return false;
       }
       return true;

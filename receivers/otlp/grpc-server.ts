@@ -142,7 +142,7 @@ export class OtlpGrpcServer {
     const maxBytes = this.#config.max_recv_msg_size_mib * 1024 * 1024;
     const server = new Server({
       'grpc.max_receive_message_length': maxBytes,
-      interceptors: [grpcFrameCheck(maxBytes, this.#config.max_recv_msg_size_mib, this.#logger)],
+      interceptors: [grpcFrameCheck({ maxBytes, maxMib: this.#config.max_recv_msg_size_mib, readTimeout: this.#config.read_timeout }, this.#logger)],
     });
     server.addService(traceServiceDefinition, {
       Export: (call: ServerUnaryCall<Buffer, Uint8Array>, callback: sendUnaryData<Uint8Array>) => {
