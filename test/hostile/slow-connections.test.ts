@@ -97,6 +97,17 @@ describe('slow and idle connections', () => {
     await expectServing(h);
   });
 
+  it('bytes that are not HTTP/1.1: 400 with a detail, and the connection is closed', async () => {
+    for (const base of [h.tracingBase, h.otlpBase]) {
+      const client = slowClient(base, (s) => s.write('\x16\x03\x01 not http at all\r\n\r\n'));
+      const { status, body } = parseAnswer(await client.closed);
+      expect(status).toBe(400);
+      const parsed = JSON.parse(body) as { detail?: string; message?: string };
+      expect(parsed.detail ?? parsed.message).toMatch(/^the request is not valid HTTP\/1\.1 \(HPE_/);
+    }
+    await expectServing(h);
+  });
+
   it('gRPC: a stream whose message stops halfway is ended with DEADLINE_EXCEEDED; other calls are answered', async () => {
     const session = connectHttp2(`http://127.0.0.1:${h.grpcPort}`);
     session.on('error', () => undefined);
