@@ -1,5 +1,6 @@
 // A single pass over raw JSON bytes, before any object is built: the nesting depth (so a 10,000-deep
-// body is refused without touching the call stack) and whether any number token may be too long for a
+// body is refused without touching the call stack), the number of objects and arrays (so a body of
+// millions of `{}` is refused before JSON.parse builds them) and whether any number token may be too long for a
 // double (so the exact, slower parse runs only when it can matter).
 //
 // The scan works on UTF-8 bytes: quotes, backslashes and brackets are ASCII and never occur inside a
@@ -14,6 +15,8 @@ export interface JsonScan {
    * cannot hold exactly, so the caller should parse with `exactNumbers` (parse.ts).
    */
   exactNumbers: boolean;
+  /** Objects and arrays opened, as far as the scan went (JSON.parse would build this many). */
+  containers: number;
 }
 
 
@@ -38,6 +41,7 @@ export function scanJson(bytes: Uint8Array, maxDepth: number): JsonScan {
   const n = bytes.length;
   let depth = 0;
   let exactNumbers = false;
+  let containers = 0;
   let i = 0;
   while (i < n) {
     let c = bytes[i++];
@@ -57,16 +61,17 @@ export function scanJson(bytes: Uint8Array, maxDepth: number): JsonScan {
           }
         } else if (i >= long) {
           i = afterLongString(bytes, i);
-          if (i < 0) return { tooDeep: false, exactNumbers }; // unterminated
+          if (i < 0) return { tooDeep: false, exactNumbers, containers }; // unterminated
           break;
         }
-        if (i >= n) return { tooDeep: false, exactNumbers }; // unterminated: JSON.parse reports it
+        if (i >= n) return { tooDeep: false, exactNumbers, containers }; // unterminated: JSON.parse reports it
         c = bytes[i++];
         if (c === QUOTE) break;
         if (c === BACKSLASH) i++; // the escaped byte cannot end the string
       }
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (++depth > maxDepth) return { tooDeep: true, exactNumbers };
+      containers++;
+      if (++depth > maxDepth) return { tooDeep: true, exactNumbers, containers };
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       depth--;
     } else if ((c >= DIGIT_0 && c <= DIGIT_9) || c === MINUS) {
@@ -82,7 +87,7 @@ export function scanJson(bytes: Uint8Array, maxDepth: number): JsonScan {
       if (exponent || digits >= EXACT_DIGITS) exactNumbers = true;
     }
   }
-  return { tooDeep: false, exactNumbers };
+  return { tooDeep: false, exactNumbers, containers };
 }
 
 /**

@@ -175,8 +175,9 @@ describe('scanJson against a byte-at-a-time reading', () => {
   function reference(bytes: Uint8Array, maxDepth: number) {
     let depth = 0;
     let exactNumbers = false;
+    let containers = 0;
     let i = 0;
-    const result = (tooDeep: boolean) => ({ tooDeep, exactNumbers });
+    const result = (tooDeep: boolean) => ({ tooDeep, exactNumbers, containers });
     while (i < bytes.length) {
       const c = bytes[i++];
       if (c === 0x22) {
@@ -187,6 +188,7 @@ describe('scanJson against a byte-at-a-time reading', () => {
           if (d === 0x5c) i++;
         }
       } else if (c === 0x7b || c === 0x5b) {
+        containers++;
         if (++depth > maxDepth) return result(true);
       } else if (c === 0x7d || c === 0x5d) depth--;
       else if ((c >= 0x30 && c <= 0x39) || c === 0x2d) {

@@ -65,19 +65,26 @@ export function isJsonObject(v: unknown): v is Record<string, unknown> {
 
 export type ParsedJson =
   | { ok: true; value: unknown }
-  | { ok: false; problem: 'empty' | 'too_deep' | 'invalid_utf8' | 'invalid_json'; message: string };
+  | { ok: false; problem: 'empty' | 'too_deep' | 'too_many_values' | 'invalid_utf8' | 'invalid_json'; message: string };
+
+/** The refusal of a body with more than `limit` objects and arrays (checked before they are built). */
+export function tooManyValuesMessage(limit: number): string {
+  return `JSON body holds more than max_values_per_request (${limit}) objects and arrays`;
+}
 
 /**
  * Raw request bytes -> value, in the order the ingest API checks them (ingest-api.md §2.1): nesting depth
- * on the raw text first (no object is built for a body that is too deep), then UTF-8, then JSON.
+ * on the raw text first (no object is built for a body that is too deep), then the number of objects
+ * and arrays (`maxValues`), then UTF-8, then JSON. `depthKey` names the nesting limit in the message.
  * Never throws on input.
  */
-export function parseJsonBytes(bytes: Uint8Array, maxDepth: number): ParsedJson {
+export function parseJsonBytes(bytes: Uint8Array, maxDepth: number, maxValues = Number.POSITIVE_INFINITY, depthKey = 'max_nesting_depth'): ParsedJson {
   if (bytes.length === 0) return { ok: false, problem: 'empty', message: 'Field required' };
   const scan = scanJson(bytes, maxDepth);
   if (scan.tooDeep) {
-    return { ok: false, problem: 'too_deep', message: `JSON nesting is deeper than max_nesting_depth (${maxDepth})` };
+    return { ok: false, problem: 'too_deep', message: `JSON nesting is deeper than ${depthKey} (${maxDepth})` };
   }
+  if (scan.containers > maxValues) return { ok: false, problem: 'too_many_values', message: tooManyValuesMessage(maxValues) };
   if (!isUtf8(bytes)) return { ok: false, problem: 'invalid_utf8', message: 'Body is not valid UTF-8' };
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   try {

@@ -10,8 +10,9 @@ import { newSpan, spanStatus, type AttrValue, type Attributes, type OtlpExtras, 
 import { flattenInto } from '../../model/attributes/flatten.ts';
 import { AttributeList } from '../../model/attributes/list.ts';
 import { isJsonObject, parseJsonBytes } from '../json/parse.ts';
-import { MAX_VALUE_DEPTH, OtlpDecodeError, OtlpSpanLimitError } from './errors.ts';
+import { MAX_VALUE_DEPTH, OtlpDecodeError, OtlpSpanLimitError, OtlpValueLimitError } from './errors.ts';
 import type { DecodedRequest } from './decode-proto.ts';
+import { countJsonSpans, mayExceedSpans } from './count-json-spans.ts';
 
 /** Object/array nesting allowed in the raw text: the request's own levels plus the value depth. */
 const MAX_JSON_DEPTH = 16 + 3 * MAX_VALUE_DEPTH;
@@ -82,12 +83,17 @@ const STATUS_NAMES = ['STATUS_CODE_UNSET', 'STATUS_CODE_OK', 'STATUS_CODE_ERROR'
 
 /**
  * Decodes an OTLP/JSON body. Throws OtlpDecodeError when it is not JSON or not the request's shape, and
- * OtlpSpanLimitError when it holds more than `maxSpans` spans (each list's length is counted before its
- * spans are converted).
+ * OtlpSpanLimitError when it holds more than `maxSpans` spans: counted on the bytes before JSON.parse
+ * when the body is long enough to hold that many (count-json-spans.ts), and again on the parsed lists.
+ * OtlpValueLimitError when it holds more than `maxValues` objects and arrays (counted on the bytes).
  */
-export function decodeExportRequestJson(bytes: Uint8Array, maxSpans = Number.POSITIVE_INFINITY): DecodedRequest {
-  const parsed = parseJsonBytes(bytes, MAX_JSON_DEPTH);
-  if (!parsed.ok) throw new OtlpDecodeError(parsed.message);
+export function decodeExportRequestJson(bytes: Uint8Array, maxSpans = Number.POSITIVE_INFINITY, maxValues = Number.POSITIVE_INFINITY): DecodedRequest {
+  if (mayExceedSpans(bytes.length, maxSpans)) countJsonSpans(bytes, maxSpans, MAX_JSON_DEPTH);
+  const parsed = parseJsonBytes(bytes, MAX_JSON_DEPTH, maxValues, 'the OTLP/JSON limit');
+  if (!parsed.ok) {
+    if (parsed.problem === 'too_many_values') throw new OtlpValueLimitError(parsed.message);
+    throw new OtlpDecodeError(parsed.message);
+  }
   const root = parsed.value;
   if (!isJsonObject(root)) fail('$', 'expected an object');
   const spans: Span[] = [];

@@ -114,18 +114,23 @@ export class ProtoDecoder {
   private readonly strings = new StringCache();
   /** The most spans one request may hold (the receiver's max_spans_per_request). */
   private readonly maxSpans: number;
+  /** The most values (attributes, array and kvlist elements, events, links): max_values_per_request. */
+  private readonly maxValues: number;
 
-  constructor(maxSpans = Number.POSITIVE_INFINITY) {
+  constructor(maxSpans = Number.POSITIVE_INFINITY, maxValues = Number.POSITIVE_INFINITY) {
     this.maxSpans = maxSpans;
+    this.maxValues = maxValues;
   }
 
   /**
    * Decodes an ExportTraceServiceRequest. Throws OtlpDecodeError when the bytes are not a well-formed
    * message (truncated, a length past its parent, a bad wire type, values nested too deeply), and
-   * OtlpSpanLimitError when it holds more spans than `maxSpans`.
+   * OtlpSpanLimitError when it holds more spans than `maxSpans`, OtlpValueLimitError when more values
+   * than `maxValues` (each counted before it is built).
    */
   decode(bytes: Uint8Array): DecodedRequest {
     const r = new ProtoReader(bytes, this.strings);
+    r.valuesLeft = r.maxValues = this.maxValues;
     const spans: Span[] = [];
     while (r.pos < r.end) {
       const tag = r.tag();
@@ -351,6 +356,7 @@ export class ProtoDecoder {
   }
 
   private readEvent(r: ProtoReader): SpanEvent {
+    r.spendValue();
     let timeNs = 0n;
     let name = '';
     let dropped = 0;
@@ -370,6 +376,7 @@ export class ProtoDecoder {
   }
 
   private readLink(r: ProtoReader): SpanLink {
+    r.spendValue();
     let traceId = '';
     let spanId = '';
     let traceState = '';
@@ -396,6 +403,7 @@ export class ProtoDecoder {
 
   /** A KeyValue message at the reader's position (its tag was read) into `out`, flattened. */
   private readKeyValue(r: ProtoReader, out: AttributeList): void {
+    r.spendValue();
     const saved = enter(r);
     const start = r.pos;
     const size = r.end - start;
@@ -503,6 +511,7 @@ function readArray(r: ProtoReader, depth: number): AttrScalar[] | unknown[] {
   while (r.pos < r.end) {
     const tag = r.tag();
     if (tag === T_LIST_VALUES) {
+      r.spendValue();
       const saved = enter(r);
       out.push(readAnyValue(r, depth));
       leave(r, saved);
@@ -516,6 +525,7 @@ function readKvList(r: ProtoReader, depth: number): Map<string, unknown> {
   while (r.pos < r.end) {
     const tag = r.tag();
     if (tag === T_LIST_VALUES) {
+      r.spendValue();
       const saved = enter(r);
       let key = '';
       let value: Decoded = null;

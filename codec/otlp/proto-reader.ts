@@ -3,7 +3,7 @@
 // so decoding allocates nothing but the values it keeps. Every read is bounds-checked against `end`:
 // a length that runs past its enclosing message is an error, never a read past the buffer.
 import type { SliceableBuffer, StringCache } from '../bytes/string-cache.ts';
-import { MAX_GROUP_DEPTH, OtlpDecodeError } from './errors.ts';
+import { MAX_GROUP_DEPTH, OtlpDecodeError, OtlpValueLimitError } from './errors.ts';
 
 export const WIRE_VARINT = 0;
 export const WIRE_FIXED64 = 1;
@@ -21,6 +21,10 @@ export class ProtoReader {
   end: number;
   /** Where short strings come from: the cache of the decoder that made this reader (none: read as they come). */
   readonly strings: StringCache | undefined;
+  /** How many more values (attributes, array and kvlist elements, events, links) may be decoded. */
+  valuesLeft = Number.POSITIVE_INFINITY;
+  /** The limit `valuesLeft` started from, for the message. */
+  maxValues = Number.POSITIVE_INFINITY;
 
   constructor(bytes: Uint8Array, strings?: StringCache) {
     // A Buffer view (no copy) gives native utf8/base64 slicing.
@@ -29,6 +33,11 @@ export class ProtoReader {
     this.pos = 0;
     this.end = this.buf.length;
     this.strings = strings;
+  }
+
+  /** Counts one value before it is built; throws OtlpValueLimitError past the limit. */
+  spendValue(): void {
+    if (--this.valuesLeft < 0) throw OtlpValueLimitError.protobuf(this.maxValues);
   }
 
   fail(what: string): never {

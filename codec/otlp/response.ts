@@ -8,6 +8,7 @@ import { OtlpDecodeError } from './errors.ts';
 export const GrpcCode = {
   OK: 0,
   INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
   RESOURCE_EXHAUSTED: 8,
   UNIMPLEMENTED: 12,
   INTERNAL: 13,

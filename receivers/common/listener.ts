@@ -1,13 +1,26 @@
 // The HTTP or HTTPS listener of both HTTP receivers (the tracing API, OTLP/HTTP): binding with a clear
 // start-up error, TLS with certificate renewal (tls.ts), the address for the start-up log line, and a
-// shutdown that lets requests in flight finish.
+// shutdown that lets requests in flight finish, and the read timeouts (read-timeouts.ts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import { parseEndpoint } from './endpoint.ts';
 import { secureContextOptions, watchTlsFiles, type TlsConfig } from './tls.ts';
+import { answerClientError, clientErrorAnswer, serverTimeoutOptions, type ErrorBody, type ReadTimeouts } from './read-timeouts.ts';
+
+export interface ListenerOptions {
+  endpoint: string;
+  tls: TlsConfig | undefined;
+  timeouts: ReadTimeouts;
+  /** The receiver's error body, for answers written outside a request (a read timeout). */
+  errorBody: ErrorBody;
+  /** `http receiver`, `otlp receiver`: how errors name it. */
+  name: string;
+  /** After the endpoint in a start-up error: '' or ` (http)`. */
+  transport?: string;
+}
 
 /** Answers one request; `defaultHost` is the listening host, for requests whose target has none. */
 export type RequestHandler = (incoming: IncomingMessage, outgoing: ServerResponse, defaultHost: string | undefined) => void;
@@ -25,21 +38,40 @@ export class HttpListener {
   /** Stops the check of the TLS files for a renewal (set while serving HTTPS). */
   #stopWatching: (() => void) | undefined;
 
-  constructor(endpoint: string, tls: TlsConfig | undefined, handle: RequestHandler, logger: Logger, name: string, transport = '') {
-    this.#transport = transport;
-    this.#endpoint = endpoint;
-    this.#tls = tls;
+  readonly #timeouts: ReadTimeouts;
+  readonly #errorBody: ErrorBody;
+  /** The response of the request each connection is serving: a read timeout then only closes it. */
+  readonly #responses = new WeakMap<Socket, ServerResponse>();
+
+  constructor(options: ListenerOptions, handle: RequestHandler, logger: Logger) {
+    this.#transport = options.transport ?? '';
+    this.#endpoint = options.endpoint;
+    this.#tls = options.tls;
+    this.#timeouts = options.timeouts;
+    this.#errorBody = options.errorBody;
     this.#handle = handle;
     this.#logger = logger;
-    this.#name = name;
+    this.#name = options.name;
+  }
+
+  #onClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+    const response = this.#responses.get(socket);
+    const responding = response !== undefined && response.headersSent && !response.writableFinished;
+    const { status, message } = clientErrorAnswer(error, this.#timeouts);
+    answerClientError(socket, status, this.#errorBody(status, message), responding || error.code === 'ECONNRESET');
   }
 
   /** Binds; rejects with StartupError (port in use, address not available). */
   start(): Promise<void> {
     const { host, port } = parseEndpoint(this.#endpoint);
-    const listener = (incoming: IncomingMessage, outgoing: ServerResponse) => this.#handle(incoming, outgoing, host);
+    const listener = (incoming: IncomingMessage, outgoing: ServerResponse) => {
+      this.#responses.set(incoming.socket, outgoing);
+      this.#handle(incoming, outgoing, host);
+    };
     const tls = this.#tls;
-    const server = tls === undefined ? createServer(listener) : createHttpsServer(secureContextOptions(tls), listener);
+    const timeouts = serverTimeoutOptions(this.#timeouts);
+    const server = tls === undefined ? createServer(timeouts, listener) : createHttpsServer({ ...secureContextOptions(tls), ...timeouts }, listener);
+    server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => this.#onClientError(error, socket));
     if (tls !== undefined) this.#stopWatching = watchTlsFiles(tls, (options) => (server as HttpsServer).setSecureContext(options), this.#logger);
     return new Promise((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException) => {

@@ -4,8 +4,9 @@ import { duration, endpoint, integer, object } from '../../pipeline/schema.ts';
 import { corsSchema, NO_CORS, type CorsConfig } from '../common/cors.ts';
 import { tlsSchema, type TlsConfig } from '../common/tls.ts';
 import { authSchema, type AuthSetting } from '../../pipeline/auth.ts';
+import { READ_TIMEOUT_DEFAULTS, readTimeoutProperties, type ReadTimeouts } from '../common/read-timeouts.ts';
 
-export interface HttpReceiverConfig {
+export interface HttpReceiverConfig extends ReadTimeouts {
   /** `host:port`; port 0 picks a free port (tests). */
   endpoint: string;
   /** Bytes, applied to the raw body and again to the decompressed body. */
@@ -14,6 +15,8 @@ export interface HttpReceiverConfig {
   max_nesting_depth: number;
   /** Flat spans plus tree nodes, valid or not. */
   max_spans_per_request: number;
+  /** JSON objects and arrays in one body, counted before they are built (also the OTLP route's limit). */
+  max_values_per_request: number;
   /** Accepted keys, a shorthand for an `api_keys` extension without projects; empty: none. */
   api_keys: string[];
   /** The authenticator extension every request must pass (`{authenticator: api_keys}`). */
@@ -32,11 +35,13 @@ export const schema: JsonSchema = object({
   // The body reader recurses once per level: the maximum keeps it far from the call stack's end.
   max_nesting_depth: { ...integer(64, 1), maximum: 1000 },
   max_spans_per_request: integer(100_000, 1),
+  max_values_per_request: integer(500_000, 1),
   api_keys: { type: 'array', items: { type: 'string', minLength: 1 }, default: [] },
   retry_after: duration('1s'),
   cors: corsSchema,
   tls: tlsSchema,
   auth: authSchema,
+  ...readTimeoutProperties,
 });
 
 /** The defaults, as the config loader would fill them in (durations already in milliseconds). */
@@ -45,7 +50,9 @@ export const defaultConfig: HttpReceiverConfig = {
   max_request_body_size: 20_971_520,
   max_nesting_depth: 64,
   max_spans_per_request: 100_000,
+  max_values_per_request: 500_000,
   api_keys: [],
   retry_after: 1000,
   cors: NO_CORS,
+  ...READ_TIMEOUT_DEFAULTS,
 };

@@ -26,6 +26,7 @@ export function createOtlpRoute(context: OtlpRouteContext): OtlpRoute {
     logger: context.logger,
     maxRequestBodySize: context.config.max_request_body_size,
     maxSpansPerRequest: context.config.max_spans_per_request,
+    maxValuesPerRequest: context.config.max_values_per_request,
   });
   return (method, incoming, project) => handler(method, incoming, true, project);
 }

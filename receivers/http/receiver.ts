@@ -38,7 +38,10 @@ export class HttpReceiver implements Receiver {
       : config.api_keys.length > 0 ? keySetCheck(new KeySet(config.api_keys.map((key) => ({ key })))) : undefined;
     this.#handler = new TracingApiHandler(config, consumer, createOtlpRoute({ config, consumer, logger }), authenticate);
     warnIfOpen(config.endpoint, authenticate !== undefined, logger, 'http receiver');
-    this.#listener = new HttpListener(config.endpoint, config.tls, (incoming, outgoing, host) => void this.#serve(incoming, outgoing, host), logger, 'http receiver');
+    this.#listener = new HttpListener({
+      endpoint: config.endpoint, tls: config.tls, timeouts: config, name: 'http receiver',
+      errorBody: (_status, message) => JSON.stringify({ detail: message }),
+    }, (incoming, outgoing, host) => void this.#serve(incoming, outgoing, host), logger);
   }
 
   async #reply(incoming: IncomingMessage): Promise<Reply> {

@@ -6,14 +6,17 @@ import { endpoint, integer } from '../../pipeline/schema.ts';
 import { corsSchema, NO_CORS, type CorsConfig } from '../common/cors.ts';
 import { tlsSchema, type TlsConfig } from '../common/tls.ts';
 import { authSchema, type AuthSetting } from '../../pipeline/auth.ts';
+import { READ_TIMEOUT_DEFAULTS, readTimeoutProperties, type ReadTimeouts } from '../common/read-timeouts.ts';
 
-export interface OtlpHttpProtocolConfig {
+export interface OtlpHttpProtocolConfig extends ReadTimeouts {
   /** `host:port`; port 0 picks a free port (tests). */
   endpoint: string;
   /** Bytes, for the raw body and again for the decompressed body: 413 when over. */
   max_request_body_size: number;
   /** Spans in one request, counted before they are decoded: 413 when over. */
   max_spans_per_request: number;
+  /** Values in one request (protobuf: attributes, array and kvlist elements, events, links; JSON: objects and arrays): 413 when over. */
+  max_values_per_request: number;
   /** Cross-origin requests from browsers; off while `allowed_origins` is empty. */
   cors: CorsConfig;
   /** HTTPS instead of HTTP; absent: plain HTTP. */
@@ -28,6 +31,10 @@ export interface OtlpGrpcProtocolConfig {
   max_recv_msg_size_mib: number;
   /** Spans in one request, counted before they are decoded: RESOURCE_EXHAUSTED when over. */
   max_spans_per_request: number;
+  /** As for HTTP (protobuf): RESOURCE_EXHAUSTED when over. */
+  max_values_per_request: number;
+  /** Milliseconds from a call's start to the end of its request: DEADLINE_EXCEEDED when over; 0: none. */
+  read_timeout: number;
   /** TLS (and mutual TLS with a client CA); absent: plaintext. */
   tls?: TlsConfig;
   /** The authenticator extension every call must pass (gRPC metadata `authorization`). */
@@ -45,13 +52,17 @@ export const HTTP_DEFAULTS: OtlpHttpProtocolConfig = {
   endpoint: '127.0.0.1:4318',
   max_request_body_size: 20_971_520,
   max_spans_per_request: 100_000,
+  max_values_per_request: 500_000,
   cors: NO_CORS,
+  ...READ_TIMEOUT_DEFAULTS,
 };
 
 export const GRPC_DEFAULTS: OtlpGrpcProtocolConfig = {
   endpoint: '127.0.0.1:4317',
   max_recv_msg_size_mib: 20,
   max_spans_per_request: 100_000,
+  max_values_per_request: 500_000,
+  read_timeout: READ_TIMEOUT_DEFAULTS.read_timeout,
 };
 
 /** An object whose unknown keys are errors, that may also be null (YAML `http:`), with no default. */
@@ -73,14 +84,18 @@ export const schema: JsonSchema = {
           endpoint: endpoint(HTTP_DEFAULTS.endpoint),
           max_request_body_size: integer(HTTP_DEFAULTS.max_request_body_size, 1),
           max_spans_per_request: integer(HTTP_DEFAULTS.max_spans_per_request, 1),
+          max_values_per_request: integer(HTTP_DEFAULTS.max_values_per_request, 1),
           cors: corsSchema,
           tls: tlsSchema,
           auth: authSchema,
+          ...readTimeoutProperties,
         }),
         grpc: protocol({
           endpoint: endpoint(GRPC_DEFAULTS.endpoint),
           max_recv_msg_size_mib: integer(GRPC_DEFAULTS.max_recv_msg_size_mib, 1),
           max_spans_per_request: integer(GRPC_DEFAULTS.max_spans_per_request, 1),
+          max_values_per_request: integer(GRPC_DEFAULTS.max_values_per_request, 1),
+          read_timeout: readTimeoutProperties.read_timeout,
           tls: tlsSchema,
           auth: authSchema,
         }),

@@ -2,17 +2,19 @@
 // whose (de)serializers are the codec's (no proto-loader, no generated code). The request is kept as
 // bytes by the deserializer and decoded in the handler, so an undecodable body becomes
 // INVALID_ARGUMENT rather than grpc-js's generic INTERNAL. grpc-js undoes gzip message compression.
+// The message framing is checked before grpc-js reads it (grpc-frame-check.ts).
 import { OtlpRules } from '../../codec/otlp/rules.ts';
 import { experimental, Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from '@grpc/grpc-js';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import { StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
-import { encodeExportResponse, OtlpDecodeError, OtlpSpanLimitError, ProtoDecoder, type DecodedRequest } from '../../codec/otlp/index.ts';
+import { encodeExportResponse, OtlpDecodeError, OtlpLimitError, ProtoDecoder, type DecodedRequest } from '../../codec/otlp/index.ts';
 import type { OtlpGrpcProtocolConfig } from './config.ts';
 import { parseEndpoint, warnIfOpen } from '../common/endpoint.ts';
 import type { Authenticate } from '../../pipeline/auth.ts';
 import type { TlsConfig } from '../common/tls.ts';
 import { ingest, retryAfterSeconds } from './ingest.ts';
+import { grpcFrameCheck } from './grpc-frame-check.ts';
 
 export const EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 
@@ -79,7 +81,7 @@ export class OtlpGrpcServer {
     this.#authenticate = authenticate;
     warnIfOpen(config.endpoint, authenticate !== undefined, logger, 'otlp receiver (grpc)');
     this.#config = config;
-    this.#decoder = new ProtoDecoder(config.max_spans_per_request);
+    this.#decoder = new ProtoDecoder(config.max_spans_per_request, config.max_values_per_request);
     this.#consumer = consumer;
     this.#logger = logger;
   }
@@ -107,7 +109,7 @@ export class OtlpGrpcServer {
       try {
         decoded = this.#decoder.decode(call.request);
       } catch (e) {
-        if (e instanceof OtlpSpanLimitError) {
+        if (e instanceof OtlpLimitError) {
           callback(error(status.RESOURCE_EXHAUSTED, e.message));
           return;
         }
@@ -140,6 +142,7 @@ export class OtlpGrpcServer {
     const maxBytes = this.#config.max_recv_msg_size_mib * 1024 * 1024;
     const server = new Server({
       'grpc.max_receive_message_length': maxBytes,
+      interceptors: [grpcFrameCheck({ maxBytes, maxMib: this.#config.max_recv_msg_size_mib, readTimeout: this.#config.read_timeout }, this.#logger)],
     });
     server.addService(traceServiceDefinition, {
       Export: (call: ServerUnaryCall<Buffer, Uint8Array>, callback: sendUnaryData<Uint8Array>) => {

@@ -10,7 +10,7 @@ import type { IngestConsumer } from '../../pipeline/component.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import {
   ProtoDecoder, decodeExportRequestJson, encodeExportResponse, encodeExportResponseJson, encodeStatus,
-  encodeStatusJson, GrpcCode, OtlpDecodeError, OtlpSpanLimitError, type DecodedRequest, type PartialSuccess,
+  encodeStatusJson, GrpcCode, OtlpDecodeError, OtlpLimitError, type DecodedRequest, type PartialSuccess,
 } from '../../codec/otlp/index.ts';
 import { declaredTooLarge, decompress, parseContentEncoding, readBody } from '../common/request-body.ts';
 import { ingest, retryAfterSeconds } from './ingest.ts';
@@ -29,6 +29,8 @@ export interface OtlpHttpOptions {
   maxRequestBodySize: number;
   /** Spans in one request (413 when over). */
   maxSpansPerRequest: number;
+  /** Attributes, elements, events, links (protobuf) or objects and arrays (JSON) in one request (413 when over). */
+  maxValuesPerRequest: number;
   /** The receiver's authenticator check; undefined: requests need no credential. */
   authenticate?: Authenticate;
 }
@@ -75,8 +77,8 @@ export const READY_REPLY: OtlpHttpReply = {
 
 /** Builds the handler. Anything but POST (and GET when the ready check is allowed) is 405. */
 export function createOtlpHttpHandler(options: OtlpHttpOptions): OtlpHttpHandler {
-  const { consumer, logger, maxRequestBodySize: limit, maxSpansPerRequest: maxSpans, authenticate } = options;
-  const decoder = new ProtoDecoder(maxSpans);
+  const { consumer, logger, maxRequestBodySize: limit, maxSpansPerRequest: maxSpans, maxValuesPerRequest: maxValues, authenticate } = options;
+  const decoder = new ProtoDecoder(maxSpans, maxValues);
   const rules = new OtlpRules();
   return async (method, incoming, allowReadyCheck = true, accepted = undefined) => {
     if (method === 'GET' && allowReadyCheck) return READY_REPLY;
@@ -123,9 +125,9 @@ export function createOtlpHttpHandler(options: OtlpHttpOptions): OtlpHttpHandler
 
     let decoded: DecodedRequest;
     try {
-      decoded = encoding === 'proto' ? decoder.decode(body.bytes) : decodeExportRequestJson(body.bytes, maxSpans);
+      decoded = encoding === 'proto' ? decoder.decode(body.bytes) : decodeExportRequestJson(body.bytes, maxSpans, maxValues);
     } catch (error) {
-      if (error instanceof OtlpSpanLimitError) return statusReply(413, GrpcCode.RESOURCE_EXHAUSTED, error.message, encoding);
+      if (error instanceof OtlpLimitError) return statusReply(413, GrpcCode.RESOURCE_EXHAUSTED, error.message, encoding);
       if (error instanceof OtlpDecodeError) {
         return statusReply(400, GrpcCode.INVALID_ARGUMENT, `cannot decode the request: ${error.message}`, encoding);
       }

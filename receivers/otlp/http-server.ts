@@ -33,9 +33,13 @@ export class OtlpHttpServer {
     this.#logger = logger;
     this.#cors = new Cors(config.cors);
     warnIfOpen(config.endpoint, authenticate !== undefined, logger, 'otlp receiver (http)');
-    this.#listener = new HttpListener(config.endpoint, config.tls, (incoming, outgoing, host) => void this.#serve(incoming, outgoing, host), logger, 'otlp receiver', ' (http)');
+    this.#listener = new HttpListener({
+      endpoint: config.endpoint, tls: config.tls, timeouts: config, name: 'otlp receiver', transport: ' (http)',
+      errorBody: (status, message) => encodeStatusJson(status === 408 ? GrpcCode.DEADLINE_EXCEEDED : GrpcCode.INVALID_ARGUMENT, message),
+    }, (incoming, outgoing, host) => void this.#serve(incoming, outgoing, host), logger);
     this.#handler = createOtlpHttpHandler({
-      consumer, logger, maxRequestBodySize: config.max_request_body_size, maxSpansPerRequest: config.max_spans_per_request, authenticate,
+      consumer, logger, maxRequestBodySize: config.max_request_body_size, maxSpansPerRequest: config.max_spans_per_request,
+      maxValuesPerRequest: config.max_values_per_request, authenticate,
     });
   }
 
