@@ -29,6 +29,9 @@ describe('matchRoute', () => {
 
   it('sends any method on /otlp/v1/traces to the OTLP route', () => {
     expect(matchRoute('PUT', '/api/otlp/v1/traces')).toEqual({ kind: 'otlp', path: '/otlp/v1/traces' });
+    // Langfuse's SDKs send to {host}/api/public/otel/v1/traces.
+    expect(matchRoute('POST', '/api/public/otel/v1/traces')).toEqual({ kind: 'otlp', path: '/public/otel/v1/traces' });
+    expect(matchRoute('POST', '/public/otel/v1/traces/')).toEqual({ kind: 'otlp', path: '/public/otel/v1/traces' });
   });
 
   it('answers the by-id and query routes 501, and /simple/traces/query as an id for GET', () => {

@@ -1,13 +1,14 @@
 // Which route a request is for (ingest-api.md §1): path normalisation, then a lookup. Plain string work,
 // no router: the table is small and fixed, and the aliases (`/api` prefixes, `/preview`, the optional
 // trailing slash) are easier to get exactly right as a normalisation step than as router patterns.
+import { LANGFUSE_PATH } from '../otlp/paths.ts';
 
 export type WriteRoute = 'ingest' | 'traces' | 'simple';
 
 export type RouteMatch =
   /** One of the tracing write routes, method POST. */
   | { kind: 'write'; route: WriteRoute }
-  /** `/otlp/v1/traces`, any method: the OTLP/HTTP handler decides. */
+  /** `/otlp/v1/traces` (or Langfuse's `/public/otel/v1/traces`), any method: the OTLP/HTTP handler decides. */
   | { kind: 'otlp'; path: string }
   /** §1.3: answered 501 after auth; `detail` names the method and route. */
   | { kind: 'unavailable'; detail: string }
@@ -63,7 +64,7 @@ export function matchRoute(method: string, rawUrl: string): RouteMatch {
   if (write !== undefined) {
     return method === 'POST' ? { kind: 'write', route: write } : { kind: 'method_not_allowed', allow: 'POST' };
   }
-  if (path === '/otlp/v1/traces') return { kind: 'otlp', path };
+  if (path === '/otlp/v1/traces' || path === LANGFUSE_PATH) return { kind: 'otlp', path };
 
   if (QUERY_ROUTES.has(path)) {
     return method === 'POST'

@@ -5,6 +5,7 @@ import type { AttrValue, Attributes } from '../../../model/span.ts';
 import { KeySpace } from '../keys.ts';
 import { Quarantine } from '../quarantine.ts';
 import { genai } from './genai.ts';
+import { langfuse } from './langfuse.ts';
 import { FamilyMapper, applySemconv, familyMask } from './index.ts';
 import { messagePath, openinference } from './openinference.ts';
 import { openllmetry } from './openllmetry.ts';
@@ -261,6 +262,43 @@ describe('Vercel AI SDK (§6.5)', () => {
       'ag.type.span': 'task', 'ag.data.inputs.system': 's', 'ag.data.inputs.prompt': 'p', 'ag.data.outputs.a': 1,
     });
     expect(map(vercel, { 'ai.operationId': '' })).toEqual({});
+  });
+});
+
+describe('Langfuse', () => {
+  it('maps observation types, and input and output by shape', () => {
+    expect(map(langfuse, { 'langfuse.observation.type': 'retriever', 'langfuse.observation.input': '"plain text"', 'langfuse.observation.output': '[1,2]' })).toEqual({
+      'ag.type.span': 'query', 'ag.data.inputs.input': 'plain text', 'ag.data.outputs': [1, 2],
+    });
+    expect(map(langfuse, { 'langfuse.observation.type': 'SPAN', 'langfuse.observation.input': '{"a":{"b":1}}', 'langfuse.observation.output': 'not json' })).toEqual({
+      'ag.type.span': 'task', 'ag.data.inputs.a.b': 1, 'ag.data.outputs': 'not json',
+    });
+    expect(map(langfuse, { 'langfuse.observation.type': 'unheard-of' })).toEqual({});
+  });
+
+  it('generations: messages as prompt and completion; usage and cost keys renamed, numbers only', () => {
+    expect(map(langfuse, {
+      'langfuse.observation.type': 'generation', 'langfuse.observation.input': '[{"role":"user","content":"hi"}]',
+      'langfuse.observation.output': '[{"role":"assistant","content":"a"},{"role":"assistant","content":"b"}]',
+      'langfuse.observation.usage_details': '{"input":5,"output":2,"cache_read_input_tokens":1,"bad":"x"}',
+      'langfuse.observation.cost_details': 'not json', 'langfuse.observation.model.parameters': '[1]',
+    })).toEqual({
+      'ag.type.span': 'chat', 'ag.data.inputs.prompt.0.role': 'user', 'ag.data.inputs.prompt.0.content': 'hi',
+      'ag.data.outputs.completion.0.role': 'assistant', 'ag.data.outputs.completion.0.content': 'a',
+      'ag.data.outputs.completion.1.role': 'assistant', 'ag.data.outputs.completion.1.content': 'b',
+      'ag.metrics.tokens.incremental.prompt': 5, 'ag.metrics.tokens.incremental.completion': 2,
+      'ag.metrics.tokens.incremental.cache_read_input_tokens': 1,
+    });
+  });
+
+  it('metadata flattened by the SDK or sent as JSON, trace fields, and the older user and session keys', () => {
+    expect(map(langfuse, {
+      'langfuse.observation.metadata.k': 'v', 'langfuse.trace.metadata': '{"team":"a"}', 'langfuse.observation.level': 'ERROR',
+      'langfuse.observation.status_message': 'boom', 'langfuse.user.id': 'u', 'langfuse.session.id': 's',
+    })).toEqual({
+      'ag.meta.metadata.k': 'v', 'ag.meta.level': 'ERROR', 'ag.meta.status_message': 'boom',
+      'ag.meta.trace.metadata.team': 'a', 'ag.user.id': 'u', 'ag.session.id': 's',
+    });
   });
 });
 

@@ -7,6 +7,7 @@ import { anyStringDataSlot, decodeDataSlots, decodeTyped } from '../decode.ts';
 import { ClaimList } from '../keys.ts';
 import type { Quarantine } from '../quarantine.ts';
 import { genai } from './genai.ts';
+import { langfuse } from './langfuse.ts';
 import { openinference } from './openinference.ts';
 import { openllmetry } from './openllmetry.ts';
 import { indexFamily, planFamily, runPlannedFamily, type FamilyIndex, type FamilyPlan } from './rows.ts';
@@ -14,7 +15,7 @@ import { PlannedOutput } from './planned-output.ts';
 import { vercel } from './vercel.ts';
 
 /** Highest precedence first, each with the lookup tables of its rows. */
-export const FAMILIES: readonly FamilyIndex[] = [vercel, genai, openinference, openllmetry].map(indexFamily);
+export const FAMILIES: readonly FamilyIndex[] = [vercel, genai, openinference, openllmetry, langfuse].map(indexFamily);
 
 /** First char code (ASCII) -> the triggers starting with it and their family bits. */
 const TRIGGERS: { prefix: string; bit: number }[][] = Array.from({ length: 128 }, () => []);
