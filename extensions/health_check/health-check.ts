@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Extension, ExtensionContext } from '../../pipeline/component.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import { HttpListener } from '../../receivers/common/listener.ts';
+import { READ_TIMEOUT_DEFAULTS } from '../../receivers/common/read-timeouts.ts';
 import { sendReply, type HttpReply } from '../../receivers/common/reply-writer.ts';
 import type { HealthCheckConfig } from './config.ts';
 import { assess, type ReadinessRules } from './readiness.ts';
@@ -29,7 +30,10 @@ export class HealthCheckExtension implements Extension {
     this.#context = context;
     this.#logger = context.logger;
     this.#rules = { failureThresholdMs: config.exporter_failure_threshold, highWaterPercent: config.stream_high_water_percent };
-    this.#listener = new HttpListener(config.endpoint, undefined, (incoming, outgoing) => this.#handle(incoming, outgoing), context.logger, 'health_check extension');
+    this.#listener = new HttpListener({
+      endpoint: config.endpoint, tls: undefined, timeouts: READ_TIMEOUT_DEFAULTS, name: 'health_check extension',
+      errorBody: (_status, message) => JSON.stringify({ detail: message }),
+    }, (incoming, outgoing) => this.#handle(incoming, outgoing), context.logger);
   }
 
   start(): Promise<void> {
