@@ -84,6 +84,19 @@ const SIZE_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 1000
 
 const PREFIX = 'tracehop_';
 
+/** A lookup that makes each child once. Keys come from the code (routes, statuses, reasons), never from clients. */
+function childrenOf<T>(make: (key: string) => T): (key: string) => T {
+  const children = new Map<string, T>();
+  return (key) => {
+    let child = children.get(key);
+    if (child === undefined) {
+      child = make(key);
+      children.set(key, child);
+    }
+    return child;
+  };
+}
+
 function seconds(startedMs: number): number {
   return (performance.now() - startedMs) / 1000;
 }
@@ -162,24 +175,26 @@ export class ServiceMetrics {
   receiver(id: string, transport: 'http' | 'grpc'): ReceiverMetrics {
     const accepted = this.#acceptedSpans.labels(id, transport);
     accepted.inc(0);
-    const refusedSpans = this.#refusedSpans;
-    const refusedRequests = this.#refusedRequests;
-    const http = this.#httpDuration;
-    const rpc = this.#rpcDuration;
+    // Children by their varying labels, made on first use: a request looks one up by a short key rather
+    // than having prom-client build and check a label object (it still hashes the labels per count).
+    const refusedSpans = childrenOf((reason: string) => this.#refusedSpans.labels(id, transport, reason));
+    const refusedRequests = childrenOf((reason: string) => this.#refusedRequests.labels(id, transport, reason));
+    const http = childrenOf((key: string) => this.#httpDuration.labels(id, ...(key.split(' ', 2) as [string, string])));
+    const rpc = childrenOf((key: string) => this.#rpcDuration.labels(id, ...(key.split(' ', 2) as [string, string])));
     return {
       accepted: (spans) => {
         if (spans > 0) accepted.inc(spans);
       },
       refusedSpans: (reason, spans) => {
-        if (spans > 0) refusedSpans.labels(id, transport, reason).inc(spans);
+        if (spans > 0) refusedSpans(reason).inc(spans);
       },
       answered: (route, status, reason, startedMs) => {
-        if (reason !== undefined) refusedRequests.labels(id, transport, reason).inc();
-        http.labels(id, route, String(status)).observe(seconds(startedMs));
+        if (reason !== undefined) refusedRequests(reason).inc();
+        http(route + ' ' + status).observe(seconds(startedMs));
       },
       answeredRpc: (method, code, reason, startedMs) => {
-        if (reason !== undefined) refusedRequests.labels(id, transport, reason).inc();
-        rpc.labels(id, method, code).observe(seconds(startedMs));
+        if (reason !== undefined) refusedRequests(reason).inc();
+        rpc(method + ' ' + code).observe(seconds(startedMs));
       },
     };
   }
