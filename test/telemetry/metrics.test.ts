@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OTLPTraceExporter as GrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
+import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace';
 import { startDaemon, type Daemon } from '../helpers/daemon.ts';
 import { freePort } from '../interop/ports.ts';
@@ -15,6 +16,7 @@ import { metricsPython, scrape, type Scrape } from './scrape.ts';
 import { version } from '../../cmd/version.ts';
 
 const KEY = 'k-metrics';
+const GUARDED_KEY = 'the-guarded-key';
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 // A fresh venv downloads prometheus_client from PyPI once.
 const SETUP_TIMEOUT_MS = 10 * 60_000;
@@ -27,7 +29,7 @@ function config(guardedPort: number): string {
   return `
 extensions:
   api_keys:
-    keys: [{key: the-guarded-key}]
+    keys: [{key: ${GUARDED_KEY}}]
 receivers:
   http:
     endpoint: 127.0.0.1:0
@@ -111,9 +113,13 @@ describe('service.telemetry.metrics', () => {
     const processor = new BatchSpanProcessor({ exporter: new GrpcExporter({ url: grpc.origin }), scheduledDelayMillis: 20 });
     const sdk = (await sdkSpans(3, [processor])).length;
     const total = 4 + sdk;
+    // OTLP/HTTP from the real SDK exporter, with the key the guarded receiver requires.
+    const guarded = new ProtoExporter({ url: `${daemon.url('otlp/guarded')}/v1/traces`, headers: { authorization: `ApiKey ${GUARDED_KEY}` } });
+    const guardedSpans = (await sdkSpans(1, [new BatchSpanProcessor({ exporter: guarded, scheduledDelayMillis: 20 })])).length;
 
     const s = await scrapeUntil((m) => m.value('tracehop_exporter_deadlettered_spans_total', { exporter: 'otlp' }) === total
-      && m.value('tracehop_exporter_sent_spans_total', { exporter: 'file' }) === total);
+      && m.value('tracehop_exporter_sent_spans_total', { exporter: 'file' }) === total
+      && m.value('tracehop_exporter_sent_spans_total', { exporter: 'file/guarded' }) === guardedSpans);
     expect(s.status).toBe(200);
     expect(s.contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
 
@@ -139,7 +145,11 @@ describe('service.telemetry.metrics', () => {
     expect(s.value('tracehop_batch_size_spans_sum', { exporter: 'otlp' })).toBe(total);
     expect(s.value('tracehop_exporter_send_duration_seconds_count', { exporter: 'otlp', outcome: 'failed' })).toBe(otlpCalls);
     expect(s.value('tracehop_receiver_refused_requests_total', { receiver: 'otlp/guarded', transport: 'http', reason: 'auth' })).toBe(otlpCalls);
-    expect(s.value('tracehop_receiver_accepted_spans_total', { receiver: 'otlp/guarded' })).toBe(0);
+    // The SDK's requests with the key were accepted on the same receiver, over its HTTP route.
+    expect(s.value('tracehop_receiver_accepted_spans_total', { receiver: 'otlp/guarded', transport: 'http' })).toBe(guardedSpans);
+    const guardedAnswers = s.all('tracehop_http_server_request_duration_seconds_count', { receiver: 'otlp/guarded' });
+    expect(guardedAnswers.map((x) => [x.labels.route, x.labels.status]).sort()).toEqual([['/v1/traces', '200'], ['/v1/traces', '401']]);
+    expect(guardedAnswers.find((x) => x.labels.status === '401')!.value).toBe(otlpCalls);
     const deadLetters = await readFile(join(daemon.dir, 'data', 'dead-letters', 'otlp.jsonl'), 'utf8');
     expect(deadLetters.trim().split('\n')).toHaveLength(total);
     expect(s.value('tracehop_exporter_backlog_spans', { exporter: 'file', pipeline: 'traces' })).toBe(0);
@@ -151,7 +161,7 @@ describe('service.telemetry.metrics', () => {
     expect(s.value('tracehop_stream_group_commit_records_sum', { pipeline: 'traces' })).toBe(records);
     expect(s.value('tracehop_stream_fsync_duration_seconds_count', { pipeline: 'traces' })).toBeGreaterThanOrEqual(1);
     expect(s.value('tracehop_stream_segments', { pipeline: 'traces' })).toBeGreaterThanOrEqual(1);
-    expect(s.value('tracehop_stream_bytes', { pipeline: 'traces/guarded' })).toBe(0);
+    expect(s.value('tracehop_exporter_backlog_spans', { exporter: 'file/guarded', pipeline: 'traces/guarded' })).toBe(0);
 
     // The process, the memory limiter, the build.
     expect(s.value('tracehop_build_info', { version: version(), node: process.versions.node })).toBe(1);
