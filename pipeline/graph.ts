@@ -144,6 +144,7 @@ export class Graph {
     this.metrics.readPipelines(() => this.pipelines.map((p): PipelineGauges => ({
       id: p.id,
       bytes: () => p.stream.health().bytes,
+      maxBytes: () => p.stream.health().maxBytes,
       segments: () => p.stream.segments?.(),
       exporters: p.runners.map((r) => ({ id: r.exporterId, backlogSpans: () => r.status().backlogSpans, backlogBytes: () => r.backlogBytes() })),
     })));

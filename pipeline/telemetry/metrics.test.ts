@@ -49,13 +49,15 @@ describe('ServiceMetrics', () => {
   it('reads stream and backlog gauges when scraped, and drops a pipeline that is gone', async () => {
     const metrics = new ServiceMetrics();
     let pipelines = [
-      { id: 'traces', bytes: () => 300, segments: () => 2, exporters: [{ id: 'kafka', backlogSpans: () => 7, backlogBytes: () => 120 }] },
-      { id: 'traces/mem', bytes: () => 10, segments: () => undefined, exporters: [{ id: 'file', backlogSpans: () => 0, backlogBytes: () => undefined }] },
+      { id: 'traces', bytes: () => 300, maxBytes: () => 1000, segments: () => 2, exporters: [{ id: 'kafka', backlogSpans: () => 7, backlogBytes: () => 120 }] },
+      { id: 'traces/mem', bytes: () => 10, maxBytes: () => 100, segments: () => undefined, exporters: [{ id: 'file', backlogSpans: () => 0, backlogBytes: () => undefined }] },
     ];
     metrics.readPipelines(() => pipelines);
     expect(await samples(metrics, 'tracehop_stream_')).toEqual([
       'tracehop_stream_bytes{pipeline="traces"} 300',
       'tracehop_stream_bytes{pipeline="traces/mem"} 10',
+      'tracehop_stream_max_bytes{pipeline="traces"} 1000',
+      'tracehop_stream_max_bytes{pipeline="traces/mem"} 100',
       'tracehop_stream_segments{pipeline="traces"} 2',
     ]);
     expect(await samples(metrics, 'tracehop_exporter_backlog')).toEqual([

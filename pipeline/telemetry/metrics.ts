@@ -70,6 +70,8 @@ export interface StreamMetrics {
 export interface PipelineGauges {
   id: string;
   bytes(): number;
+  /** Its bound, `storage.max_bytes`. */
+  maxBytes(): number;
   /** Disk stream segment files; undefined for a memory stream. */
   segments(): number | undefined;
   exporters: Array<{ id: string; backlogSpans(): number; backlogBytes(): number | undefined }>;
@@ -291,6 +293,14 @@ export class ServiceMetrics {
       collect() {
         this.reset();
         for (const p of pipelines()) this.labels(p.id).set(p.bytes());
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}stream_max_bytes`, help: 'storage.max_bytes: the stream refuses appends (503) once stream_bytes reaches it.',
+      labelNames: ['pipeline'], registers,
+      collect() {
+        this.reset();
+        for (const p of pipelines()) this.labels(p.id).set(p.maxBytes());
       },
     });
     new Gauge({

@@ -73,6 +73,7 @@ describe('503 refusals by reason', () => {
     expect(b.value('tracehop_exporter_backlog_spans', { exporter: 'otlp', pipeline: 'traces' })).toBe(1);
     expect(b.value('tracehop_exporter_backlog_bytes', { exporter: 'otlp', pipeline: 'traces' })).toBeGreaterThan(0);
     expect(b.value('tracehop_stream_bytes', { pipeline: 'traces' })).toBeGreaterThan(0);
+    expect(b.value('tracehop_stream_max_bytes', { pipeline: 'traces' })).toBe(1);
     expect(b.value('tracehop_exporter_sent_spans_total', { exporter: 'otlp' })).toBe(0);
   });
 });
