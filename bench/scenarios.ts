@@ -92,6 +92,9 @@ exporters:
 ${exporters}
 storage: ${storage}
 service:
+  telemetry:
+    metrics:
+      address: 127.0.0.1:0
   pipelines:
     traces:
       receivers: [${receiver}]

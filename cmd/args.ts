@@ -31,8 +31,8 @@ export const USAGE = `Usage:
 the value is read as YAML, e.g. --set receivers.http.endpoint=0.0.0.0:4319 --set service.memory_limit_mib=256.
 It may be given several times; later ones win.
 
-The built-in default reads TRACEHOP_HTTP_ENDPOINT, TRACEHOP_OTLP_HTTP_ENDPOINT, TRACEHOP_OTLP_GRPC_ENDPOINT
-and TRACEHOP_HEALTH_ENDPOINT (host:port) when they are set.
+The built-in default reads TRACEHOP_HTTP_ENDPOINT, TRACEHOP_OTLP_HTTP_ENDPOINT, TRACEHOP_OTLP_GRPC_ENDPOINT,
+TRACEHOP_HEALTH_ENDPOINT and TRACEHOP_METRICS_ENDPOINT (host:port) when they are set.
 
 Signals: SIGTERM or SIGINT stop accepting, deliver what was acknowledged, and exit
 (bounded by service.shutdown_timeout).`;

@@ -5,11 +5,14 @@ import { Graph } from '../pipeline/graph.ts';
 import { createLogger, type Logger } from '../pipeline/log.ts';
 import { createMemoryLimiter } from '../pipeline/memory-limit.ts';
 import { createDiskStream } from '../pipeline/stream/disk/disk-stream.ts';
+import { nodeIo, withSyncTiming } from '../pipeline/stream/disk/io.ts';
+import type { StreamMetrics } from '../pipeline/telemetry/metrics.ts';
 import { MemoryStream } from '../pipeline/stream/memory.ts';
 import { join } from 'node:path';
 import type { IngestStream } from '../pipeline/stream/stream.ts';
 import type { DeadLetterSink } from '../pipeline/runner.ts';
 import { builtinRegistry } from './components.ts';
+import { MetricsServer } from './metrics-server.ts';
 import { version } from './version.ts';
 
 const RETRY_AFTER_MS = 1000;
@@ -27,30 +30,44 @@ export async function runDaemon(configPath: string | undefined, sets: readonly s
   const graph = new Graph(config, {
     registry,
     logger,
-    createStream: (pipelineId, deadLetters) => createStream(config, pipelineId, deadLetters, logger),
+    createStream: (pipelineId, deadLetters, metrics) => createStream(config, pipelineId, deadLetters, logger, metrics),
     admission: () => limiter.check(),
     retryAfterMs: RETRY_AFTER_MS,
   });
+  graph.metrics.buildInfo(version());
+  graph.metrics.memoryLimiter(() => limiter.lastSample(), config.service.memory_limit_mib * 1024 * 1024);
+  const { address } = config.service.telemetry.metrics;
+  const metricsServer = address === 'none' ? undefined : new MetricsServer(address, graph.metrics, logger.child({ component: 'telemetry' }));
+  if (metricsServer) graph.metrics.collectProcessMetrics();
   // Signal handlers before anything starts: a receiver may acknowledge spans as soon as it listens, and a
   // SIGTERM that found Node's default action (a supervisor may send one the moment it reads the start-up
   // line) would kill the process without draining them. A signal during start-up is acted on once the
   // start is over.
   const signal = firstSignal();
   try {
+    // First: the metrics cover the whole start, and a taken port stops the daemon before any receiver binds.
+    await metricsServer?.start();
     await graph.start();
   } catch (err) {
     logger.error(`cannot start: ${(err as Error).message}`);
     await graph.shutdown(1000).catch(() => {});
+    await metricsServer?.shutdown();
     return 1;
   }
+  const metricsUrl = metricsServer?.url();
   logger.info('tracehop started', {
     version: version(),
     config: config.source,
-    endpoints: graph.endpoints(),
+    endpoints: { ...graph.endpoints(), ...(metricsUrl === undefined ? {} : { metrics: [metricsUrl] }) },
     pipelines: config.pipelines.map((p) => ({ id: p.id, receivers: p.receivers, processors: p.processors, exporters: p.exporters })),
     storage: config.storage.type,
   });
-  return stop(graph, config, logger, await signal);
+  try {
+    return await stop(graph, config, logger, await signal);
+  } finally {
+    // Last: the drain can be watched on the metrics.
+    await metricsServer?.shutdown();
+  }
 }
 
 function createStream(
@@ -58,6 +75,7 @@ function createStream(
   pipelineId: string,
   deadLetters: (exporterId: string) => DeadLetterSink,
   logger: Logger,
+  metrics: StreamMetrics,
 ): IngestStream {
   const { storage } = config;
   if (storage.type === 'memory') return new MemoryStream({ maxBytes: storage.max_bytes, retryAfterMs: RETRY_AFTER_MS });
@@ -75,6 +93,8 @@ function createStream(
     logger: logger.child({ component: `storage/${pipelineId}` }),
     consumers: exporters,
     deadLetter: { maxAttempts, write: (exporterId, spans, reason) => deadLetters(exporterId).write(spans, reason) },
+    io: withSyncTiming(nodeIo, metrics.synced),
+    onGroupCommit: metrics.groupCommitted,
   });
 }
 

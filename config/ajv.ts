@@ -3,7 +3,7 @@
 // addresses and file paths (a port beyond 65535 or a NUL in a path fails `validate`, not the start).
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../pipeline/component.ts';
-import { endpointProblem, parseDuration, pathProblem } from '../pipeline/schema.ts';
+import { endpointOrNoneProblem, endpointProblem, parseDuration, pathProblem } from '../pipeline/schema.ts';
 
 interface DataContext {
   parentData: Record<string, unknown>;
@@ -35,7 +35,8 @@ function createAjv(): Ajv {
       return true;
     },
   });
-  for (const [keyword, problemOf] of [['x-endpoint', endpointProblem], ['x-path', pathProblem]] as const) {
+  const stringKeywords = [['x-endpoint', endpointProblem], ['x-endpoint-or-none', endpointOrNoneProblem], ['x-path', pathProblem]] as const;
+  for (const [keyword, problemOf] of stringKeywords) {
     ajv.addKeyword({
       keyword,
       schemaType: 'boolean',

@@ -6,6 +6,7 @@ import { loadConfigText } from './load.ts';
 /** The value at a dotted key of the loaded default (`receivers.otlp.protocols.http.endpoint`). */
 function endpointAt(env: NodeJS.ProcessEnv, key: string): unknown {
   const config = loadConfigText(DEFAULT_CONFIG, DEFAULT_CONFIG_NAME, builtinRegistry(), env);
+  if (key === 'service.telemetry.metrics.address') return config.service.telemetry.metrics.address;
   const [section, id, ...rest] = key.split('.');
   const entries = section === 'extensions' ? config.extensions! : config[section as 'receivers'];
   let value: unknown = entries.get(id)!.config;

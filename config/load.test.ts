@@ -208,6 +208,16 @@ service:
     expect(problems(nul)).toEqual(['c.yaml:11:34 storage.directory: must not contain a NUL character']);
   });
 
+  it('takes the metrics address as host:port or none, defaulting to the Collector\'s 127.0.0.1:8888', () => {
+    expect(loadConfigText(minimal, 'c.yaml', registry(), {}).service.telemetry.metrics.address).toBe('127.0.0.1:8888');
+    const set = (value: string) => loadConfigText(minimal, 'c.yaml', registry(), {}, [`service.telemetry.metrics.address=${value}`]);
+    expect(set('none').service.telemetry.metrics.address).toBe('none');
+    expect(set('0.0.0.0:9464').service.telemetry.metrics.address).toBe('0.0.0.0:9464');
+    expect(problems(minimal, {}, ['service.telemetry.metrics.address=off'])).toEqual([
+      '--set:1:35 service.telemetry.metrics.address: must be host:port, such as 127.0.0.1:4319 (got "off"); or none to turn it off',
+    ]);
+  });
+
   it('refuses a YAML alias bomb with a problem, not a stack trace', () => {
     const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
     for (let i = 1; i < 9; i++) {

@@ -1,6 +1,6 @@
 // The shape of the config outside the components: service, pipelines, storage (ARCHITECTURE.md tables).
 import type { JsonSchema } from '../pipeline/component.ts';
-import { duration, integer, object, oneOf, path } from '../pipeline/schema.ts';
+import { duration, endpointOrNone, integer, object, oneOf, path } from '../pipeline/schema.ts';
 
 export interface StorageConfig {
   type: 'memory' | 'disk';
@@ -18,9 +18,16 @@ export interface ServiceConfig {
   memory_limit_mib: number;
   /** Ids under `extensions:` to run (an extension not listed here is not started). */
   extensions: string[];
-  telemetry: { logs: { level: 'debug' | 'info' | 'warn' | 'error' } };
+  telemetry: {
+    logs: { level: 'debug' | 'info' | 'warn' | 'error' };
+    /** `address`: `host:port` of the Prometheus endpoint (`GET /metrics`), or `none`. */
+    metrics: { address: string };
+  };
   pipelines: Record<string, { receivers: string[]; processors: string[]; exporters: string[] }>;
 }
+
+/** Where the daemon serves its metrics unless told otherwise: the OpenTelemetry Collector's port. */
+export const DEFAULT_METRICS_ADDRESS = '127.0.0.1:8888';
 
 export const DEFAULT_MAX_BYTES = { disk: 1024 * 1024 * 1024, memory: 128 * 1024 * 1024 } as const;
 
@@ -31,7 +38,10 @@ export const serviceSchema: JsonSchema = {
     shutdown_timeout: duration('10s'),
     memory_limit_mib: integer(512, 1),
     extensions: idList,
-    telemetry: object({ logs: object({ level: oneOf(['debug', 'info', 'warn', 'error'], 'info') }) }),
+    telemetry: object({
+      logs: object({ level: oneOf(['debug', 'info', 'warn', 'error'], 'info') }),
+      metrics: object({ address: endpointOrNone(DEFAULT_METRICS_ADDRESS) }),
+    }),
     pipelines: {
       type: 'object',
       additionalProperties: object({ receivers: idList, processors: idList, exporters: idList }),

@@ -7,6 +7,7 @@ import type { Span } from '../model/span.ts';
 import type { WorkingBatch } from '../model/batch.ts';
 import type { StreamReader, StreamRecord } from './stream/stream.ts';
 import type { ServiceStatus } from './status.ts';
+import type { ReceiverMetricsFor } from './telemetry/metrics.ts';
 
 /** A JSON schema (ajv, draft 2020-12 subset) describing one component's config, with `default`s. */
 export type JsonSchema = Record<string, unknown>;
@@ -56,6 +57,9 @@ export interface ReceiverContext extends ComponentContext {
   /** The authenticator extension with this id (the config loader checked that it is enabled);
    *  absent where no extension runs (a receiver built by hand, in a test). */
   authenticator?(id: string): Authenticator;
+  /** Where the receiver counts accepted and refused spans and its requests, per transport; absent where
+   *  no graph runs (a receiver built by hand, in a test): then nothing is counted. */
+  metrics?: ReceiverMetricsFor;
 }
 
 // ---- extensions ----------------------------------------------------------------------------------

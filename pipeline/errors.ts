@@ -8,11 +8,18 @@ import type { Span } from '../model/span.ts';
 export interface Refusal {
   message: string;
   retryAfterMs: number;
+  /** What refuses (for the receivers' refusal metrics); absent: the stream. */
+  refusedBy?: RefusalCause;
 }
+
+/** Who turned a request away before the receiver's own checks: the memory limiter, a stream, shutdown. */
+export type RefusalCause = 'memory' | 'stream_full' | 'shutdown';
 
 export class RefusedError extends Error {
   readonly retryAfterMs: number;
   readonly status: 429 | 503;
+  /** Set by the graph when the refusal came from shutting down; absent: the stream was full or failing. */
+  refusedBy?: RefusalCause;
   constructor(message: string, retryAfterMs = 1000, status: 429 | 503 = 503) {
     super(message);
     this.name = 'RefusedError';

@@ -12,6 +12,7 @@ import type { Span } from '../model/span.ts';
 import type { IngestStream, StreamReader, StreamRecord } from './stream/stream.ts';
 import { stampProject, type WorkingBatch } from '../model/batch.ts';
 import type { ServiceStatus } from './status.ts';
+import { ServiceMetrics, type PipelineGauges, type StreamMetrics } from './telemetry/metrics.ts';
 
 export interface ComponentEntry {
   /** `type` or `type/name`. */
@@ -42,8 +43,8 @@ export interface GraphOptions {
   registry: Registry;
   logger: Logger;
   /** `deadLetters` gives each exporter's dead-letter sink, for a stream that can tell a record that keeps
-   *  killing the process (crash-loop protection of the disk stream). */
-  createStream(pipelineId: string, deadLetters: (exporterId: string) => DeadLetterSink): IngestStream;
+   *  killing the process (crash-loop protection of the disk stream). `metrics`: what a disk stream counts. */
+  createStream(pipelineId: string, deadLetters: (exporterId: string) => DeadLetterSink, metrics: StreamMetrics): IngestStream;
   /** Process-wide admission check (memory limit); undefined = admit. */
   admission?: () => { message: string; retryAfterMs: number } | undefined;
   retryAfterMs: number;
@@ -76,6 +77,8 @@ export class Graph {
   readonly pipelines: PipelineRuntime[] = [];
   readonly runners: ExportRunner[] = [];
   readonly deadLetters = new Map<string, DeadLetterFile>();
+  /** This graph's own metrics (served by cmd/ at service.telemetry.metrics.address). */
+  readonly metrics = new ServiceMetrics();
   private readonly options: GraphOptions;
   private closing = false;
   /** Every receiver started (until then, and from shutdown on, none counts as listening). */
@@ -115,7 +118,7 @@ export class Graph {
       const async = listed.map((l) => l.instance).filter((i): i is Batcher => !i.sync);
       const runtime: PipelineRuntime = {
         id: p.id,
-        stream: options.createStream(p.id, (exporterId) => this.deadLetters.get(exporterId)!),
+        stream: options.createStream(p.id, (exporterId) => this.deadLetters.get(exporterId)!, this.metrics.stream(p.id)),
         sync: sync as SyncProcessor[],
         batcher: async[0] ?? passThrough,
         runners: [],
@@ -133,10 +136,18 @@ export class Graph {
           maxAttempts: config.dead_letter?.max_attempts ?? 10,
           deadLetters: this.deadLetters.get(exporterId)!,
           logger: logger.child({ component: exporterId, pipeline: p.id }),
+          metrics: this.metrics.exporter(exporterId, p.id),
         }));
       }
       this.runners.push(...runtime.runners);
     }
+    this.metrics.readPipelines(() => this.pipelines.map((p): PipelineGauges => ({
+      id: p.id,
+      bytes: () => p.stream.health().bytes,
+      maxBytes: () => p.stream.health().maxBytes,
+      segments: () => p.stream.segments?.(),
+      exporters: p.runners.map((r) => ({ id: r.exporterId, backlogSpans: () => r.status().backlogSpans, backlogBytes: () => r.backlogBytes() })),
+    })));
 
     for (const [id, entry] of spec.extensions ?? []) {
       const context = { id, logger: logger.child({ component: id }), status: () => this.status() };
@@ -154,6 +165,7 @@ export class Graph {
       const consumer = this.consumer(fed);
       const receiver = registry.get('receiver', entry.type)!.create(entry.config, {
         id, logger: logger.child({ component: id }), consumer, authenticator,
+        metrics: (transport: 'http' | 'grpc') => this.metrics.receiver(id, transport),
       }) as Receiver;
       this.receivers.set(id, receiver);
     }
@@ -214,6 +226,12 @@ export class Graph {
     return undelivered;
   }
 
+  /** A stream's refusal of an append, marked when it is the shutdown's (a sealed stream) for the metrics. */
+  private refused(error: RefusedError): RefusedError {
+    error.refusedBy ??= this.closing ? 'shutdown' : 'stream_full';
+    return error;
+  }
+
   private consumer(fed: PipelineRuntime[]): IngestConsumer {
     const chain = fed[0].sync;
     const streams = fed.map((p) => p.stream);
@@ -221,14 +239,15 @@ export class Graph {
     const { admission, retryAfterMs } = this.options;
     return {
       admit: () => {
-        if (this.closing) return { message: 'tracehop is shutting down', retryAfterMs };
+        if (this.closing) return { message: 'tracehop is shutting down', retryAfterMs, refusedBy: 'shutdown' };
         // A full stream refuses before the request is decoded: under overload, refusing is then cheap
         // and leaves the CPU to the exporters that drain the stream.
         for (let i = 0; i < streams.length; i++) {
           const refused = streams[i].refusal();
-          if (refused) return refused;
+          if (refused) return { ...refused, refusedBy: 'stream_full' };
         }
-        return admission?.();
+        const limited = admission?.();
+        return limited && { ...limited, refusedBy: 'memory' };
       },
       waitForExporters: () => pacer.wait(),
       consume: async (batch: WorkingBatch, wireBytes?: number) => {
@@ -241,7 +260,7 @@ export class Graph {
             await streams[0].append(spans, wireBytes);
             return undefined;
           } catch (error) {
-            if (error instanceof RefusedError) return error;
+            if (error instanceof RefusedError) return this.refused(error);
             throw error;
           }
         }
@@ -250,7 +269,7 @@ export class Graph {
         const refused = results.find((r) => r.status === 'rejected');
         if (refused === undefined) return undefined;
         const reason = (refused as PromiseRejectedResult).reason;
-        return reason instanceof RefusedError ? reason : new RefusedError(String(reason), retryAfterMs);
+        return this.refused(reason instanceof RefusedError ? reason : new RefusedError(String(reason), retryAfterMs));
       },
     };
   }

@@ -6,6 +6,7 @@ import { PermanentError, RetryableError } from './errors.ts';
 import type { Logger } from './log.ts';
 import type { Span } from '../model/span.ts';
 import type { StreamReader, StreamRecord } from './stream/stream.ts';
+import { NO_EXPORTER_METRICS, type ExporterMetrics } from './telemetry/metrics.ts';
 
 export interface ExporterStatus {
   exporter: string;
@@ -38,6 +39,8 @@ export interface RunnerOptions {
   maxAttempts: number;
   deadLetters: DeadLetterSink;
   logger: Logger;
+  /** Counted per export call and per dead-lettered batch (absent: nothing is counted). */
+  metrics?: ExporterMetrics;
 }
 
 /**
@@ -61,6 +64,7 @@ export class SerialExporter {
 
 export class ExportRunner {
   private readonly options: RunnerOptions;
+  private readonly metrics: ExporterMetrics;
   private readonly stopping = new AbortController();
   private loop: Promise<void> | undefined;
   delivered = 0;
@@ -77,6 +81,16 @@ export class ExportRunner {
 
   constructor(options: RunnerOptions) {
     this.options = options;
+    this.metrics = options.metrics ?? NO_EXPORTER_METRICS;
+  }
+
+  get exporterId(): string {
+    return this.options.exporterId;
+  }
+
+  /** Bytes not yet committed, when the stream can tell (the metrics' backlog gauge). */
+  backlogBytes(): number | undefined {
+    return this.options.reader.lagBytes?.();
   }
 
   start(): void {
@@ -155,10 +169,14 @@ export class ExportRunner {
     let interval = retry.initial_interval;
     let failedAttempts = 0;
     let failingSince: number | undefined;
+    const metrics = this.metrics;
+    metrics.batch(spans.length);
     for (;;) {
       if (signal.aborted) return false;
+      const started = performance.now();
       try {
         await exporter.export(spans);
+        metrics.sent(spans.length, started);
         this.failingSince = undefined;
         this.delivered += spans.length;
         if (failingSince !== undefined) {
@@ -167,11 +185,16 @@ export class ExportRunner {
         return true;
       } catch (err) {
         if (err instanceof PermanentError) {
-          await this.deadLetter(err.spans ?? spans, err.message);
+          // The exporter may have delivered part of the batch: only what it names failed.
+          const failed = err.spans ?? spans;
+          metrics.failed(failed.length, started);
+          if (failed.length < spans.length) metrics.sent(spans.length - failed.length, started);
+          await this.deadLetter(failed, err.message);
           // The exporter may have delivered the rest of the batch and named only what it could not send.
           if (err.spans) this.delivered += spans.length - err.spans.length;
           return true;
         }
+        metrics.failed(spans.length, started);
         failingSince ??= Date.now();
         this.failingSince ??= failingSince;
         this.madeProgress();
@@ -195,6 +218,7 @@ export class ExportRunner {
   private async deadLetter(spans: Span[], reason: string): Promise<void> {
     await this.options.deadLetters.write(spans, reason);
     this.deadLettered += spans.length;
+    this.metrics.deadLettered(spans.length);
     this.options.logger.error('spans dead-lettered', { spans: spans.length, reason });
   }
 }

@@ -13,6 +13,18 @@ export function endpoint(defaultValue: string): JsonSchema {
   return { type: 'string', 'x-endpoint': true, default: defaultValue };
 }
 
+/** A `host:port` listen address or `none` (the listener is off): the loader's `x-endpoint-or-none`. */
+export function endpointOrNone(defaultValue: string): JsonSchema {
+  return { type: 'string', 'x-endpoint-or-none': true, default: defaultValue };
+}
+
+/** The problem with a value that is `none` or a `host:port` listen address, or undefined. */
+export function endpointOrNoneProblem(value: string): string | undefined {
+  if (value === 'none') return undefined;
+  const problem = endpointProblem(value);
+  return problem && `${problem}; or none to turn it off`;
+}
+
 /** A file or directory path (the loader's `x-path`: not empty, no NUL character). */
 export function path(defaultValue?: string): JsonSchema {
   return { type: 'string', 'x-path': true, ...(defaultValue === undefined ? {} : { default: defaultValue }) };

@@ -119,6 +119,13 @@ export class MemoryStream implements IngestStream {
     return out;
   }
 
+  /** Estimated bytes of the records after `seq` (a walk: read when the metrics are scraped, not per append). */
+  bytesAfter(seq: number): number {
+    let bytes = 0;
+    for (let i = Math.max(0, seq + 1 - this.firstSeq); i < this.records.length; i++) bytes += this.records[i].bytes;
+    return bytes;
+  }
+
   spansAfter(seq: number): number {
     const i = Math.max(0, seq + 1 - this.firstSeq);
     return i < this.records.length ? this.appendedSpans - this.records[i].spansBefore : 0;
@@ -200,5 +207,9 @@ class MemoryReader implements StreamReader {
 
   lag(): number {
     return this.stream.spansAfter(this.committed);
+  }
+
+  lagBytes(): number {
+    return this.stream.bytesAfter(this.committed);
   }
 }

@@ -33,6 +33,8 @@ export interface IngestStream {
   stats(): { records: number; spans: number; bytes: number };
   /** Whether appends can be written now, and how full the stream is (the health check). */
   health(): StreamHealth;
+  /** Segment files (a disk stream), read when the metrics are scraped. */
+  segments?(): number;
   /** Stops accepting appends; readers may still drain what is held. */
   seal(): void;
   close(): Promise<void>;
@@ -58,4 +60,6 @@ export interface StreamReader {
   commit(seq: number): Promise<void>;
   /** Spans appended and not yet committed by this reader. */
   lag(): number;
+  /** Bytes of the records appended and not yet committed by this reader (read when the metrics are scraped). */
+  lagBytes?(): number;
 }

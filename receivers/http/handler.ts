@@ -11,6 +11,8 @@ import { TracingBodyReader } from '../../codec/tracing/body-reader.ts';
 import { TracingSpans, type CheckedSpans } from '../../codec/tracing/spans.ts';
 import { countTracingSpans } from '../../codec/tracing/tree.ts';
 import type { Authenticate } from '../../pipeline/auth.ts';
+import { NO_RECEIVER_METRICS, type ReceiverMetrics } from '../../pipeline/telemetry/metrics.ts';
+import { reasonOfStatus, refusedByReason } from '../common/refusal.ts';
 import { declaredTooLarge, decodeBody, readBody } from './body.ts';
 import type { HttpReceiverConfig } from './config.ts';
 import type { OtlpRoute } from './otlp-route.ts';
@@ -18,7 +20,7 @@ import {
   allRejectedReply, detailReply, methodNotAllowed, NOT_FOUND, refusedReply, UNAUTHORIZED, validationReply,
   type Reply,
 } from './replies.ts';
-import { matchRoute, type WriteRoute } from './routes.ts';
+import { matchRoute, type RouteMatch, type WriteRoute } from './routes.ts';
 import { checkSimpleTrace, simpleTraceEcho, simpleTraceSpan } from './simple-trace.ts';
 import { checkTraceBody, checkTraceSpans } from './single-trace.ts';
 import { tracingBodyOf } from './tracing-body.ts';
@@ -45,6 +47,24 @@ function unreadableReply(bytes: Uint8Array, maxDepth: number): Reply {
       return validationReply([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
     default:
       return validationReply([{ loc: ['body'], msg: parsed.message, type: 'json_invalid' }]);
+  }
+}
+
+/** The route label of the request metrics: a fixed set, never the client's path. */
+const WRITE_ROUTE_LABELS: Record<WriteRoute, string> = {
+  ingest: '/tracing/spans/ingest', traces: '/tracing/traces', simple: '/simple/traces',
+};
+
+function routeLabel(match: RouteMatch): string {
+  switch (match.kind) {
+    case 'write':
+      return WRITE_ROUTE_LABELS[match.route];
+    case 'otlp':
+      return '/otlp/v1/traces';
+    case 'unavailable':
+      return 'unavailable';
+    default:
+      return 'other';
   }
 }
 
@@ -76,8 +96,10 @@ export class TracingApiHandler {
   /** Ids for simple traces. */
   readonly #ids = new RandomIds();
   readonly #spans = new TracingSpans();
+  readonly #metrics: ReceiverMetrics;
 
-  constructor(config: HttpReceiverConfig, consumer: IngestConsumer, otlp: OtlpRoute, authenticate: Authenticate) {
+  constructor(config: HttpReceiverConfig, consumer: IngestConsumer, otlp: OtlpRoute, authenticate: Authenticate, metrics = NO_RECEIVER_METRICS) {
+    this.#metrics = metrics;
     this.#config = config;
     this.#consumer = consumer;
     this.#otlp = otlp;
@@ -86,10 +108,29 @@ export class TracingApiHandler {
     this.#bodies = new TracingBodyReader(config.max_nesting_depth);
   }
 
-  /** Answers one request. Never throws on client input; an exception is a bug (the server answers 500). */
+  /**
+   * Answers one request and counts it (route, status, refusal reason: the one place this receiver's
+   * answers are counted). Never throws on client input; an exception is a bug (the server answers 500).
+   */
   handle(incoming: IncomingMessage): Promise<Reply> | Reply {
+    const started = performance.now();
     const method = incoming.method ?? 'GET';
     const match = matchRoute(method, incoming.url ?? '/');
+    const reply = this.#answer(method, match, incoming);
+    const route = routeLabel(match);
+    if (!(reply instanceof Promise)) return this.#counted(route, reply, started);
+    return reply.then((r) => this.#counted(route, r, started), (error: unknown) => {
+      this.#metrics.answered(route, 500, undefined, started);
+      throw error;
+    });
+  }
+
+  #counted(route: string, reply: Reply, started: number): Reply {
+    this.#metrics.answered(route, reply.status, reply.reason ?? reasonOfStatus(reply.status), started);
+    return reply;
+  }
+
+  #answer(method: string, match: RouteMatch, incoming: IncomingMessage): Promise<Reply> | Reply {
     if (match.kind === 'not_found') return NOT_FOUND;
     if (match.kind === 'method_not_allowed') return methodNotAllowed(match.allow);
     // Before the body is read: a request without a valid key costs nothing more.
@@ -110,7 +151,7 @@ export class TracingApiHandler {
     if (declared !== undefined) return declared;
     // Refuse before reading and decoding: the point is to stop spending memory.
     const refusal = this.#consumer.admit();
-    if (refusal !== undefined) return refusedReply(503, refusal.message, this.#retryAfterSeconds);
+    if (refusal !== undefined) return refusedReply(503, refusal.message, this.#retryAfterSeconds, refusedByReason(refusal.refusedBy));
     const behind = this.#consumer.waitForExporters();
     if (behind !== undefined) await behind;
 
@@ -151,10 +192,12 @@ export class TracingApiHandler {
       if (problem !== undefined) return detailReply(400, problem);
     }
     const checked = this.#spans.check(body);
+    this.#metrics.refusedSpans('invalid', checked.rejections.length);
     if (checked.spans.length === 0 && checked.rejections.length > 0) return allRejectedReply(checked.rejections);
     if (route === 'traces') {
       const problem = checkTraceSpans(checked.spans);
       if (problem !== undefined) {
+        this.#metrics.refusedSpans('invalid', checked.spans.length);
         const rejected = checked.rejections.length > 0 ? checked.rejections : undefined;
         return { status: 400, body: JSON.stringify({ detail: problem, rejected }) };
       }
@@ -186,6 +229,12 @@ export class TracingApiHandler {
   async #consume(spans: Span[], wireBytes: number, project: string | undefined): Promise<Reply | undefined> {
     if (spans.length === 0) return undefined;
     const refused = await this.#consumer.consume({ origin: 'tracing', spans, project }, wireBytes);
-    return refused && refusedReply(refused.status, refused.message, this.#retryAfterSeconds);
+    if (refused === undefined) {
+      this.#metrics.accepted(spans.length);
+      return undefined;
+    }
+    const reason = refusedByReason(refused.refusedBy);
+    this.#metrics.refusedSpans(reason, spans.length);
+    return refusedReply(refused.status, refused.message, this.#retryAfterSeconds, reason);
   }
 }

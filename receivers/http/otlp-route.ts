@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import type { Logger } from '../../pipeline/log.ts';
+import type { ReceiverMetrics } from '../../pipeline/telemetry/metrics.ts';
 import { createOtlpHttpHandler } from '../otlp/index.ts';
 import type { HttpReceiverConfig } from './config.ts';
 import type { Reply } from './replies.ts';
@@ -18,6 +19,8 @@ export interface OtlpRouteContext {
   config: HttpReceiverConfig;
   consumer: IngestConsumer;
   logger: Logger;
+  /** This receiver's: the shared handler counts the spans, the tracing API handler the request. */
+  metrics?: ReceiverMetrics;
 }
 
 export function createOtlpRoute(context: OtlpRouteContext): OtlpRoute {
@@ -27,6 +30,7 @@ export function createOtlpRoute(context: OtlpRouteContext): OtlpRoute {
     maxRequestBodySize: context.config.max_request_body_size,
     maxSpansPerRequest: context.config.max_spans_per_request,
     maxValuesPerRequest: context.config.max_values_per_request,
+    metrics: context.metrics,
   });
   return (method, incoming, project) => handler(method, incoming, true, project);
 }

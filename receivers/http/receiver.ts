@@ -36,7 +36,8 @@ export class HttpReceiver implements Receiver {
     const authenticate = config.auth !== undefined
       ? authenticateFor(config.auth, context.authenticator)
       : config.api_keys.length > 0 ? keySetCheck(new KeySet(config.api_keys.map((key) => ({ key })))) : undefined;
-    this.#handler = new TracingApiHandler(config, consumer, createOtlpRoute({ config, consumer, logger }), authenticate);
+    const metrics = context.metrics?.('http');
+    this.#handler = new TracingApiHandler(config, consumer, createOtlpRoute({ config, consumer, logger, metrics }), authenticate, metrics);
     warnIfOpen(config.endpoint, authenticate !== undefined, logger, 'http receiver');
     this.#listener = new HttpListener({
       endpoint: config.endpoint, tls: config.tls, timeouts: config, name: 'http receiver',

@@ -2,6 +2,7 @@
 // A Reply is plain data; the server turns it into an HTTP response in one place (receiver.ts).
 import { WWW_AUTHENTICATE } from '../../pipeline/auth.ts';
 import type { Rejection } from '../../model/batch.ts';
+import type { RefusalReason } from '../../pipeline/telemetry/metrics.ts';
 
 export interface Reply {
   status: number;
@@ -9,6 +10,8 @@ export interface Reply {
   body: string | Uint8Array;
   /** Lowercase names. */
   headers?: Record<string, string>;
+  /** Why a 429/503 refused (for the metrics, never written); other refusals are told by their status. */
+  reason?: RefusalReason;
 }
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -34,8 +37,8 @@ export function allRejectedReply(rejections: Rejection[]): Reply {
 }
 
 /** 429/503: the client retries after `retryAfterSeconds`. Nothing was appended. */
-export function refusedReply(status: number, detail: string, retryAfterSeconds: number): Reply {
-  return detailReply(status, detail, { 'retry-after': String(retryAfterSeconds) });
+export function refusedReply(status: number, detail: string, retryAfterSeconds: number, reason: RefusalReason): Reply {
+  return { status, body: JSON.stringify({ detail }), headers: { 'retry-after': String(retryAfterSeconds) }, reason };
 }
 
 export const NOT_FOUND: Reply = detailReply(404, 'Not Found');

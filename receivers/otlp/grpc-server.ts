@@ -15,6 +15,9 @@ import type { Authenticate } from '../../pipeline/auth.ts';
 import type { TlsConfig } from '../common/tls.ts';
 import { ingest, retryAfterSeconds } from './ingest.ts';
 import { grpcFrameCheck } from './grpc-frame-check.ts';
+import { NO_RECEIVER_METRICS, type RefusalReason, type ReceiverMetrics } from '../../pipeline/telemetry/metrics.ts';
+import { refusedByReason } from '../common/refusal.ts';
+import { countedCallback } from './grpc-metrics.ts';
 
 export const EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 
@@ -36,10 +39,12 @@ interface GrpcError {
   code: number;
   details: string;
   metadata?: Metadata;
+  /** For the metrics (grpc-metrics.ts): who refused an UNAVAILABLE; not sent. */
+  reason?: RefusalReason;
 }
 
-function error(code: number, details: string, retryAfterMs?: number): GrpcError {
-  const e: GrpcError = { code, details };
+function error(code: number, details: string, retryAfterMs?: number, reason?: RefusalReason): GrpcError {
+  const e: GrpcError = { code, details, reason };
   if (retryAfterMs !== undefined) {
     // Not part of OTLP/gRPC (which uses RetryInfo details); a hint for humans and simple clients.
     e.metadata = new Metadata();
@@ -76,9 +81,11 @@ export class OtlpGrpcServer {
   #host = '';
 
   readonly #authenticate: Authenticate;
+  readonly #metrics: ReceiverMetrics;
 
-  constructor(config: OtlpGrpcProtocolConfig, consumer: IngestConsumer, logger: Logger, authenticate: Authenticate = undefined) {
+  constructor(config: OtlpGrpcProtocolConfig, consumer: IngestConsumer, logger: Logger, authenticate: Authenticate = undefined, metrics = NO_RECEIVER_METRICS) {
     this.#authenticate = authenticate;
+    this.#metrics = metrics;
     warnIfOpen(config.endpoint, authenticate !== undefined, logger, 'otlp receiver (grpc)');
     this.#config = config;
     this.#decoder = new ProtoDecoder(config.max_spans_per_request, config.max_values_per_request);
@@ -100,7 +107,7 @@ export class OtlpGrpcServer {
       }
       const refusal = this.#consumer.admit();
       if (refusal !== undefined) {
-        callback(error(status.UNAVAILABLE, refusal.message, refusal.retryAfterMs));
+        callback(error(status.UNAVAILABLE, refusal.message, refusal.retryAfterMs, refusedByReason(refusal.refusedBy)));
         return;
       }
       const behind = this.#consumer.waitForExporters();
@@ -117,7 +124,7 @@ export class OtlpGrpcServer {
         callback(error(status.INVALID_ARGUMENT, `cannot decode the request: ${e.message}`));
         return;
       }
-      const outcome = await ingest(this.#consumer, this.#rules, decoded.spans, call.request.length, this.#logger, project);
+      const outcome = await ingest(this.#consumer, this.#rules, decoded.spans, call.request.length, this.#logger, project, this.#metrics);
       switch (outcome.kind) {
         case 'accepted':
           callback(null, encodeExportResponse(outcome.partial));
@@ -126,7 +133,7 @@ export class OtlpGrpcServer {
           callback(error(status.INVALID_ARGUMENT, outcome.message));
           return;
         case 'refused':
-          callback(error(outcome.status === 429 ? status.RESOURCE_EXHAUSTED : status.UNAVAILABLE, outcome.message, outcome.retryAfterMs));
+          callback(error(outcome.status === 429 ? status.RESOURCE_EXHAUSTED : status.UNAVAILABLE, outcome.message, outcome.retryAfterMs, refusedByReason(outcome.refusedBy)));
           return;
         case 'failed':
           callback(error(status.INTERNAL, outcome.message));
@@ -146,7 +153,7 @@ export class OtlpGrpcServer {
     });
     server.addService(traceServiceDefinition, {
       Export: (call: ServerUnaryCall<Buffer, Uint8Array>, callback: sendUnaryData<Uint8Array>) => {
-        void this.#export(call, callback);
+        void this.#export(call, countedCallback(this.#metrics, callback));
       },
     });
     const { host, port } = parseEndpoint(this.#config.endpoint);

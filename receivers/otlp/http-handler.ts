@@ -8,6 +8,8 @@ import { OtlpRules } from '../../codec/otlp/rules.ts';
 import type { IncomingMessage } from 'node:http';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import type { Logger } from '../../pipeline/log.ts';
+import type { RefusalReason, ReceiverMetrics } from '../../pipeline/telemetry/metrics.ts';
+import { refusedByReason } from '../common/refusal.ts';
 import {
   ProtoDecoder, decodeExportRequestJson, encodeExportResponse, encodeExportResponseJson, encodeStatus,
   encodeStatusJson, GrpcCode, OtlpDecodeError, OtlpLimitError, type DecodedRequest, type PartialSuccess,
@@ -20,6 +22,8 @@ export interface OtlpHttpReply {
   status: number;
   body: string | Uint8Array;
   headers: Record<string, string>;
+  /** Why a 429/503 refused (for the metrics, never written); other refusals are told by their status. */
+  reason?: RefusalReason;
 }
 
 export interface OtlpHttpOptions {
@@ -33,6 +37,8 @@ export interface OtlpHttpOptions {
   maxValuesPerRequest: number;
   /** The receiver's authenticator check; undefined: requests need no credential. */
   authenticate?: Authenticate;
+  /** Counts accepted and refused spans; the server around the handler counts the request. */
+  metrics?: ReceiverMetrics;
 }
 
 /**
@@ -77,7 +83,7 @@ export const READY_REPLY: OtlpHttpReply = {
 
 /** Builds the handler. Anything but POST (and GET when the ready check is allowed) is 405. */
 export function createOtlpHttpHandler(options: OtlpHttpOptions): OtlpHttpHandler {
-  const { consumer, logger, maxRequestBodySize: limit, maxSpansPerRequest: maxSpans, maxValuesPerRequest: maxValues, authenticate } = options;
+  const { consumer, logger, maxRequestBodySize: limit, maxSpansPerRequest: maxSpans, maxValuesPerRequest: maxValues, authenticate, metrics } = options;
   const decoder = new ProtoDecoder(maxSpans, maxValues);
   const rules = new OtlpRules();
   return async (method, incoming, allowReadyCheck = true, accepted = undefined) => {
@@ -112,9 +118,11 @@ export function createOtlpHttpHandler(options: OtlpHttpOptions): OtlpHttpHandler
     // Refuse before reading: the point of admission is to stop spending memory.
     const refusal = consumer.admit();
     if (refusal !== undefined) {
-      return statusReply(503, GrpcCode.UNAVAILABLE, refusal.message, encoding, {
+      const reply = statusReply(503, GrpcCode.UNAVAILABLE, refusal.message, encoding, {
         'retry-after': String(retryAfterSeconds(refusal.retryAfterMs)),
       });
+      reply.reason = refusedByReason(refusal.refusedBy);
+      return reply;
     }
     const behind = consumer.waitForExporters();
     if (behind !== undefined) await behind;
@@ -133,15 +141,18 @@ export function createOtlpHttpHandler(options: OtlpHttpOptions): OtlpHttpHandler
       }
       throw error;
     }
-    const outcome = await ingest(consumer, rules, decoded.spans, body.bytes.length, logger, project);
+    const outcome = await ingest(consumer, rules, decoded.spans, body.bytes.length, logger, project, metrics);
     switch (outcome.kind) {
       case 'accepted':
         return successReply(encoding, outcome.partial);
       case 'all_rejected':
         return statusReply(400, GrpcCode.INVALID_ARGUMENT, outcome.message, encoding);
-      case 'refused':
-        return statusReply(outcome.status, outcome.status === 429 ? GrpcCode.RESOURCE_EXHAUSTED : GrpcCode.UNAVAILABLE,
+      case 'refused': {
+        const reply = statusReply(outcome.status, outcome.status === 429 ? GrpcCode.RESOURCE_EXHAUSTED : GrpcCode.UNAVAILABLE,
           outcome.message, encoding, { 'retry-after': String(retryAfterSeconds(outcome.retryAfterMs)) });
+        reply.reason = refusedByReason(outcome.refusedBy);
+        return reply;
+      }
       case 'failed':
         return statusReply(500, GrpcCode.INTERNAL, outcome.message, encoding);
     }

@@ -4,6 +4,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import type { Authenticate } from '../../pipeline/auth.ts';
+import { NO_RECEIVER_METRICS, type ReceiverMetrics } from '../../pipeline/telemetry/metrics.ts';
+import { reasonOfStatus } from '../common/refusal.ts';
 import { Cors } from '../common/cors.ts';
 import { sendReply } from '../common/reply-writer.ts';
 import { isServableTarget } from '../common/request-target.ts';
@@ -23,14 +25,19 @@ const INTERNAL: OtlpHttpReply = {
 
 const JSON_TYPE = 'application/json';
 
+/** Route labels of the request metrics, by matched path. */
+const ROUTE_LABELS = { v1: '/v1/traces', otlp: '/otlp/v1/traces' } as const;
+
 export class OtlpHttpServer {
   readonly #logger: Logger;
   readonly #handler: OtlpHttpHandler;
   readonly #cors: Cors;
   readonly #listener: HttpListener;
+  readonly #metrics: ReceiverMetrics;
 
-  constructor(config: OtlpHttpProtocolConfig, consumer: IngestConsumer, logger: Logger, authenticate: Authenticate = undefined) {
+  constructor(config: OtlpHttpProtocolConfig, consumer: IngestConsumer, logger: Logger, authenticate: Authenticate = undefined, metrics = NO_RECEIVER_METRICS) {
     this.#logger = logger;
+    this.#metrics = metrics;
     this.#cors = new Cors(config.cors);
     warnIfOpen(config.endpoint, authenticate !== undefined, logger, 'otlp receiver (http)');
     this.#listener = new HttpListener({
@@ -39,20 +46,24 @@ export class OtlpHttpServer {
     }, (incoming, outgoing, host) => void this.#serve(incoming, outgoing, host), logger);
     this.#handler = createOtlpHttpHandler({
       consumer, logger, maxRequestBodySize: config.max_request_body_size, maxSpansPerRequest: config.max_spans_per_request,
-      maxValuesPerRequest: config.max_values_per_request, authenticate,
+      maxValuesPerRequest: config.max_values_per_request, authenticate, metrics,
     });
   }
 
+  /** The answer to one request, counted here (route, status, refusal reason) for this listener. */
   async #reply(incoming: IncomingMessage): Promise<OtlpHttpReply> {
+    const started = performance.now();
+    const path = matchOtlpPath(incoming.url ?? '/');
+    let reply: OtlpHttpReply;
     try {
-      const path = matchOtlpPath(incoming.url ?? '/');
-      if (path === undefined) return NOT_FOUND;
-      return await this.#handler(incoming.method ?? 'GET', incoming, path === 'otlp');
+      reply = path === undefined ? NOT_FOUND : await this.#handler(incoming.method ?? 'GET', incoming, path === 'otlp');
     } catch (error) {
       // Client input never gets here: an exception is a bug, logged and answered 500.
       this.#logger.error('otlp http request failed', { error, method: incoming.method, url: incoming.url });
-      return INTERNAL;
+      reply = INTERNAL;
     }
+    this.#metrics.answered(path === undefined ? 'other' : ROUTE_LABELS[path], reply.status, reply.reason ?? reasonOfStatus(reply.status), started);
+    return reply;
   }
 
   async #serve(incoming: IncomingMessage, outgoing: ServerResponse, defaultHost: string | undefined): Promise<void> {

@@ -4,6 +4,9 @@
 import type { Rejection } from '../../model/batch.ts';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import type { Logger } from '../../pipeline/log.ts';
+import type { RefusalCause } from '../../pipeline/errors.ts';
+import { NO_RECEIVER_METRICS, type ReceiverMetrics } from '../../pipeline/telemetry/metrics.ts';
+import { refusedByReason } from '../common/refusal.ts';
 import type { Span } from '../../model/span.ts';
 import { keptShare } from '../../pipeline/stream/size.ts';
 import type { PartialSuccess } from '../../codec/otlp/index.ts';
@@ -17,7 +20,7 @@ const MAX_ID_CHARS = 64;
 export type IngestOutcome =
   | { kind: 'accepted'; partial?: PartialSuccess }
   | { kind: 'all_rejected'; message: string }
-  | { kind: 'refused'; status: 429 | 503; message: string; retryAfterMs: number }
+  | { kind: 'refused'; status: 429 | 503; message: string; retryAfterMs: number; refusedBy?: RefusalCause }
   | { kind: 'failed'; message: string };
 
 function cut(id: string | undefined): string {
@@ -43,25 +46,31 @@ export function rejectionMessage(rejections: Rejection[]): string {
  * appended. Every span rejected: nothing appended. Otherwise the accepted ones are appended and listed
  * as accepted only once every append resolved. `bodyBytes`: the size of the (decompressed) request body
  * they were decoded from. `rules`: the receiver's own (they remember the last ids that passed).
- * `project`: of the key the request was accepted with (the pipeline gives it to every span).
+ * `project`: of the key the request was accepted with (the pipeline gives it to every span). `metrics`:
+ * the receiver's, counting accepted and refused spans (the request itself is counted by the transport,
+ * which decides the answer).
  */
 export async function ingest(
   consumer: IngestConsumer, rules: OtlpRules, decoded: Span[], bodyBytes: number, logger: Logger, project?: string,
+  metrics: ReceiverMetrics = NO_RECEIVER_METRICS,
 ): Promise<IngestOutcome> {
   if (decoded.length === 0) return { kind: 'accepted' };
   const { spans, rejections } = checkOtlpSpans(decoded, rules);
+  metrics.refusedSpans('invalid', rejections.length);
   if (spans.length === 0) {
     return { kind: 'all_rejected', message: `every span was rejected: ${rejectionMessage(rejections)}` };
   }
   try {
     const refused = await consumer.consume({ origin: 'otlp', spans, project }, keptShare(bodyBytes, spans.length, decoded.length));
     if (refused !== undefined) {
-      return { kind: 'refused', status: refused.status, message: refused.message, retryAfterMs: refused.retryAfterMs };
+      metrics.refusedSpans(refusedByReason(refused.refusedBy), spans.length);
+      return { kind: 'refused', status: refused.status, message: refused.message, retryAfterMs: refused.retryAfterMs, refusedBy: refused.refusedBy };
     }
   } catch (error) {
     logger.error('append failed', { error });
     return { kind: 'failed', message: 'internal error while appending spans' };
   }
+  metrics.accepted(spans.length);
   if (rejections.length === 0) return { kind: 'accepted' };
   return { kind: 'accepted', partial: { rejectedSpans: rejections.length, errorMessage: rejectionMessage(rejections) } };
 }

@@ -14,12 +14,17 @@ export class OtlpReceiver implements Receiver {
   private readonly consumer: IngestConsumer;
   private readonly logger: Logger;
   private readonly authenticator: ReceiverContext['authenticator'];
+  private readonly metrics: ReceiverContext['metrics'];
 
-  /** `authenticator`: the context's extensions, for the protocols' `auth` settings. */
-  constructor(config: OtlpReceiverConfig, consumer: IngestConsumer, logger: Logger, authenticator?: ReceiverContext['authenticator']) {
+  /** `authenticator`: the context's extensions, for the protocols' `auth` settings; `metrics`: the context's. */
+  constructor(
+    config: OtlpReceiverConfig, consumer: IngestConsumer, logger: Logger, authenticator?: ReceiverContext['authenticator'],
+    metrics?: ReceiverContext['metrics'],
+  ) {
     const protocols = resolveProtocols(config);
     this.authenticator = authenticator;
-    this.http = protocols.http && new OtlpHttpServer(protocols.http, consumer, logger, authenticateFor(protocols.http.auth, authenticator));
+    this.metrics = metrics;
+    this.http = protocols.http && new OtlpHttpServer(protocols.http, consumer, logger, authenticateFor(protocols.http.auth, authenticator), metrics?.('http'));
     this.grpcConfig = protocols.grpc;
     this.consumer = consumer;
     this.logger = logger;
@@ -31,7 +36,7 @@ export class OtlpReceiver implements Receiver {
       if (this.grpcConfig) {
         // grpc-js (~15 MiB of RSS) is loaded only when gRPC is configured.
         const { OtlpGrpcServer } = await import('./grpc-server.ts');
-        this.grpc = new OtlpGrpcServer(this.grpcConfig, this.consumer, this.logger, authenticateFor(this.grpcConfig.auth, this.authenticator));
+        this.grpc = new OtlpGrpcServer(this.grpcConfig, this.consumer, this.logger, authenticateFor(this.grpcConfig.auth, this.authenticator), this.metrics?.('grpc'));
         await this.grpc.start();
       }
     } catch (error) {

@@ -15,6 +15,7 @@ const FREE_PORTS = {
   TRACEHOP_OTLP_HTTP_ENDPOINT: '127.0.0.1:0',
   TRACEHOP_OTLP_GRPC_ENDPOINT: '127.0.0.1:0',
   TRACEHOP_HEALTH_ENDPOINT: '127.0.0.1:0',
+  TRACEHOP_METRICS_ENDPOINT: '127.0.0.1:0',
 };
 
 function run(node: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {

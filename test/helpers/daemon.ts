@@ -55,7 +55,9 @@ export async function startDaemon(config: string, options: { dir?: string; args?
   const dir = options.dir ?? (await tempDir());
   const configPath = join(dir, 'tracehop.yaml');
   await writeFile(configPath, config);
-  const args = options.args ?? ['--config', configPath];
+  // The metrics on a free port unless the test says otherwise: every daemon of the suite serves them,
+  // and none collides with another (or with a daemon the machine runs) on the default 8888.
+  const args = options.args ?? ['--config', configPath, '--set', 'service.telemetry.metrics.address=127.0.0.1:0'];
   const [program, ...leading] = options.command ?? [process.execPath, CLI];
   const child = spawn(program, [...leading, ...args], {
     cwd: dir,

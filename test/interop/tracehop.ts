@@ -46,7 +46,8 @@ export async function startTracehop(config: TracehopConfig, dir: string): Promis
   const file = join(dir, 'tracehop.yaml');
   writeFileSync(file, JSON.stringify(config, null, 2));
   // process.execPath: the Node 24 that runs the tests (the system node may be older).
-  const peer = startPeer('tracehop', process.execPath, [CLI, '--config', file], { cwd: dir });
+  // The metrics on a free port: the default 8888 may be taken by another test's daemon.
+  const peer = startPeer('tracehop', process.execPath, [CLI, '--config', file, '--set', 'service.telemetry.metrics.address=127.0.0.1:0'], { cwd: dir });
   const endpoint = config.receivers.otlp.protocols.http.endpoint;
   try {
     await peer.waitUntil(() => receiverReady(endpoint), 60_000, `OTLP receiver on ${endpoint}`);

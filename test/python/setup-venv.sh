@@ -3,12 +3,15 @@
 #   ${XDG_CACHE_HOME:-$HOME/.cache}/tracehop/py-venv/
 # and prints the path of its python. The venv is rebuilt when requirements.txt changes (a copy of the
 # installed requirements is kept inside the venv), and a flock serialises concurrent callers.
+# `setup-venv.sh requirements-NAME.txt` makes another venv, py-venv-NAME/, from that file (the metrics
+# tests' Prometheus parser): each file has its own venv, so one never rebuilds another in use.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
-requirements="$here/requirements.txt"
+requirements="$here/${1:-requirements.txt}"
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/tracehop"
-venv="$cache_root/py-venv"
+name="$(basename "$requirements" .txt)"
+venv="$cache_root/py-venv${name#requirements}"
 stamp="$venv/tracehop-requirements.txt"
 python="${PYTHON:-python3}"
 
@@ -29,7 +32,7 @@ if ! "$python" -c 'import venv, ensurepip' >/dev/null 2>&1; then
 fi
 
 mkdir -p "$cache_root"
-exec 9>"$cache_root/py-venv.lock"
+exec 9>"$venv.lock"
 if command -v flock >/dev/null 2>&1; then flock 9; fi
 if ready; then
   echo "$venv/bin/python"

@@ -55,6 +55,8 @@ export interface DiskStreamOptions {
   retryAfterMs?: number;
   /** File operations (tests inject failures and count syncs). */
   io?: DiskIo;
+  /** Told the number of records each group commit wrote (the group-commit size metric). */
+  onGroupCommit?: (records: number) => void;
 }
 
 interface Pending {
@@ -101,6 +103,10 @@ class DiskReader implements StreamReader {
 
   lag(): number {
     return this.stream.countAfter(this.committed).spans;
+  }
+
+  lagBytes(): number {
+    return this.stream.countAfter(this.committed).bytes;
   }
 }
 
@@ -354,6 +360,7 @@ export class DiskStream implements IngestStream {
       for (const p of group) p.reject(refused);
       return;
     }
+    this.options.onGroupCommit?.(group.length);
     for (const p of group) this.recent.push(p.seq, p.spans, p.buf.length);
     this.pendingBytes -= total;
     this.visibleSeq = group[group.length - 1].seq;
@@ -572,6 +579,10 @@ export class DiskStream implements IngestStream {
     let min = Infinity;
     for (const r of this.readers.values()) min = Math.min(min, r.committed);
     return this.countAfter(min === Infinity ? -1 : min);
+  }
+
+  segments(): number {
+    return this.log.segments.length;
   }
 
   health(): StreamHealth {

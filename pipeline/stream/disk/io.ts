@@ -81,3 +81,20 @@ export async function syncDirectory(io: DiskIo, dir: string): Promise<void> {
     await io.close(fd);
   }
 }
+
+/** `io` whose syncs (fdatasync and fsync) report when they started, once done (the fsync-duration metric). */
+export function withSyncTiming(io: DiskIo, synced: (startedMs: number) => void): DiskIo {
+  return {
+    ...io,
+    fdatasync: async (fd) => {
+      const started = performance.now();
+      await io.fdatasync(fd);
+      synced(started);
+    },
+    fsync: async (fd) => {
+      const started = performance.now();
+      await io.fsync(fd);
+      synced(started);
+    },
+  };
+}
