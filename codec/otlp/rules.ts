@@ -66,9 +66,14 @@ function otherProblem(span: Span): string | undefined {
   return undefined;
 }
 
-/** The spans that pass the rules, in order, and the others as rejections (index: position in the request). */
+/** Rejections kept by checkOtlpSpans: an OTLP answer names the first few; the rest are only counted. */
+export const REJECTIONS_KEPT = 10;
+
+/** The spans that pass the rules, in order; how many did not, and the first REJECTIONS_KEPT of those
+ *  (index: position in the request). */
 export interface CheckedOtlpSpans {
   spans: Span[];
+  rejected: number;
   rejections: Rejection[];
 }
 
@@ -77,6 +82,7 @@ export function checkOtlpSpans(input: Span[], rules: OtlpRules): CheckedOtlpSpan
   // Nearly every request is all valid: the accepted spans are then the input array itself; a copy is
   // made only from the first rejection on.
   let spans = input;
+  let rejected = 0;
   const rejections: Rejection[] = [];
   for (let i = 0; i < input.length; i++) {
     const span = input[i];
@@ -86,7 +92,7 @@ export function checkOtlpSpans(input: Span[], rules: OtlpRules): CheckedOtlpSpan
       continue;
     }
     if (spans === input) spans = input.slice(0, i);
-    rejections.push({ index: i, path: `spans[${i}]`, trace_id: span.traceId, span_id: span.spanId, reason });
+    if (rejected++ < REJECTIONS_KEPT) rejections.push({ index: i, path: `spans[${i}]`, trace_id: span.traceId, span_id: span.spanId, reason });
   }
-  return { spans, rejections };
+  return { spans, rejected, rejections };
 }

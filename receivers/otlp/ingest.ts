@@ -1,7 +1,6 @@
 // What OTLP/HTTP and OTLP/gRPC share after decoding: the receiver rules (otlp.md), then the pipeline's
 // one call; it decides between "nothing to do", "every span rejected", refusal and acceptance, and
 // builds the partial_success message. Transport-specific answers are built from the returned outcome.
-import type { Rejection } from '../../model/batch.ts';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import type { RefusalCause } from '../../pipeline/errors.ts';
@@ -10,10 +9,9 @@ import { refusedByReason } from '../common/refusal.ts';
 import type { Span } from '../../model/span.ts';
 import { keptShare } from '../../pipeline/stream/size.ts';
 import type { PartialSuccess } from '../../codec/otlp/index.ts';
-import { checkOtlpSpans, type OtlpRules } from '../../codec/otlp/rules.ts';
+import { checkOtlpSpans, type CheckedOtlpSpans, type OtlpRules } from '../../codec/otlp/rules.ts';
 
 /** Reasons listed in a partial_success or error message (otlp.md). */
-const MAX_LISTED_REASONS = 10;
 /** Ids echoed in a message are cut to this many characters: they came from the client, any length. */
 const MAX_ID_CHARS = 64;
 
@@ -28,16 +26,12 @@ function cut(id: string | undefined): string {
   return id.length > MAX_ID_CHARS ? id.slice(0, MAX_ID_CHARS) + '…' : id;
 }
 
-/** `<trace_id>/<span_id>: <reason>` for the first ten rejections, `; `-separated. */
-export function rejectionMessage(rejections: Rejection[]): string {
-  const n = Math.min(rejections.length, MAX_LISTED_REASONS);
+/** `<trace_id>/<span_id>: <reason>` for the rejections kept (the first ten), `; `-separated, and how many more. */
+export function rejectionMessage(checked: CheckedOtlpSpans): string {
   const parts: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const r = rejections[i];
-    parts.push(`${cut(r.trace_id)}/${cut(r.span_id)}: ${r.reason}`);
-  }
+  for (const r of checked.rejections) parts.push(`${cut(r.trace_id)}/${cut(r.span_id)}: ${r.reason}`);
   let message = parts.join('; ');
-  if (rejections.length > n) message += `; and ${rejections.length - n} more`;
+  if (checked.rejected > parts.length) message += `; and ${checked.rejected - parts.length} more`;
   return message;
 }
 
@@ -55,10 +49,11 @@ export async function ingest(
   metrics: ReceiverMetrics = NO_RECEIVER_METRICS,
 ): Promise<IngestOutcome> {
   if (decoded.length === 0) return { kind: 'accepted' };
-  const { spans, rejections } = checkOtlpSpans(decoded, rules);
-  metrics.refusedSpans('invalid', rejections.length);
+  const checked = checkOtlpSpans(decoded, rules);
+  const { spans, rejected } = checked;
+  metrics.refusedSpans('invalid', rejected);
   if (spans.length === 0) {
-    return { kind: 'all_rejected', message: `every span was rejected: ${rejectionMessage(rejections)}` };
+    return { kind: 'all_rejected', message: `every span was rejected: ${rejectionMessage(checked)}` };
   }
   try {
     const refused = await consumer.consume({ origin: 'otlp', spans, project }, keptShare(bodyBytes, spans.length, decoded.length));
@@ -71,8 +66,8 @@ export async function ingest(
     return { kind: 'failed', message: 'internal error while appending spans' };
   }
   metrics.accepted(spans.length);
-  if (rejections.length === 0) return { kind: 'accepted' };
-  return { kind: 'accepted', partial: { rejectedSpans: rejections.length, errorMessage: rejectionMessage(rejections) } };
+  if (rejected === 0) return { kind: 'accepted' };
+  return { kind: 'accepted', partial: { rejectedSpans: rejected, errorMessage: rejectionMessage(checked) } };
 }
 
 /** Whole seconds for `Retry-After`, at least 1. */
