@@ -1,6 +1,7 @@
 // Command-line arguments: `tracehop [--config FILE] [--set path=value]...`, `tracehop validate --config
-// FILE`, `tracehop print-default-config`, `tracehop replay FILE [...]`, `tracehop inspect DIR`, --version,
-// --help.
+// FILE`, `tracehop print-default-config`, `tracehop replay FILE [...]`, `tracehop tap [...]`,
+// `tracehop inspect DIR`, --version, --help.
+import type { TapOptions } from './tap.ts';
 
 export type Command =
   | { kind: 'run'; config?: string; sets: string[] }
@@ -8,6 +9,7 @@ export type Command =
   | { kind: 'print-default-config' }
   | { kind: 'replay'; file: string; endpoint: string; apiKey?: string; batch: number }
   | { kind: 'inspect'; directory: string; json: boolean }
+  | ({ kind: 'tap' } & TapOptions)
   | { kind: 'version' }
   | { kind: 'help' }
   | { kind: 'usage-error'; message: string };
@@ -22,6 +24,11 @@ export const USAGE = `Usage:
                                       daemon's tracing API (default http://127.0.0.1:4319, 500 spans per
                                       request, the key also from TRACEHOP_API_KEY); exit 0 when every span
                                       was accepted, 1 otherwise
+  tracehop tap [--address HOST:PORT] [--pipeline ID] [--received] [--trace-id ID] [--name NAME]
+               [--attribute KEY=VALUE] [--count N]
+                                      print the spans passing a pipeline of a running daemon (one JSON line each;
+                                      after its processors, or as received), from its telemetry address
+                                      (default 127.0.0.1:8888)
   tracehop inspect DIR [--json]       a disk stream's segments, readers' backlogs and quarantine, read-only
                                       (DIR: storage.directory, or one pipeline's stream inside it)
   tracehop --version                  print the version
@@ -61,8 +68,32 @@ function parseReplay(argv: string[], env: NodeJS.ProcessEnv): Command {
   return apiKey ? { kind: 'replay', file, endpoint, apiKey, batch } : { kind: 'replay', file, endpoint, batch };
 }
 
+/** The telemetry address `tracehop tap` asks when none is given (the default of service.telemetry.metrics.address). */
+export const DEFAULT_TAP_ADDRESS = '127.0.0.1:8888';
+
+function parseTap(argv: string[]): Command {
+  const options: TapOptions = { address: DEFAULT_TAP_ADDRESS, received: false };
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--received') { options.received = true; continue; }
+    const value = argv[++i];
+    if (value === undefined) return { kind: 'usage-error', message: `tap: ${arg} needs a value` };
+    if (arg === '--address') options.address = value.replace(/^https?:\/\//, '');
+    else if (arg === '--pipeline') options.pipeline = value;
+    else if (arg === '--trace-id') options.traceId = value;
+    else if (arg === '--name') options.name = value;
+    else if (arg === '--attribute') options.attribute = value;
+    else if (arg === '--count') {
+      options.count = Number(value);
+      if (!Number.isInteger(options.count) || options.count < 1) return { kind: 'usage-error', message: 'tap: --count must be a positive integer' };
+    } else return { kind: 'usage-error', message: `tap: unknown argument "${arg}"` };
+  }
+  return { kind: 'tap', ...options };
+}
+
 export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Command {
   if (argv[0] === 'replay') return parseReplay(argv, env);
+  if (argv[0] === 'tap') return parseTap(argv);
   if (argv[0] === 'inspect') {
     const rest = argv.slice(1);
     const json = rest.includes('--json');

@@ -6,6 +6,7 @@ import { parseArgs, USAGE } from './args.ts';
 import { builtinRegistry } from './components.ts';
 import { formatReport, inspectDirectory } from './inspect.ts';
 import { replay, replaySummary } from './replay.ts';
+import { tap } from './tap.ts';
 import { runDaemon } from './run.ts';
 import { version } from './version.ts';
 
@@ -37,6 +38,17 @@ async function main(argv: string[]): Promise<number> {
         // An unreadable file, a daemon that does not answer: one line, not a stack.
         const cause = (err as { cause?: { code?: string; message?: string } }).cause;
         process.stderr.write(`tracehop replay: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}\n`);
+        return 1;
+      }
+    }
+    case 'tap': {
+      const interrupted = new AbortController();
+      process.once('SIGINT', () => interrupted.abort());
+      try {
+        return await tap(command, process.stdout, process.stderr, interrupted.signal);
+      } catch (err) {
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+        process.stderr.write(`tracehop tap: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}\n`);
         return 1;
       }
     }

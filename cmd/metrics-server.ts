@@ -1,14 +1,17 @@
 // `service.telemetry.metrics.address`: the daemon's metrics in the Prometheus text format at
 // `GET /metrics`, on the receivers' own listener (receivers/common/listener.ts). Each scrape reads the
 // counters and asks the gauges (streams, backlogs, memory) for their values then; nothing runs between scrapes.
+// Also `GET /tap`: the spans passing a pipeline, streamed as span records (`tracehop tap`, pipeline/tap.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../pipeline/log.ts';
+import type { Taps, TapFilter } from '../pipeline/tap.ts';
 import type { ServiceMetrics } from '../pipeline/telemetry/metrics.ts';
 import { HttpListener } from '../receivers/common/listener.ts';
 import { READ_TIMEOUT_DEFAULTS } from '../receivers/common/read-timeouts.ts';
 import { sendReply, type HttpReply } from '../receivers/common/reply-writer.ts';
 
 export const METRICS_PATH = '/metrics';
+export const TAP_PATH = '/tap';
 
 const TEXT_TYPE = 'text/plain; charset=utf-8';
 
@@ -17,8 +20,13 @@ export class MetricsServer {
   readonly #metrics: ServiceMetrics;
   readonly #logger: Logger;
 
-  constructor(address: string, metrics: ServiceMetrics, logger: Logger) {
+  readonly #taps: Taps;
+  /** Open tap streams, ended at shutdown (they would otherwise hold the listener open). */
+  readonly #tapping = new Set<ServerResponse>();
+
+  constructor(address: string, metrics: ServiceMetrics, taps: Taps, logger: Logger) {
     this.#metrics = metrics;
+    this.#taps = taps;
     this.#logger = logger;
     this.#listener = new HttpListener({
       endpoint: address, tls: undefined, timeouts: READ_TIMEOUT_DEFAULTS, name: 'service.telemetry.metrics',
@@ -37,13 +45,15 @@ export class MetricsServer {
   }
 
   shutdown(): Promise<void> {
+    for (const outgoing of this.#tapping) outgoing.end();
     return this.#listener.shutdown();
   }
 
   /** The answer to one request: the metrics at GET /metrics, 404 off that path, 405 to other methods. */
   async reply(method: string | undefined, url: string | undefined): Promise<HttpReply> {
     const path = (url ?? '/').split('?', 1)[0];
-    if (path !== METRICS_PATH) return { status: 404, body: `no such path: the metrics are at ${METRICS_PATH}\n` };
+    if (path === TAP_PATH) return { status: 405, body: `method ${method} not allowed: use GET\n`, headers: { allow: 'GET' } };
+    if (path !== METRICS_PATH) return { status: 404, body: `no such path: the metrics are at ${METRICS_PATH}, the tap at ${TAP_PATH}\n` };
     if (method !== 'GET' && method !== 'HEAD') {
       return { status: 405, body: `method ${method} not allowed: use GET\n`, headers: { allow: 'GET, HEAD' } };
     }
@@ -51,6 +61,12 @@ export class MetricsServer {
   }
 
   async #serve(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+    if ((incoming.url ?? '/').split('?', 1)[0] === TAP_PATH && incoming.method === 'GET') {
+      const problem = this.#tap(incoming, outgoing);
+      if (problem === undefined) return;
+      sendReply(incoming, outgoing, problem, { contentType: TEXT_TYPE, closing: false, withLength: true }, this.#logger);
+      return;
+    }
     let reply: HttpReply;
     try {
       reply = await this.reply(incoming.method, incoming.url);
@@ -59,5 +75,41 @@ export class MetricsServer {
       reply = { status: 500, body: 'collecting the metrics failed\n' };
     }
     sendReply(incoming, outgoing, reply, { contentType: TEXT_TYPE, closing: false, withLength: true }, this.#logger);
+  }
+
+  /**
+   * `GET /tap?pipeline=ID&point=received|processed&trace_id=&name=&attribute=key=value`: answers 200 and
+   * streams one JSON line per matching span until the client goes away or the daemon stops; the first
+   * line says what is watched. Returns the answer instead when the query is not usable.
+   */
+  #tap(incoming: IncomingMessage, outgoing: ServerResponse): HttpReply | undefined {
+    const query = new URLSearchParams((incoming.url ?? '').split('?')[1] ?? '');
+    const pipelines = this.#taps.pipelines();
+    const pipeline = query.get('pipeline') ?? (pipelines.length === 1 ? pipelines[0] : undefined);
+    if (pipeline === undefined || !pipelines.includes(pipeline)) {
+      return { status: 404, body: `pipeline: ${pipeline === undefined ? 'needed' : `no pipeline "${pipeline}"`} (pipelines: ${pipelines.join(', ')})\n` };
+    }
+    const point = query.get('point') ?? 'processed';
+    if (point !== 'received' && point !== 'processed') return { status: 400, body: `point: "received" or "processed" (got "${point}")\n` };
+    const filter: TapFilter = {};
+    const traceId = query.get('trace_id');
+    if (traceId) filter.traceId = traceId.toLowerCase();
+    const name = query.get('name');
+    if (name) filter.name = name;
+    const attribute = query.get('attribute');
+    if (attribute) {
+      const eq = attribute.indexOf('=');
+      if (eq <= 0) return { status: 400, body: `attribute: key=value (got "${attribute}")\n` };
+      filter.attribute = { key: attribute.slice(0, eq), value: attribute.slice(eq + 1) };
+    }
+    outgoing.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
+    outgoing.write(JSON.stringify({ tap: 'watching', pipeline, point }) + '\n');
+    const unsubscribe = this.#taps.subscribe(pipeline, point, filter, outgoing);
+    this.#tapping.add(outgoing);
+    outgoing.once('close', () => {
+      unsubscribe();
+      this.#tapping.delete(outgoing);
+    });
+    return undefined;
   }
 }

@@ -37,7 +37,7 @@ export async function runDaemon(configPath: string | undefined, sets: readonly s
   graph.metrics.buildInfo(version());
   graph.metrics.memoryLimiter(() => limiter.lastSample(), config.service.memory_limit_mib * 1024 * 1024);
   const { address } = config.service.telemetry.metrics;
-  const metricsServer = address === 'none' ? undefined : new MetricsServer(address, graph.metrics, logger.child({ component: 'telemetry' }));
+  const metricsServer = address === 'none' ? undefined : new MetricsServer(address, graph.metrics, graph.taps, logger.child({ component: 'telemetry' }));
   if (metricsServer) graph.metrics.collectProcessMetrics();
   // Signal handlers before anything starts: a receiver may acknowledge spans as soon as it listens, and a
   // SIGTERM that found Node's default action (a supervisor may send one the moment it reads the start-up

@@ -11,6 +11,7 @@ import { ExportRunner, SerialExporter, type DeadLetterSink, type RetryPolicy } f
 import type { Span } from '../model/span.ts';
 import type { IngestStream, StreamReader, StreamRecord } from './stream/stream.ts';
 import { stampProject, type WorkingBatch } from '../model/batch.ts';
+import { Taps } from './tap.ts';
 import type { ServiceStatus } from './status.ts';
 import { ServiceMetrics, type PipelineGauges, type StreamMetrics } from './telemetry/metrics.ts';
 
@@ -79,6 +80,8 @@ export class Graph {
   readonly deadLetters = new Map<string, DeadLetterFile>();
   /** This graph's own metrics (served by cmd/ at service.telemetry.metrics.address). */
   readonly metrics = new ServiceMetrics();
+  /** Who watches the spans passing each pipeline (`tracehop tap`, served beside the metrics). */
+  readonly taps: Taps;
   private readonly options: GraphOptions;
   private closing = false;
   /** Every receiver started (until then, and from shutdown on, none counts as listening). */
@@ -86,6 +89,7 @@ export class Graph {
 
   constructor(spec: GraphSpec, options: GraphOptions) {
     this.options = options;
+    this.taps = new Taps(spec.pipelines.map((p) => p.id));
     const { registry, logger } = options;
     const processors = new Map<string, SyncProcessor | Batcher>();
     const processor = (id: string) => {
@@ -235,6 +239,7 @@ export class Graph {
   private consumer(fed: PipelineRuntime[]): IngestConsumer {
     const chain = fed[0].sync;
     const streams = fed.map((p) => p.stream);
+    const taps = this.taps;
     const pacer = new IntakePacer(fed.flatMap((p) => p.runners), this.options.pacing ?? DEFAULT_PACING);
     const { admission, retryAfterMs } = this.options;
     return {
@@ -252,8 +257,10 @@ export class Graph {
       waitForExporters: () => pacer.wait(),
       consume: async (batch: WorkingBatch, wireBytes?: number) => {
         stampProject(batch);
+        if (taps.watched) for (let i = 0; i < fed.length; i++) taps.offer(fed[i].id, 'received', batch.spans);
         for (let i = 0; i < chain.length; i++) chain[i].process(batch);
         const spans = batch.spans;
+        if (taps.watched) for (let i = 0; i < fed.length; i++) taps.offer(fed[i].id, 'processed', spans);
         if (spans.length === 0) return undefined;
         if (streams.length === 1) {
           try {
