@@ -8,6 +8,7 @@ import { open, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { HEADER_BYTES, MAGIC, MAX_PAYLOAD_BYTES } from '../../../codec/disk/record.ts';
 import { crc32 } from 'node:zlib';
+import { processRuns } from './lock.ts';
 import { parseSegmentName } from './segment.ts';
 
 export interface SegmentReport {
@@ -74,15 +75,6 @@ async function walkSegment(file: string, size: number): Promise<Walk> {
     await handle.close();
   }
   return walk;
-}
-
-function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 async function readJson(file: string): Promise<unknown> {

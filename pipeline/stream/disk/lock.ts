@@ -7,7 +7,8 @@ import type { DiskIo } from './io.ts';
 /** Directories locked by this process: a pid check cannot tell two streams of one process apart. */
 const heldHere = new Set<string>();
 
-function running(pid: number): boolean {
+/** True when a process with this pid runs (EPERM: it runs as another user). */
+export function processRuns(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -25,7 +26,7 @@ export async function lockDirectory(io: DiskIo, directory: string): Promise<() =
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new StartupError(`cannot read ${file}: ${(err as Error).message}`);
   }
-  if (owner !== undefined && owner > 0 && owner !== process.pid && running(owner)) {
+  if (owner !== undefined && owner > 0 && owner !== process.pid && processRuns(owner)) {
     throw new StartupError(`stream directory ${directory} is in use by process ${owner} (lock file ${file})`);
   }
   try {
