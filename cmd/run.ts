@@ -13,6 +13,8 @@ import { builtinRegistry } from './components.ts';
 import { version } from './version.ts';
 
 const RETRY_AFTER_MS = 1000;
+/** How often the memory limiter checks without a request (the Collector's memory_limiter check_interval). */
+const MEMORY_CHECK_INTERVAL_MS = 1000;
 
 export async function runDaemon(configPath: string | undefined): Promise<number> {
   const registry = builtinRegistry();
@@ -23,7 +25,14 @@ export async function runDaemon(configPath: string | undefined): Promise<number>
   const logger = createLogger({ level: config.service.telemetry.logs.level });
   for (const warning of config.warnings) logger.warn(warning);
 
-  const limiter = createMemoryLimiter({ limitMib: config.service.memory_limit_mib, retryAfterMs: RETRY_AFTER_MS });
+  const limiter = createMemoryLimiter({
+    limitMib: config.service.memory_limit_mib,
+    spikeLimitMib: config.service.memory_spike_limit_mib,
+    retryAfterMs: RETRY_AFTER_MS,
+    logger: logger.child({ component: 'memory_limiter' }),
+  });
+  // Unreferenced: the check alone never keeps the process alive.
+  const memoryCheck = setInterval(() => limiter.poll(), MEMORY_CHECK_INTERVAL_MS).unref();
   const graph = new Graph(config, {
     registry,
     logger,
@@ -41,6 +50,7 @@ export async function runDaemon(configPath: string | undefined): Promise<number>
   } catch (err) {
     logger.error(`cannot start: ${(err as Error).message}`);
     await graph.shutdown(1000).catch(() => {});
+    clearInterval(memoryCheck);
     return 1;
   }
   logger.info('tracehop started', {
@@ -50,7 +60,11 @@ export async function runDaemon(configPath: string | undefined): Promise<number>
     pipelines: config.pipelines.map((p) => ({ id: p.id, receivers: p.receivers, processors: p.processors, exporters: p.exporters })),
     storage: config.storage.type,
   });
-  return stop(graph, config, logger, await signal);
+  try {
+    return await stop(graph, config, logger, await signal);
+  } finally {
+    clearInterval(memoryCheck);
+  }
 }
 
 function createStream(
