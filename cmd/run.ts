@@ -16,6 +16,8 @@ import { MetricsServer } from './metrics-server.ts';
 import { version } from './version.ts';
 
 const RETRY_AFTER_MS = 1000;
+/** How often the memory limiter checks without a request (the Collector's memory_limiter check_interval). */
+const MEMORY_CHECK_INTERVAL_MS = 1000;
 
 export async function runDaemon(configPath: string | undefined, sets: readonly string[] = []): Promise<number> {
   const registry = builtinRegistry();
@@ -26,7 +28,14 @@ export async function runDaemon(configPath: string | undefined, sets: readonly s
   const logger = createLogger({ level: config.service.telemetry.logs.level });
   for (const warning of config.warnings) logger.warn(warning);
 
-  const limiter = createMemoryLimiter({ limitMib: config.service.memory_limit_mib, retryAfterMs: RETRY_AFTER_MS });
+  const limiter = createMemoryLimiter({
+    limitMib: config.service.memory_limit_mib,
+    spikeLimitMib: config.service.memory_spike_limit_mib,
+    retryAfterMs: RETRY_AFTER_MS,
+    logger: logger.child({ component: 'memory_limiter' }),
+  });
+  // Unreferenced: the check alone never keeps the process alive.
+  const memoryCheck = setInterval(() => limiter.poll(), MEMORY_CHECK_INTERVAL_MS).unref();
   const graph = new Graph(config, {
     registry,
     logger,
@@ -51,6 +60,7 @@ export async function runDaemon(configPath: string | undefined, sets: readonly s
   } catch (err) {
     logger.error(`cannot start: ${(err as Error).message}`);
     await graph.shutdown(1000).catch(() => {});
+    clearInterval(memoryCheck);
     await metricsServer?.shutdown();
     return 1;
   }
@@ -65,6 +75,7 @@ export async function runDaemon(configPath: string | undefined, sets: readonly s
   try {
     return await stop(graph, config, logger, await signal);
   } finally {
+    clearInterval(memoryCheck);
     // Last: the drain can be watched on the metrics.
     await metricsServer?.shutdown();
   }

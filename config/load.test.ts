@@ -50,6 +50,18 @@ describe('config loader', () => {
     expect(c.pipelines).toEqual([{ id: 'traces', receivers: ['http'], processors: [], exporters: ['file'] }]);
   });
 
+  it('the soft memory limit: memory_spike_limit_mib defaults to a fifth of memory_limit_mib and must leave room below it', () => {
+    expect(loadConfigText(minimal, 'c.yaml', registry(), {}).service.memory_spike_limit_mib).toBe(102);
+    const limits = (lines: string) => minimal.replace('service:\n', `service:\n${lines}`);
+    const set = loadConfigText(limits('  memory_limit_mib: 1000\n  memory_spike_limit_mib: 300\n'), 'c.yaml', registry(), {});
+    expect(set.service).toMatchObject({ memory_limit_mib: 1000, memory_spike_limit_mib: 300 });
+    expect(loadConfigText(limits('  memory_limit_mib: 1000\n'), 'c.yaml', registry(), {}).service.memory_spike_limit_mib).toBe(200);
+    expect(problems(limits('  memory_limit_mib: 256\n  memory_spike_limit_mib: 256\n'))).toEqual([
+      'c.yaml:8:27 service.memory_spike_limit_mib: must be less than service.memory_limit_mib (256): the soft limit is memory_limit_mib - memory_spike_limit_mib',
+    ]);
+    expect(problems(limits('  memory_spike_limit_mib: -1\n'))).toHaveLength(1);
+  });
+
   it('reads `storage: memory` as short for {type: memory} with the memory bound', () => {
     const c = loadConfigText(minimal + 'storage: memory\n', 'c.yaml', registry(), {});
     expect(c.storage).toMatchObject({ type: 'memory', max_bytes: 134217728 });

@@ -5,6 +5,7 @@ import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Scalar, vis
 import type { ComponentKind } from '../pipeline/component.ts';
 import type { ComponentEntry, GraphSpec, PipelineEntry } from '../pipeline/graph.ts';
 import type { Registry } from '../pipeline/registry.ts';
+import { defaultSpikeLimitMib } from '../pipeline/memory-limit.ts';
 import { describeError, validator } from './ajv.ts';
 import { expandEnv } from './expand.ts';
 import { OVERRIDE_SOURCE, overridePosition, parseOverride, type Override } from './overrides.ts';
@@ -16,7 +17,7 @@ import {
 
 export interface LoadedConfig extends GraphSpec {
   source: string;
-  service: Omit<ServiceConfig, 'pipelines' | 'extensions'>;
+  service: Omit<ServiceConfig, 'pipelines' | 'extensions'> & { memory_spike_limit_mib: number };
   storage: StorageConfig & { max_bytes: number };
   /** Things worth a log line that do not stop the daemon (unset environment variables). */
   warnings: string[];
@@ -122,7 +123,22 @@ class Loader {
     const enabled = this.enabledExtensions(service.extensions, extensions);
     this.checkAuthenticators(sections.receivers, enabled);
     const { pipelines: _, extensions: __, ...serviceRest } = service;
-    return { source: this.file, extensions: enabled, ...sections, pipelines, service: serviceRest, storage, warnings: this.warnings };
+    const memory_spike_limit_mib = this.spikeLimit(service);
+    return {
+      source: this.file, extensions: enabled, ...sections, pipelines,
+      service: { ...serviceRest, memory_spike_limit_mib }, storage, warnings: this.warnings,
+    };
+  }
+
+  /** `service.memory_spike_limit_mib`, or its default; it must leave a soft limit above zero. */
+  private spikeLimit(service: ServiceConfig): number {
+    const spike = service.memory_spike_limit_mib;
+    if (spike === undefined) return defaultSpikeLimitMib(service.memory_limit_mib);
+    if (spike >= service.memory_limit_mib) {
+      this.problem(['service', 'memory_spike_limit_mib'],
+        `must be less than service.memory_limit_mib (${service.memory_limit_mib}): the soft limit is memory_limit_mib - memory_spike_limit_mib`);
+    }
+    return spike;
   }
 
   /** The extensions `service.extensions` lists, each defined under `extensions:`. */

@@ -15,7 +15,10 @@ export interface StorageConfig {
 export interface ServiceConfig {
   /** Milliseconds. */
   shutdown_timeout: number;
+  /** The hard memory limit (MiB). */
   memory_limit_mib: number;
+  /** How far below the hard limit the soft limit is (MiB); absent: a fifth of memory_limit_mib. */
+  memory_spike_limit_mib?: number;
   /** Ids under `extensions:` to run (an extension not listed here is not started). */
   extensions: string[];
   telemetry: {
@@ -37,6 +40,7 @@ export const serviceSchema: JsonSchema = {
   ...object({
     shutdown_timeout: duration('10s'),
     memory_limit_mib: integer(512, 1),
+    memory_spike_limit_mib: integer(0, 0),
     extensions: idList,
     telemetry: object({
       logs: object({ level: oneOf(['debug', 'info', 'warn', 'error'], 'info') }),
@@ -56,6 +60,9 @@ export const storageSchema: JsonSchema = object({
   fsync_interval: duration('1s'),
   max_bytes: integer(0, 1),
 });
+// memory_spike_limit_mib has no static default: it depends on memory_limit_mib.
+delete ((serviceSchema.properties as Record<string, JsonSchema>).memory_spike_limit_mib as Record<string, unknown>).default;
+
 // max_bytes has no static default: it depends on the type.
 delete ((storageSchema.properties as Record<string, JsonSchema>).max_bytes as Record<string, unknown>).default;
 

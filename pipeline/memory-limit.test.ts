@@ -1,53 +1,170 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryLimiter } from './memory-limit.ts';
+import { createLogger } from './log.ts';
+import { createMemoryLimiter, defaultSpikeLimitMib, type MemoryLimiterOptions } from './memory-limit.ts';
 
 const MiB = 1024 * 1024;
 
+/**
+ * A limiter over a fake process: `used` is what a sample sees, `live` what survives a collection; the
+ * clock, the collections, the deferred work and the log lines are the test's.
+ */
+function fakeProcess(options: Partial<MemoryLimiterOptions> = {}) {
+  const p = {
+    used: 100 * MiB,
+    live: 100 * MiB,
+    clock: 0,
+    collections: 0,
+    deferred: [] as Array<() => void>,
+    logs: [] as Array<{ level: string; msg: string; live_mib?: number }>,
+  };
+  const limiter = createMemoryLimiter({
+    limitMib: 512,
+    spikeLimitMib: 112, // soft limit 400 MiB
+    measure: () => p.used,
+    now: () => p.clock,
+    collect: () => {
+      p.collections++;
+      p.used = p.live;
+    },
+    defer: (run) => p.deferred.push(run),
+    logger: createLogger({ level: 'debug', write: (line) => p.logs.push(JSON.parse(line)) }),
+    ...options,
+  });
+  const runDeferred = () => p.deferred.splice(0).forEach((run) => run());
+  return { p, limiter, runDeferred };
+}
+
 describe('memory limiter', () => {
-  it('refuses with a message and Retry-After while over the limit, and admits again once under', () => {
-    let used = 100 * MiB;
-    let clock = 0;
-    const limiter = createMemoryLimiter({ limitMib: 512, retryAfterMs: 2000, measure: () => used, now: () => clock });
+  it('the soft limit defaults to a fifth below the hard one, as the Collector\'s spike_limit_mib', () => {
+    expect(defaultSpikeLimitMib(512)).toBe(102);
+    const limiter = createMemoryLimiter({ limitMib: 1000, measure: () => 0 });
+    expect(limiter.hardLimit).toBe(1000 * MiB);
+    expect(limiter.softLimit).toBe(800 * MiB);
+  });
+
+  it('at or under the soft limit, admits without collecting', () => {
+    const { p, limiter } = fakeProcess();
     expect(limiter.check()).toBeUndefined();
-    used = 600 * MiB;
-    clock += 100;
+    p.used = p.live = 400 * MiB;
+    p.clock += 100;
+    expect(limiter.check()).toBeUndefined();
+    expect(p.collections).toBe(0);
+  });
+
+  it('between the soft and the hard limit, collects and measures again: garbage does not lock clients out', () => {
+    const { p, limiter } = fakeProcess();
+    // A burst was delivered: 450 MiB counted, 100 live. Admitted after one collection.
+    p.used = 450 * MiB;
+    expect(limiter.check()).toBeUndefined();
+    expect(p.collections).toBe(1);
+    expect(limiter.lastSample()).toBe(100 * MiB);
+  });
+
+  it('between the limits, refuses only what is still over the soft limit once collected, naming both settings', () => {
+    const { p, limiter } = fakeProcess({ retryAfterMs: 2000 });
+    p.used = p.live = 450 * MiB;
     const refusal = limiter.check();
+    expect(p.collections).toBe(1);
     expect(refusal?.retryAfterMs).toBe(2000);
-    expect(refusal?.message).toMatch(/600 MiB.*memory_limit_mib 512/);
-    used = 300 * MiB;
-    clock += 100;
+    expect(refusal?.message).toMatch(/soft memory limit \(450 MiB in use, soft limit 400 MiB = service.memory_limit_mib 512 - service.memory_spike_limit_mib 112\)/);
+  });
+
+  it('refusals stop as soon as live memory is under the soft limit: the next sample admits', () => {
+    const { p, limiter } = fakeProcess();
+    p.used = p.live = 450 * MiB;
+    expect(limiter.check()).toBeDefined();
+    // The exporters delivered; within the collection interval, the sample alone decides.
+    p.used = p.live = 390 * MiB;
+    p.clock += 100;
+    expect(limiter.check()).toBeUndefined();
+    expect(p.collections).toBe(1);
+  });
+
+  it('over the hard limit, refuses at once on the sample and collects only after the refusal was answered', () => {
+    const { p, limiter, runDeferred } = fakeProcess();
+    p.used = 900 * MiB;
+    p.live = 100 * MiB;
+    const refusal = limiter.check();
+    expect(refusal?.message).toMatch(/over its memory limit \(900 MiB in use, service.memory_limit_mib 512\)/);
+    expect(p.collections).toBe(0);
+    // Requests before the collection ran are refused on the same sample, and ask for no second one.
+    p.clock += 100;
+    expect(limiter.check()).toBeDefined();
+    expect(p.deferred).toHaveLength(1);
+    runDeferred();
+    expect(p.collections).toBe(1);
+    // What is live fits: the very next request is admitted, without waiting for a new sample.
     expect(limiter.check()).toBeUndefined();
   });
 
-  it('over the limit, collects garbage and measures again before refusing: dead objects do not lock clients out', () => {
-    let used = 600 * MiB;
-    let live = 100 * MiB;
-    let clock = 0;
-    let collections = 0;
-    const collect = () => {
-      collections++;
-      used = live;
-    };
-    const limiter = createMemoryLimiter({ limitMib: 512, measure: () => used, now: () => clock, collect, collectIntervalMs: 1000 });
-    // A burst was delivered: 600 MiB counted, 100 live. Admitted after one collection.
-    expect(limiter.check()).toBeUndefined();
-    expect(collections).toBe(1);
-    // Really over: the collection frees nothing and the request is refused.
-    used = 700 * MiB;
-    live = 700 * MiB;
-    clock += 1000;
-    expect(limiter.check()?.message).toMatch(/700 MiB/);
-    expect(collections).toBe(2);
-    // Under a real overload it collects at most once per interval, refusing on the samples between.
-    clock += 100;
+  it('over the hard limit with that much live, keeps refusing and collects at most once per interval', () => {
+    const { p, limiter, runDeferred } = fakeProcess({ collectIntervalMs: 1000 });
+    p.used = p.live = 700 * MiB;
     expect(limiter.check()).toBeDefined();
-    clock += 100;
+    runDeferred();
+    expect(p.collections).toBe(1);
+    for (let i = 0; i < 9; i++) {
+      p.clock += 100;
+      expect(limiter.check()?.message).toMatch(/700 MiB/);
+      runDeferred();
+    }
+    expect(p.collections).toBe(1);
+    p.clock += 100;
     expect(limiter.check()).toBeDefined();
-    expect(collections).toBe(2);
-    clock += 800;
-    live = 200 * MiB;
+    runDeferred();
+    expect(p.collections).toBe(2);
+    // Live memory went down between the limits: collected and measured on the spot once allowed.
+    p.used = p.live = 300 * MiB;
+    p.clock += 1000;
     expect(limiter.check()).toBeUndefined();
-    expect(collections).toBe(3);
+  });
+
+  it('between the limits, also collects at most once per interval, refusing on the samples between', () => {
+    const { p, limiter } = fakeProcess({ collectIntervalMs: 1000 });
+    p.used = p.live = 450 * MiB;
+    expect(limiter.check()).toBeDefined();
+    p.clock += 500;
+    expect(limiter.check()).toBeDefined();
+    expect(p.collections).toBe(1);
+    p.clock += 500;
+    p.used = 450 * MiB;
+    p.live = 200 * MiB;
+    expect(limiter.check()).toBeUndefined();
+    expect(p.collections).toBe(2);
+  });
+
+  it('poll() collects without a request, even over the hard limit, so an idle daemon accepts again', () => {
+    const { p, limiter, runDeferred } = fakeProcess();
+    p.used = 900 * MiB;
+    p.live = 700 * MiB;
+    expect(limiter.check()).toBeDefined();
+    runDeferred();
+    // The exporters delivered the burst; nobody sends, the ticker finds the garbage.
+    p.used = 900 * MiB;
+    p.live = 120 * MiB;
+    p.clock += 1000;
+    limiter.poll();
+    expect(p.collections).toBe(2);
+    expect(p.deferred).toHaveLength(0);
+    expect(limiter.lastSample()).toBe(120 * MiB);
+    expect(limiter.check()).toBeUndefined();
+    // Under the soft limit the ticker only samples.
+    p.clock += 1000;
+    limiter.poll();
+    expect(p.collections).toBe(2);
+  });
+
+  it('logs refusing and accepting again once per change, not once per request', () => {
+    const { p, limiter } = fakeProcess();
+    p.used = p.live = 450 * MiB;
+    for (let i = 0; i < 5; i++, p.clock += 100) limiter.check();
+    p.used = p.live = 300 * MiB;
+    for (let i = 0; i < 5; i++, p.clock += 100) limiter.check();
+    const changes = p.logs.filter((l) => l.level !== 'debug');
+    expect(changes.map((l) => [l.level, l.msg, l.live_mib])).toEqual([
+      ['warn', 'memory limit reached: refusing requests', 450],
+      ['info', 'memory under the soft limit again: accepting requests', 300],
+    ]);
   });
 
   it('the default collection frees what is no longer referenced', () => {
@@ -57,10 +174,24 @@ describe('memory limiter', () => {
     garbage = undefined;
     let after = 0;
     // A limit below the heap in use makes the limiter collect; the second sample is what is live.
-    const limiter = createMemoryLimiter({ limitMib: 1, measure: () => (after = measure()) });
-    limiter.check();
+    const limiter = createMemoryLimiter({ limitMib: 1, spikeLimitMib: 0, measure: () => (after = measure()) });
+    limiter.poll();
     expect(garbage).toBeUndefined();
     expect(after).toBeLessThan(withGarbage - 10 * MiB);
+  });
+
+  it('the default collection and measure no longer count the Buffers it freed', () => {
+    let buffers: Buffer[] | undefined = Array.from({ length: 8 }, () => Buffer.alloc(16 * MiB, 1));
+    const limiter = createMemoryLimiter({ limitMib: 1024 * 1024 });
+    limiter.check();
+    const holding = limiter.lastSample();
+    expect(buffers).toHaveLength(8);
+    buffers = undefined;
+    // Freed ArrayBuffers stay in V8's external count until a second collection; the limiter makes it.
+    const collecting = createMemoryLimiter({ limitMib: 2, spikeLimitMib: 1 });
+    collecting.poll();
+    expect(buffers).toBeUndefined();
+    expect(collecting.lastSample()).toBeLessThan(holding - 100 * MiB);
   });
 
   it('samples at most once per interval, however many requests ask', () => {
@@ -80,7 +211,8 @@ describe('memory limiter', () => {
 
   it('measures the real process by default', () => {
     // This process holds far more than 1 MiB of live JS memory and far less than 1 TiB.
-    expect(createMemoryLimiter({ limitMib: 1 }).check()).toBeDefined();
+    const tight = createMemoryLimiter({ limitMib: 1, spikeLimitMib: 0, defer: () => {} });
+    expect(tight.check()).toBeDefined();
     const roomy = createMemoryLimiter({ limitMib: 1024 * 1024 });
     expect(roomy.check()).toBeUndefined();
     expect(roomy.lastSample()).toBeGreaterThan(MiB);

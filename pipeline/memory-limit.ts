@@ -1,6 +1,7 @@
-// The process-wide memory limiter (`service.memory_limit_mib`): receivers ask it before decoding a body
-// and answer 503 + Retry-After while the process is over the limit, rather than grow until the kernel
-// kills it and loses what it had not acknowledged yet.
+// The process-wide memory limiter, in the spirit of the Collector's memory_limiter: a hard limit
+// (`service.memory_limit_mib`) and a soft limit below it by `service.memory_spike_limit_mib`. Receivers
+// ask it before decoding a body and answer 503 + Retry-After while the process is over, rather than grow
+// until the kernel kills it and loses what it had not acknowledged yet.
 //
 // What it measures: live JavaScript memory, V8 heap used plus memory outside the heap held by JS objects
 // (Buffers, ArrayBuffers): that is what decoding requests grows, and what a garbage collection gives
@@ -12,19 +13,37 @@
 // very numbers process.memoryUsage() reports as heapUsed + external), without memoryUsage()'s read of
 // the resident set size from /proc, which cost about ten times as much (measured, docs/performance.md, round 0260).
 //
-// Over the limit, it collects before it refuses: V8 collects the old generation only when it allocates,
-// so after a burst an idle daemon kept counting objects that were already dead, and refused every request
-// until something else made V8 collect (111 s in one test). A full collection, then a second sample,
-// tells live memory from garbage; refusals stop as soon as live memory is under the limit. A collection
-// of a large heap takes tens of milliseconds, so the limiter forces one at most every
-// `collectIntervalMs`: under a real overload it refuses on the sample it has.
+// The two limits. A sample counts garbage too: V8 collects the old generation only when it allocates, so
+// after a burst an idle daemon kept counting objects that were already dead and refused every request
+// until something else made V8 collect (111 s in one test). So:
+// - at or under the soft limit: admit;
+// - between the soft and the hard limit: collect, then measure again, and refuse only if what is live is
+//   still over the soft limit. Refusals stop as soon as live memory is under it;
+// - over the hard limit: refuse at once on the sample (no request waits for a collection there), and
+//   collect right after, so that the next sample tells live memory from garbage.
+// A collection of a large heap takes tens of milliseconds, so the limiter forces one at most every
+// `collectIntervalMs`: under a real overload it refuses on the samples it has.
+//
+// `poll()` does the same check without a request; the daemon calls it every second, as the Collector's
+// limiter checks on a ticker, so that an idle daemon gives its memory back after a burst and its state
+// (and the log line saying it accepts again) does not wait for the next client.
 
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import type { Logger } from './log.ts';
+
+const MiB = 1024 * 1024;
+
+/** The soft limit's distance below the hard limit when `service.memory_spike_limit_mib` is not set: a fifth of it (the Collector's default). */
+export function defaultSpikeLimitMib(limitMib: number): number {
+  return Math.floor(limitMib / 5);
+}
 
 export interface MemoryLimiterOptions {
-  /** The limit in MiB (`service.memory_limit_mib`, default 512). */
+  /** The hard limit in MiB (`service.memory_limit_mib`, default 512). */
   limitMib: number;
+  /** The soft limit is `limitMib - spikeLimitMib` (`service.memory_spike_limit_mib`); default defaultSpikeLimitMib(limitMib). */
+  spikeLimitMib?: number;
   /** How long a refused client should wait (Retry-After). Default 1000. */
   retryAfterMs?: number;
   /** Longest age of a sample. Default 100. */
@@ -37,13 +56,28 @@ export interface MemoryLimiterOptions {
   collect?: () => void;
   /** Least time between two collections the limiter forces. Default 1000. */
   collectIntervalMs?: number;
+  /** Runs a collection after the refusal that asked for it has been answered; tests inject it. Default setImmediate. */
+  defer?: (run: () => void) => void;
+  /** Where refusing and accepting again are logged (once per change, not per request). */
+  logger?: Logger;
+}
+
+export interface Refusal {
+  message: string;
+  retryAfterMs: number;
 }
 
 export interface MemoryLimiter {
   /** undefined: go ahead; otherwise the refusal to answer with (503 + Retry-After). */
-  check(): { message: string; retryAfterMs: number } | undefined;
+  check(): Refusal | undefined;
+  /** The same check without a request (the daemon's ticker): never refuses anyone, may collect. */
+  poll(): void;
   /** The last sample, in bytes (for logs and self-telemetry). */
   lastSample(): number;
+  /** The soft limit in bytes. */
+  readonly softLimit: number;
+  /** The hard limit in bytes. */
+  readonly hardLimit: number;
 }
 
 function liveBytes(): number {
@@ -53,48 +87,104 @@ function liveBytes(): number {
 
 /**
  * V8's full collection. Node exposes it only with --expose-gc; setting the flag at run time and reading
- * `gc` in a fresh context gives the function without changing how the daemon is started.
+ * `gc` in a fresh context gives the function without changing how the daemon is started. Then a young
+ * generation collection: V8 keeps counting the Buffers the full collection freed as external memory
+ * until its next collection of any kind (measured after a 200,000-span request: 370 MiB external after
+ * the full one, 5 MiB after the next), and a young one costs far less than a second full one under an
+ * overload whose live heap is large.
  */
 function fullCollection(): () => void {
   setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
+  const gc = runInNewContext('gc') as (options?: { type: 'major' | 'minor' }) => void;
+  return () => {
+    gc();
+    gc({ type: 'minor' });
+  };
 }
 
+const toMib = (bytes: number) => Math.round(bytes / MiB);
+
 export function createMemoryLimiter(options: MemoryLimiterOptions): MemoryLimiter {
-  const limit = options.limitMib * 1024 * 1024;
+  const spikeMib = options.spikeLimitMib ?? defaultSpikeLimitMib(options.limitMib);
+  const hard = options.limitMib * MiB;
+  const soft = (options.limitMib - spikeMib) * MiB;
   const retryAfterMs = options.retryAfterMs ?? 1000;
   const interval = options.sampleIntervalMs ?? 100;
   const measure = options.measure ?? liveBytes;
   const now = options.now ?? (() => performance.now());
   const collectInterval = options.collectIntervalMs ?? 1000;
+  const defer = options.defer ?? ((run: () => void) => void setImmediate(run));
+  const logger = options.logger;
   let collect = options.collect;
   let collectedAt = -Infinity;
+  let collectPending = false;
   let sampledAt = -Infinity;
   let sample = 0;
-  let refusal: { message: string; retryAfterMs: number } | undefined;
+  let refusal: Refusal | undefined;
+
+  const overHard = (bytes: number): Refusal => ({
+    message: `tracehop is over its memory limit (${toMib(bytes)} MiB in use, service.memory_limit_mib ${options.limitMib})`,
+    retryAfterMs,
+  });
+  const overSoft = (bytes: number): Refusal => ({
+    message: `tracehop is over its soft memory limit (${toMib(bytes)} MiB in use, soft limit ${options.limitMib - spikeMib} MiB = service.memory_limit_mib ${options.limitMib} - service.memory_spike_limit_mib ${spikeMib})`,
+    retryAfterMs,
+  });
+
+  /** Sets the answer for the requests to come, logging when it changes between refusing and admitting. */
+  const decide = (next: Refusal | undefined) => {
+    if (next !== undefined && refusal === undefined) {
+      logger?.warn('memory limit reached: refusing requests', { live_mib: toMib(sample), soft_limit_mib: toMib(soft), hard_limit_mib: options.limitMib });
+    } else if (next === undefined && refusal !== undefined) {
+      logger?.info('memory under the soft limit again: accepting requests', { live_mib: toMib(sample), soft_limit_mib: toMib(soft) });
+    }
+    refusal = next;
+  };
+
+  /** Collects, measures what is live and decides on that. */
+  const collectAndMeasure = () => {
+    const before = sample;
+    collectedAt = now();
+    collect ??= fullCollection();
+    collect();
+    sample = measure();
+    sampledAt = now();
+    logger?.debug('memory limiter collected garbage', { before_mib: toMib(before), live_mib: toMib(sample) });
+    decide(sample > soft ? overSoft(sample) : undefined);
+  };
+
+  /** The collection a refusal over the hard limit asked for, once that refusal has been answered. */
+  const deferredCollection = () => {
+    collectPending = false;
+    if (now() - collectedAt >= collectInterval) collectAndMeasure();
+  };
+
+  /** A fresh sample and what follows from it; `request`: a client waits for the answer. */
+  const evaluate = (t: number, request: boolean) => {
+    sampledAt = t;
+    sample = measure();
+    if (sample <= soft) return decide(undefined);
+    if (collectPending || t - collectedAt < collectInterval) return decide(sample > hard ? overHard(sample) : overSoft(sample));
+    if (sample > hard && request) {
+      decide(overHard(sample));
+      collectPending = true;
+      defer(deferredCollection);
+      return;
+    }
+    collectAndMeasure();
+  };
 
   return {
     check() {
       const t = now();
-      if (t - sampledAt >= interval) {
-        sampledAt = t;
-        sample = measure();
-        if (sample > limit && t - collectedAt >= collectInterval) {
-          collectedAt = t;
-          collect ??= fullCollection();
-          collect();
-          sample = measure();
-        }
-        refusal =
-          sample > limit
-            ? {
-                message: `tracehop is over its memory limit (${Math.round(sample / 1048576)} MiB in use, service.memory_limit_mib ${options.limitMib})`,
-                retryAfterMs,
-              }
-            : undefined;
-      }
+      if (t - sampledAt >= interval) evaluate(t, true);
       return refusal;
     },
+    poll() {
+      evaluate(now(), false);
+    },
     lastSample: () => sample,
+    softLimit: soft,
+    hardLimit: hard,
   };
 }

@@ -50,6 +50,9 @@ export class ValueEncoder {
     this.value(value);
     const out = Buffer.allocUnsafe(this.pos);
     this.buf.copy(out, headerBytes, headerBytes, this.pos);
+    // A scratch grown past SCRATCH_KEEP by a huge record is let go now, not at the next record: after a
+    // burst the daemon may stay idle, and kept the whole record's size (130 MiB after a 200,000-span request).
+    if (this.buf.length > SCRATCH_KEEP) this.use(Buffer.allocUnsafe(64 * 1024));
     return out;
   }
 
@@ -59,6 +62,7 @@ export class ValueEncoder {
   }
 
   private reset(headerBytes: number): void {
+    // Also here: an encoding that threw half-way never reached the end of encode().
     if (this.buf.length > SCRATCH_KEEP) this.use(Buffer.allocUnsafe(64 * 1024));
     this.pos = headerBytes;
     this.keys.clear();

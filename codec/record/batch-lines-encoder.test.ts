@@ -50,6 +50,26 @@ describe('BatchLinesEncoder', () => {
     expect(second.equals(encodeBatchJsonLinesBuffer(sampleSpans(20, 100)))).toBe(true);
   });
 
+  it('lets a buffer grown by a batch of huge spans go once batches are normal again', () => {
+    const encoder = new BatchLinesEncoder();
+    const huge = encoder.encode(Array.from({ length: 50 }, (_, i) => sampleSpan(i, { name: 'x'.repeat(100_000) })));
+    expect(huge.buffer.byteLength).toBeGreaterThan(4 * 1024 * 1024);
+    encoder.release(huge);
+    // (Booleans, not the buffers, in expect: a failure would print megabytes.)
+    let bytes = encoder.encode(sampleSpans(10, 100));
+    expect(bytes.buffer === huge.buffer).toBe(false);
+    expect(bytes.equals(encodeBatchJsonLinesBuffer(sampleSpans(10, 100)))).toBe(true);
+    // The first normal batch is sized from the huge one's bytes per span; a few batches on, the buffer
+    // in use is of the normal batches' size, and is used again.
+    for (let b = 0; b < 3; b++) {
+      encoder.release(bytes);
+      bytes = encoder.encode(sampleSpans(10, 200 + b * 10));
+    }
+    expect(bytes.buffer.byteLength).toBeLessThan(1024 * 1024);
+    encoder.release(bytes);
+    expect(encoder.encode(sampleSpans(10, 300)).buffer === bytes.buffer).toBe(true);
+  });
+
   it('ignores bytes it did not hand out, and a second release of the same bytes', () => {
     const encoder = new BatchLinesEncoder();
     const foreign = Buffer.alloc(1 << 20);

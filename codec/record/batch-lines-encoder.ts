@@ -13,6 +13,13 @@ import { KeyMemory } from './json-writer.ts';
 
 /** A buffer bigger than this (a batch of huge spans) is let go rather than kept for the next batch. */
 const KEEP_AT_MOST = 16 * 1024 * 1024;
+/**
+ * A buffer given back is used again only while it is at most this many times what the batch is expected
+ * to need (or at most SMALL_ENOUGH): one grown by a batch of huge spans is let go once batches are normal
+ * again, instead of keeping the burst's size for good.
+ */
+const OVERSIZE = 4;
+const SMALL_ENOUGH = 1024 * 1024;
 /** Buffers lent and not given back yet that are still recognised by release(); older ones are forgotten. */
 const LENT_AT_MOST = 4;
 
@@ -38,8 +45,10 @@ export class BatchLinesEncoder {
    */
   encode(spans: readonly Span[]): Buffer {
     if (spans.length === 0) return Buffer.alloc(0);
-    const w = writeBatchJsonLines(spans, this.options, this.spare, this.keys, this.size);
+    const spare = this.spare;
     this.spare = undefined;
+    const fits = spare !== undefined && spare.length <= Math.max(SMALL_ENOUGH, OVERSIZE * this.size.bytesFor(spans.length, 256));
+    const w = writeBatchJsonLines(spans, this.options, fits ? spare : undefined, this.keys, this.size);
     if (w.buf.length <= KEEP_AT_MOST) {
       if (this.lent.length >= LENT_AT_MOST) this.lent.shift();
       this.lent.push(w.buf);

@@ -20,6 +20,13 @@ export const ENCODING_HEADER: Record<KafkaEncoding, string> = {
 
 /** A writer bigger than this (a batch of huge spans) is let go rather than kept for the next export call. */
 const KEEP_AT_MOST = 16 * 1024 * 1024;
+/**
+ * A kept writer is used again only while it is at most this many times the call's first guess (or at
+ * most SMALL_ENOUGH): one grown by huge spans is let go once calls are normal again, instead of keeping
+ * the burst's size for good.
+ */
+const OVERSIZE = 4;
+const SMALL_ENOUGH = 1024 * 1024;
 
 /**
  * The per-trace encoder of the otlp_* encodings; json encodes span by span instead.
@@ -35,7 +42,9 @@ export function traceEncoder(encoding: Exclude<KafkaEncoding, 'json'>): TraceEnc
     const encoder = new ExportRequestEncoder();
     let spare: ProtoWriter | undefined;
     return (spanCount) => {
-      const writer = spare ?? new ProtoWriter(Math.max(64 * 1024, spanCount * 768));
+      const guess = Math.max(64 * 1024, spanCount * 768);
+      const kept = spare !== undefined && spare.buf.length <= Math.max(SMALL_ENOUGH, OVERSIZE * guess) ? spare : undefined;
+      const writer = kept ?? new ProtoWriter(guess);
       spare = undefined;
       writer.pos = 0;
       return {

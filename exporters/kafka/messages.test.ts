@@ -144,6 +144,19 @@ describe('trace messages (otlp)', () => {
     expect(ids(held)).toEqual(first.map((s) => s.spanId));
   });
 
+  it('otlp_proto lets a writer grown by huge spans go once calls are normal again', () => {
+    const encoder = traceEncoder('otlp_proto');
+    const opts = options(16_000_000, 'otlp_proto');
+    const huge = planTraceMessages([span(A, 3_000_000)], encoder, opts);
+    huge.release();
+    const normal = planTraceMessages([span(B, 50)], encoder, opts);
+    expect(sameStart(normal, huge)).toBe(false);
+    expect(decodeExportRequest(normal.messages[0].value!).spans).toHaveLength(1);
+    // A writer of normal size is still used again.
+    normal.release();
+    expect(sameStart(planTraceMessages([span(A, 60)], encoder, opts), normal)).toBe(true);
+  });
+
   it('otlp_json cuts a trace too big for one message too, and sets aside a span too large alone', () => {
     const big = span(A, 4000);
     const spans = [...Array.from({ length: 30 }, () => span(A, 300)), big, span(A)];
