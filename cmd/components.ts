@@ -8,6 +8,7 @@ import { factory as apiKeys } from '../extensions/api_keys/factory.ts';
 import { factory as healthCheck } from '../extensions/health_check/factory.ts';
 import { factory as batch } from '../processors/batch/factory.ts';
 import { factory as namespace } from '../processors/namespace/factory.ts';
+import { factory as limit } from '../processors/limit/factory.ts';
 import { factory as httpReceiver } from '../receivers/http/factory.ts';
 import { factory as otlpReceiver } from '../receivers/otlp/factory.ts';
 
@@ -18,6 +19,7 @@ export function builtinRegistry(): Registry {
     .register(httpReceiver)
     .register(otlpReceiver)
     .register(namespace)
+    .register(limit)
     .register(batch)
     .register(fileExporter)
     .register(kafkaExporter)

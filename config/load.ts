@@ -2,7 +2,7 @@
 // unknown keys are errors), pipeline wiring rules. Every problem is reported with file:line:col.
 import { readFileSync } from 'node:fs';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Scalar, visit, type Document } from 'yaml';
-import type { ComponentKind } from '../pipeline/component.ts';
+import { SYNC_PROCESSORS, type ComponentKind } from '../pipeline/component.ts';
 import type { ComponentEntry, GraphSpec, PipelineEntry } from '../pipeline/graph.ts';
 import type { Registry } from '../pipeline/registry.ts';
 import { defaultSpikeLimitMib } from '../pipeline/memory-limit.ts';
@@ -11,7 +11,7 @@ import { expandEnv } from './expand.ts';
 import { OVERRIDE_SOURCE, overridePosition, parseOverride, type Override } from './overrides.ts';
 import { ConfigError, type Problem } from './problem.ts';
 import {
-  DEFAULT_MAX_BYTES, RECEIVER_STEPS, serviceSchema, storageSchema, SYNC_PROCESSORS, TOP_LEVEL_KEYS,
+  DEFAULT_MAX_BYTES, RECEIVER_STEPS, serviceSchema, storageSchema, TOP_LEVEL_KEYS,
   type ServiceConfig, type StorageConfig,
 } from './schema.ts';
 

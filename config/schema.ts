@@ -68,8 +68,6 @@ delete ((storageSchema.properties as Record<string, JsonSchema>).max_bytes as Re
 
 export const TOP_LEVEL_KEYS = ['extensions', 'receivers', 'processors', 'exporters', 'service', 'storage'] as const;
 
-/** The synchronous processors, in the order they run (docs/decisions/0002). */
-export const SYNC_PROCESSORS = ['namespace'] as const;
 
 /**
  * Former processors whose work every receiver now does at its edge (docs/decisions/0600). A config may

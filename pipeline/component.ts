@@ -151,3 +151,7 @@ export interface DeliveryConfig {
   retry: { initial_interval: number; max_interval: number; multiplier: number };
   dead_letter: { path: string; max_attempts: number };
 }
+
+/** The synchronous processor types, in the order they run whatever order a pipeline lists them in
+ *  (docs/decisions/0002): namespace first, so the others see every SDK's spans in one shape. */
+export const SYNC_PROCESSORS = ['namespace', 'limit'] as const;

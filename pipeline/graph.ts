@@ -1,7 +1,7 @@
 // The running daemon built from a loaded config: one ingest stream per pipeline, one runner per
 // (pipeline, exporter), one consumer per receiver that runs the synchronous processors once and appends
 // to every stream the receiver feeds.
-import type { Authenticator, Batcher, Exporter, Extension, IngestConsumer, Receiver, SyncProcessor } from './component.ts';
+import { SYNC_PROCESSORS, type Authenticator, type Batcher, type Exporter, type Extension, type IngestConsumer, type Receiver, type SyncProcessor } from './component.ts';
 import { DeadLetterFile, defaultDeadLetterPath } from './deadletter.ts';
 import { RefusedError } from './errors.ts';
 import type { Logger } from './log.ts';
@@ -115,10 +115,13 @@ export class Graph {
     for (const p of spec.pipelines) {
       const listed = p.processors.map((id) => ({ id, instance: processor(id) }));
       const byType = (type: string) => listed.find((l) => (spec.processors.get(l.id)?.type ?? l.id) === type)?.instance;
-      // The receivers checked the spans at their edge; namespace runs when listed (docs/decisions/0002).
+      // The receivers checked the spans at their edge; the synchronous processors listed run in the
+      // order SYNC_PROCESSORS gives them (docs/decisions/0002).
       const sync: Array<SyncProcessor | Batcher> = [];
-      const namespace = byType('namespace');
-      if (namespace) sync.push(namespace);
+      for (const type of SYNC_PROCESSORS) {
+        const instance = byType(type);
+        if (instance) sync.push(instance);
+      }
       const async = listed.map((l) => l.instance).filter((i): i is Batcher => !i.sync);
       const runtime: PipelineRuntime = {
         id: p.id,
