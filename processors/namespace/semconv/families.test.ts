@@ -184,7 +184,7 @@ describe('OpenLLMetry / Traceloop (§6.2)', () => {
       'traceloop.entity.input': '{"inputs":{"topic":"cats"},"tags":[]}',
       'traceloop.entity.output': '{"outputs":"a joke"}',
     })).toEqual({
-      'ag.type.span': 'workflow', 'ag.data.inputs.topic': 'cats', 'ag.data.outputs': 'a joke',
+      'ag.type.span': 'workflow', 'ag.data.inputs.topic': 'cats', 'ag.data.outputs': 'a joke', 'ag.meta.entity.name': 'joke',
     });
     expect(mapList(openllmetry, {
       'llm.request.type': 'chat', 'gen_ai.system': 'OpenAI', 'gen_ai.request.model': 'gpt-4o',
@@ -206,10 +206,26 @@ describe('OpenLLMetry / Traceloop (§6.2)', () => {
     ]);
   });
 
-  it('vector DB spans; entity JSON without the member or undecodable gives nothing; first top_k wins', () => {
+  it('decorated functions: keyword arguments are the named inputs, positional ones `args`; the return value is the output', () => {
+    // What traceloop-sdk's @workflow / @task / @tool decorators record (json.dumps of the call and its result).
+    expect(map(openllmetry, {
+      'traceloop.span.kind': 'tool', 'traceloop.entity.name': 'get_weather', 'traceloop.entity.path': 'plan.get_weather',
+      'traceloop.workflow.name': 'trip', 'traceloop.entity.input': '{"args": ["Paris"], "kwargs": {"units": "metric", "days": 2}}',
+      'traceloop.entity.output': '"Sunny, 22C"',
+    })).toEqual({
+      'ag.type.span': 'tool', 'ag.data.inputs.units': 'metric', 'ag.data.inputs.days': 2, 'ag.data.inputs.args': ['Paris'],
+      'ag.data.outputs': 'Sunny, 22C', 'ag.meta.entity.name': 'get_weather', 'ag.meta.entity.path': 'plan.get_weather',
+      'ag.meta.workflow.name': 'trip',
+    });
+    expect(map(openllmetry, { 'traceloop.entity.input': '{"args": [{"city": "Rome"}], "kwargs": {}}', 'traceloop.entity.output': '{"temp": 22, "sky": "clear"}' })).toEqual({
+      'ag.data.inputs.args.0.city': 'Rome', 'ag.data.outputs.temp': 22, 'ag.data.outputs.sky': 'clear',
+    });
+  });
+
+  it('vector DB spans; entity input without inputs, args or kwargs gives nothing; first top_k wins', () => {
     expect(map(openllmetry, {
       'traceloop.span.kind': 'task', 'db.system': 'pinecone', 'pinecone.query.top_k': 3, 'db.vector.query.top_k': 5,
-      'traceloop.entity.input': '{"args":[]}', 'traceloop.entity.output': 'nope', 'llm.top_k': 7,
+      'traceloop.entity.input': '{"args":[]}', 'traceloop.entity.output': 'null', 'llm.top_k': 7,
     })).toEqual({ 'ag.type.span': 'task', 'ag.meta.request.top_k': 7, 'ag.meta.system': 'pinecone' });
     expect(map(openllmetry, { 'traceloop.span.kind': 'robot' })).toEqual({});
   });

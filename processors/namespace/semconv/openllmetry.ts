@@ -4,22 +4,39 @@ import { isPlainObject } from '../keys.ts';
 import { decodeJson, lowerType, putValue, type Family, type Row } from './rows.ts';
 import type { RowOutput } from './planned-output.ts';
 
-/** Rows 3/4: the member `inputs` / `outputs` of the entity JSON (a string or an object), else nothing. */
-function entityMember(attrs: Attributes, out: RowOutput, src: string, member: string, dst: string): void {
-  const v = attrs.get(src);
+/**
+ * Row 3: what traceloop's decorators record as the entity input. An object with an `inputs` member (what
+ * Agenta-style code sends): that member. Otherwise the call's arguments as the Python SDK writes them,
+ * `{"args": [...], "kwargs": {...}}`: the keyword arguments are the named inputs, the positional ones
+ * `args`. Anything else maps nothing.
+ */
+function entityInput(attrs: Attributes, out: RowOutput): void {
+  const v = attrs.get('traceloop.entity.input');
   if (v === undefined) return;
   const decoded = decodeJson(v);
   if (!isPlainObject(decoded)) return;
-  const m = decoded[member];
-  if (typeof m === 'string' || isPlainObject(m)) putValue(out, dst, m);
+  if ('inputs' in decoded) {
+    const m = decoded.inputs;
+    if (typeof m === 'string' || isPlainObject(m)) putValue(out, 'ag.data.inputs', m);
+    return;
+  }
+  const { args, kwargs } = decoded;
+  if (!Array.isArray(args) && !isPlainObject(kwargs)) return;
+  if (isPlainObject(kwargs)) for (const [name, value] of Object.entries(kwargs)) if (name !== 'args') putValue(out, `ag.data.inputs.${name}`, value);
+  if (Array.isArray(args) && args.length > 0) putValue(out, 'ag.data.inputs.args', args);
 }
 
-function entityInput(attrs: Attributes, out: RowOutput): void {
-  entityMember(attrs, out, 'traceloop.entity.input', 'inputs', 'ag.data.inputs');
-}
-
+/** Row 4: the entity output's `outputs` member when it has one (as row 3), else the decoded return value. */
 function entityOutput(attrs: Attributes, out: RowOutput): void {
-  entityMember(attrs, out, 'traceloop.entity.output', 'outputs', 'ag.data.outputs');
+  const v = attrs.get('traceloop.entity.output');
+  if (v === undefined) return;
+  const decoded = decodeJson(v);
+  if (isPlainObject(decoded) && 'outputs' in decoded) {
+    const m = decoded.outputs;
+    if (typeof m === 'string' || isPlainObject(m)) putValue(out, 'ag.data.outputs', m);
+    return;
+  }
+  if (decoded !== null) putValue(out, 'ag.data.outputs', decoded);
 }
 
 const rows: Row[] = [
@@ -27,6 +44,9 @@ const rows: Row[] = [
   { kind: 'type', src: 'llm.request.type', map: lowerType },
   { kind: 'custom', dst: 'ag.data.inputs', sources: ['traceloop.entity.input'], run: entityInput },
   { kind: 'custom', dst: 'ag.data.outputs', sources: ['traceloop.entity.output'], run: entityOutput },
+  { kind: 'copy', src: 'traceloop.entity.name', dst: 'ag.meta.entity.name' },
+  { kind: 'copy', src: 'traceloop.entity.path', dst: 'ag.meta.entity.path' },
+  { kind: 'copy', src: 'traceloop.workflow.name', dst: 'ag.meta.workflow.name' },
   { kind: 'prefix', src: 'gen_ai.prompt', dst: 'ag.data.inputs.prompt' },
   { kind: 'prefix', src: 'gen_ai.completion', dst: 'ag.data.outputs.completion' },
   { kind: 'prefix', src: 'llm.request.functions', dst: 'ag.data.inputs.functions' },
