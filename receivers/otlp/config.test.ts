@@ -20,7 +20,7 @@ describe('otlp receiver config', () => {
     const both = load({ protocols: { http: { endpoint: '0.0.0.0:9999' }, grpc: {} } });
     expect(resolveProtocols(both.value as OtlpReceiverConfig)).toEqual({
       http: { endpoint: '0.0.0.0:9999', max_request_body_size: 20_971_520, max_spans_per_request: 100_000, max_values_per_request: 500_000, cors: { allowed_origins: [], allowed_headers: [], max_age: 0 }, read_header_timeout: 10_000, read_timeout: 60_000 },
-      grpc: { endpoint: '127.0.0.1:4317', max_recv_msg_size_mib: 20, max_spans_per_request: 100_000, max_values_per_request: 500_000, read_timeout: 60_000 },
+      grpc: { endpoint: '127.0.0.1:4317', max_recv_msg_size_mib: 20, max_spans_per_request: 100_000, max_values_per_request: 500_000, read_timeout: 60_000, keepalive: { server_parameters: { max_connection_idle: 300_000 } } },
     });
   });
 

@@ -2,7 +2,7 @@
 // its key being present: `protocols: {http: {}, grpc: {}}` (YAML `http:` with no value counts too), so
 // the protocol objects carry no schema default of their own.
 import type { JsonSchema } from '../../pipeline/component.ts';
-import { endpoint, integer } from '../../pipeline/schema.ts';
+import { duration, endpoint, integer, object } from '../../pipeline/schema.ts';
 import { corsSchema, NO_CORS, type CorsConfig } from '../common/cors.ts';
 import { tlsSchema, type TlsConfig } from '../common/tls.ts';
 import { authSchema, type AuthSetting } from '../../pipeline/auth.ts';
@@ -35,6 +35,9 @@ export interface OtlpGrpcProtocolConfig {
   max_values_per_request: number;
   /** Milliseconds from a call's start to the end of its request: DEADLINE_EXCEEDED when over; 0: none. */
   read_timeout: number;
+  /** The Collector's keepalive settings; only `max_connection_idle` (milliseconds, 0: never) so far: a
+   *  connection with no call for that long is closed (GOAWAY), so idle clients cannot pile up sockets. */
+  keepalive: { server_parameters: { max_connection_idle: number } };
   /** TLS (and mutual TLS with a client CA); absent: plaintext. */
   tls?: TlsConfig;
   /** The authenticator extension every call must pass (gRPC metadata `authorization`). */
@@ -63,6 +66,7 @@ export const GRPC_DEFAULTS: OtlpGrpcProtocolConfig = {
   max_spans_per_request: 100_000,
   max_values_per_request: 500_000,
   read_timeout: READ_TIMEOUT_DEFAULTS.read_timeout,
+  keepalive: { server_parameters: { max_connection_idle: 5 * 60_000 } },
 };
 
 /** An object whose unknown keys are errors, that may also be null (YAML `http:`), with no default. */
@@ -96,6 +100,7 @@ export const schema: JsonSchema = {
           max_spans_per_request: integer(GRPC_DEFAULTS.max_spans_per_request, 1),
           max_values_per_request: integer(GRPC_DEFAULTS.max_values_per_request, 1),
           read_timeout: readTimeoutProperties.read_timeout,
+          keepalive: object({ server_parameters: object({ max_connection_idle: duration('5m') }) }),
           tls: tlsSchema,
           auth: authSchema,
         }),

@@ -149,6 +149,10 @@ export class OtlpGrpcServer {
     const maxBytes = this.#config.max_recv_msg_size_mib * 1024 * 1024;
     const server = new Server({
       'grpc.max_receive_message_length': maxBytes,
+      // grpc-js closes a connection idle this long with GOAWAY; an absent option is never.
+      ...(this.#config.keepalive.server_parameters.max_connection_idle > 0
+        ? { 'grpc.max_connection_idle_ms': this.#config.keepalive.server_parameters.max_connection_idle }
+        : {}),
       interceptors: [grpcFrameCheck({ maxBytes, maxMib: this.#config.max_recv_msg_size_mib, readTimeout: this.#config.read_timeout }, this.#logger)],
     });
     server.addService(traceServiceDefinition, {
