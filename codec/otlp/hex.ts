@@ -12,13 +12,6 @@ function nibble(code: number): number {
   return code < 128 ? NIBBLES[code] : -1;
 }
 
-/** True when `s` is an even-length string of hex digits (either case). */
-export function isHex(s: string): boolean {
-  if ((s.length & 1) !== 0) return false;
-  for (let i = 0; i < s.length; i++) if (nibble(s.charCodeAt(i)) < 0) return false;
-  return true;
-}
-
 /** Bytes of a hex id; a non-hex pair becomes 0 (ids reaching an encoder were validated on the way in). */
 export function hexToBytes(s: string, out: Uint8Array, offset: number): number {
   const n = s.length >> 1;

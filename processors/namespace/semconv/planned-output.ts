@@ -67,10 +67,4 @@ export class PlannedOutput implements RowOutput {
     for (let i = 0; i < this.size; i++) if (isTyped(this.values[i])) return true;
     return false;
   }
-
-  toMap(): Attributes {
-    const out: Attributes = new Map();
-    for (let i = 0; i < this.size; i++) out.set(this.keys[i], this.values[i]);
-    return out;
-  }
 }
