@@ -1,7 +1,7 @@
 // The output of a planned semantic-convention family (plan.ts, rows.ts): a family maps one or two keys
 // per span, and a fresh Map for that (plus its `set`s, then `keys()` and `get` to read it back) was ~6%
 // of the namespace stage on the OTLP bench (profiled). One instance is reused for every span.
-import type { AttrValue, Attributes } from '../../../model/span.ts';
+import type { AttrValue } from '../../../model/span.ts';
 import { isTyped } from '../decode.ts';
 import { isBelow } from '../keys.ts';
 
