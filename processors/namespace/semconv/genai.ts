@@ -54,7 +54,7 @@ const rows: Row[] = [
   { kind: 'copy', src: 'gen_ai.usage.prompt_tokens', dst: 'ag.metrics.tokens.incremental.prompt' },
   { kind: 'copy', src: 'gen_ai.usage.output_tokens', dst: 'ag.metrics.tokens.incremental.completion' },
   { kind: 'copy', src: 'gen_ai.usage.completion_tokens', dst: 'ag.metrics.tokens.incremental.completion' },
-  { kind: 'custom', dst: TOTAL, sources: ['gen_ai.usage.'], run: totalTokens },
+  { kind: 'custom', dst: TOTAL, sources: ['gen_ai.usage.'], note: "the client's `gen_ai.usage.total_tokens`, else prompt + completion", run: totalTokens },
   { kind: 'copy', src: 'gen_ai.usage.cache_read.input_tokens', dst: 'ag.metrics.tokens.incremental.cache_read' },
   { kind: 'copy', src: 'gen_ai.usage.cache_creation.input_tokens', dst: 'ag.metrics.tokens.incremental.cache_creation' },
   { kind: 'json', src: 'gen_ai.input.messages', dst: 'ag.data.inputs.prompt' },

@@ -82,12 +82,12 @@ function modelParameters(attrs: Attributes, out: RowOutput): void {
 
 const rows: Row[] = [
   { kind: 'type', src: 'langfuse.observation.type', map: observationType },
-  { kind: 'custom', dst: 'ag.data.inputs', sources: ['langfuse.observation.input'], run: input },
-  { kind: 'custom', dst: 'ag.data.outputs', sources: ['langfuse.observation.output'], run: output },
+  { kind: 'custom', dst: 'ag.data.inputs', sources: ['langfuse.observation.input'], note: "an object: its members; a generation's list: `ag.data.inputs.prompt`; else `ag.data.inputs.input`", run: input },
+  { kind: 'custom', dst: 'ag.data.outputs', sources: ['langfuse.observation.output'], note: "a generation's reply: `ag.data.outputs.completion`; else the decoded value", run: output },
   { kind: 'copy', src: 'langfuse.observation.model.name', dst: 'ag.meta.request.model' },
-  { kind: 'custom', dst: 'ag.meta.request', sources: ['langfuse.observation.model.parameters'], run: modelParameters },
-  { kind: 'custom', dst: 'ag.metrics.tokens.incremental', sources: ['langfuse.observation.usage_details'], run: usage },
-  { kind: 'custom', dst: 'ag.metrics.costs.incremental', sources: ['langfuse.observation.cost_details'], run: costs },
+  { kind: 'custom', dst: 'ag.meta.request', sources: ['langfuse.observation.model.parameters'], note: 'members of the decoded object', run: modelParameters },
+  { kind: 'custom', dst: 'ag.metrics.tokens.incremental', sources: ['langfuse.observation.usage_details'], note: '`input` -> `prompt`, `output` -> `completion`, `total`; other keys as they are', run: usage },
+  { kind: 'custom', dst: 'ag.metrics.costs.incremental', sources: ['langfuse.observation.cost_details'], note: '`input` -> `prompt`, `output` -> `completion`, `total`; other keys as they are', run: costs },
   { kind: 'json', src: 'langfuse.observation.metadata', dst: 'ag.meta.metadata' },
   { kind: 'prefix', src: 'langfuse.observation.metadata', dst: 'ag.meta.metadata' },
   { kind: 'copy', src: 'langfuse.observation.level', dst: 'ag.meta.level' },

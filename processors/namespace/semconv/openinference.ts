@@ -72,20 +72,20 @@ const copies = (pairs: [string, string][]): Row[] =>
 
 const rows: Row[] = [
   { kind: 'type', src: 'openinference.span.kind', map: kindType },
-  { kind: 'custom', dst: 'ag.data.inputs', sources: ['input.value'], run: inputValue },
-  { kind: 'custom', dst: 'ag.data.outputs', sources: ['output.value'], run: outputValue },
+  { kind: 'custom', dst: 'ag.data.inputs', sources: ['input.value'], note: "the raw value, unless a chat span's messages carry it", run: inputValue },
+  { kind: 'custom', dst: 'ag.data.outputs', sources: ['output.value'], note: "the raw value, unless a chat span's messages carry it", run: outputValue },
   ...copies([
     ['input.mime_type', 'ag.meta.input.mime_type'],
     ['output.mime_type', 'ag.meta.output.mime_type'],
     ['llm.model_name', 'ag.meta.request.model'],
     ['llm.model_name', 'ag.meta.response.model'],
   ]),
-  { kind: 'custom', dst: 'ag.meta.request', sources: ['llm.invocation_parameters'], run: invocationParameters },
+  { kind: 'custom', dst: 'ag.meta.request', sources: ['llm.invocation_parameters'], note: 'members of the decoded object', run: invocationParameters },
   ...copies([['llm.provider', 'ag.meta.provider'], ['llm.system', 'ag.meta.system']]),
   { kind: 'prefix', src: 'llm.token_count', dst: 'ag.metrics.tokens.incremental' },
   { kind: 'prefix', src: 'llm.input_messages', dst: 'ag.data.inputs.prompt', path: messagePath },
   { kind: 'prefix', src: 'llm.output_messages', dst: 'ag.data.outputs.completion', path: messagePath },
-  { kind: 'custom', dst: 'ag.data.inputs.tools', sources: ['llm.tools.'], run: tools },
+  { kind: 'custom', dst: 'ag.data.inputs.tools', sources: ['llm.tools.'], note: 'each `llm.tools.<i>.tool.json_schema` decoded to the tool', run: tools },
   ...copies([
     ['llm.function_call', 'ag.data.outputs.function_call'],
     ['llm.prompt_template.template', 'ag.meta.prompt_template.template'],

@@ -42,8 +42,8 @@ function entityOutput(attrs: Attributes, out: RowOutput): void {
 const rows: Row[] = [
   { kind: 'type', src: 'traceloop.span.kind', map: lowerType },
   { kind: 'type', src: 'llm.request.type', map: lowerType },
-  { kind: 'custom', dst: 'ag.data.inputs', sources: ['traceloop.entity.input'], run: entityInput },
-  { kind: 'custom', dst: 'ag.data.outputs', sources: ['traceloop.entity.output'], run: entityOutput },
+  { kind: 'custom', dst: 'ag.data.inputs', sources: ['traceloop.entity.input'], note: 'member `inputs`; else `kwargs` as named inputs and `args`', run: entityInput },
+  { kind: 'custom', dst: 'ag.data.outputs', sources: ['traceloop.entity.output'], note: 'member `outputs`; else the decoded return value', run: entityOutput },
   { kind: 'copy', src: 'traceloop.entity.name', dst: 'ag.meta.entity.name' },
   { kind: 'copy', src: 'traceloop.entity.path', dst: 'ag.meta.entity.path' },
   { kind: 'copy', src: 'traceloop.workflow.name', dst: 'ag.meta.workflow.name' },

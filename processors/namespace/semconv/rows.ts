@@ -16,11 +16,12 @@ export type Row =
   /** the value mapped to a span type, landing at ag.type.span only when valid */
   | { kind: 'type'; src: string; map: (value: string) => string | undefined }
   /**
-   * anything the kinds above cannot say; `dst` is the target it writes at or below. `sources`: the key
+   * anything the kinds above cannot say; `dst` is the target it writes at or below, `note` what it does
+   * (for the table in the namespace README). `sources`: the key
    * prefixes it reads its input from; a span with no key starting with one of them gets nothing from
    * the row, so plans leave it out (plan.test.ts holds planned and general paths equal).
    */
-  | { kind: 'custom'; dst: string; sources: readonly string[]; run: (attrs: Attributes, out: RowOutput) => void };
+  | { kind: 'custom'; dst: string; sources: readonly string[]; note: string; run: (attrs: Attributes, out: RowOutput) => void };
 
 export interface Family {
   name: string;
