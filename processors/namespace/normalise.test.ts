@@ -47,7 +47,7 @@ function randomAttrs(r: () => number): Attributes {
   const n = Math.floor(r() * 9);
   for (let i = 0; i < n; i++) {
     const k = r() < 0.15 ? pick(r, OTHER) : randomKey(r);
-    // Mostly values a slot accepts, so many spans stay on the fast path.
+    // Mostly values a slot accepts, so many spans take their plan.
     const v = r() < 0.6 ? (r() < 0.5 ? 'v' + i : i) : pick(r, VALUES);
     m.set(k, v);
   }

@@ -1,5 +1,5 @@
 // The processor around the examples: config and factory, semconv modes, metrics edge cases, optional
-// propagation, and the fast path for spans without ag keys.
+// propagation, and spans without ag keys.
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import type { BatchOrigin } from '../../model/batch.ts';
@@ -67,7 +67,7 @@ describe('computed metrics', () => {
   });
 });
 
-describe('fast path', () => {
+describe('spans without ag keys', () => {
   it('a span without ag keys gets the computed keys first and keeps its own keys and values as they were', () => {
     const big = 2n ** 60n;
     const s = span({ 'http.method': 'GET', 'n': big, 'list': ['a', 1] }, { events: [ev('exception')] });
