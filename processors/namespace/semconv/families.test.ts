@@ -281,6 +281,18 @@ describe('Vercel AI SDK (§6.5)', () => {
   });
 });
 
+describe('the mapping gaps real SDKs showed (issue 24)', () => {
+  it('gen_ai tool definitions and streaming; OpenInference finish reason as a list', () => {
+    expect(map(genai, {
+      'gen_ai.tool.definitions': '[{"type":"function","name":"get_weather","parameters":{"type":"object"}}]', 'gen_ai.is_streaming': true,
+    })).toEqual({
+      'ag.data.inputs.tools.0.type': 'function', 'ag.data.inputs.tools.0.name': 'get_weather',
+      'ag.data.inputs.tools.0.parameters.type': 'object', 'ag.meta.request.streaming': true,
+    });
+    expect(map(openinference, { 'llm.finish_reason': 'stop' })).toEqual({ 'ag.meta.response.finish_reasons': ['stop'] });
+  });
+});
+
 describe('Langfuse', () => {
   it('maps observation types, and input and output by shape', () => {
     expect(map(langfuse, { 'langfuse.observation.type': 'retriever', 'langfuse.observation.input': '"plain text"', 'langfuse.observation.output': '[1,2]' })).toEqual({

@@ -1,7 +1,7 @@
 // OpenInference (Arize Phoenix) attributes (ag-namespace.md §6.3).
 import type { Attributes } from '../../../model/span.ts';
 import { isPlainObject } from '../keys.ts';
-import { decodeJson, hasPrefix, put, putValue, type Family, type Row } from './rows.ts';
+import { decodeJson, hasPrefix, put, putFinishReasons, putValue, type Family, type Row } from './rows.ts';
 import type { RowOutput } from './planned-output.ts';
 
 const KINDS: Record<string, string> = {
@@ -53,6 +53,11 @@ export function messagePath(rest: string): string {
   return rest.slice(0, dot + 1) + tail;
 }
 
+/** `llm.finish_reason` as a list at ag.meta.response.finish_reasons, as gen_ai's. */
+function finishReason(attrs: Attributes, out: RowOutput): void {
+  putFinishReasons(attrs, out, 'llm.finish_reason');
+}
+
 /** Row 11: `llm.tools.<i>.tool.json_schema` decoded to the tool itself, else kept raw under its path. */
 function tools(attrs: Attributes, out: RowOutput): void {
   const prefix = 'llm.tools.';
@@ -85,6 +90,7 @@ const rows: Row[] = [
   { kind: 'prefix', src: 'llm.token_count', dst: 'ag.metrics.tokens.incremental' },
   { kind: 'prefix', src: 'llm.input_messages', dst: 'ag.data.inputs.prompt', path: messagePath },
   { kind: 'prefix', src: 'llm.output_messages', dst: 'ag.data.outputs.completion', path: messagePath },
+  { kind: 'custom', dst: 'ag.meta.response.finish_reasons', sources: ['llm.finish_reason'], note: 'a one-element list', run: finishReason },
   { kind: 'custom', dst: 'ag.data.inputs.tools', sources: ['llm.tools.'], note: 'each `llm.tools.<i>.tool.json_schema` decoded to the tool', run: tools },
   ...copies([
     ['llm.function_call', 'ag.data.outputs.function_call'],

@@ -43,6 +43,13 @@ export function putValue(out: RowOutput, dst: string, value: unknown): void {
   for (const [k, v] of tmp) put(out, k, v);
 }
 
+/** A finish reason (or a list of them) at `dst` as a list, the form gen_ai's `finish_reasons` has. */
+export function putFinishReasons(attrs: Attributes, out: RowOutput, src: string): void {
+  const v = attrs.get(src);
+  if (v === undefined) return;
+  put(out, 'ag.meta.response.finish_reasons', Array.isArray(v) ? v : [v]);
+}
+
 /** JSON text parsed, or the raw value when it is not a string or does not parse. */
 export function decodeJson(value: AttrValue): unknown {
   if (typeof value !== 'string') return value;

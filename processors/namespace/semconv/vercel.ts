@@ -1,6 +1,6 @@
 // Vercel AI SDK `ai.*` attributes (ag-namespace.md §6.5), the highest-precedence family.
 import type { Attributes } from '../../../model/span.ts';
-import { put, type Family, type Row } from './rows.ts';
+import { put, putFinishReasons, type Family, type Row } from './rows.ts';
 import type { RowOutput } from './planned-output.ts';
 
 const EMBED_OPERATIONS = new Set(['ai.embed', 'ai.embed.doEmbed', 'ai.embedMany', 'ai.embedMany.doEmbed']);
@@ -25,9 +25,7 @@ function responseTextBesideToolCalls(attrs: Attributes, out: RowOutput): void {
 
 /** Row 16: a single finish reason becomes a one-element list, like gen_ai's finish_reasons. */
 function finishReason(attrs: Attributes, out: RowOutput): void {
-  const v = attrs.get('ai.response.finishReason');
-  if (v === undefined) return;
-  put(out, 'ag.meta.response.finish_reasons', Array.isArray(v) ? v : [v]);
+  putFinishReasons(attrs, out, 'ai.response.finishReason');
 }
 
 const SETTINGS: [string, string][] = [
