@@ -1,6 +1,7 @@
 // OpenTelemetry GenAI semantic conventions (ag-namespace.md §6.4).
 import type { Attributes } from '../../../model/span.ts';
-import { lowerType, put, type Family, type Row } from './rows.ts';
+import { isPlainObject } from '../keys.ts';
+import { decodeJson, lowerType, put, putValue, type Family, type Row } from './rows.ts';
 import type { RowOutput } from './planned-output.ts';
 
 const OPERATION_TYPES: Record<string, string> = {
@@ -33,6 +34,39 @@ function totalTokens(attrs: Attributes, out: RowOutput): void {
   }
 }
 
+/**
+ * A message in the GenAI conventions' parts form (`{"role", "parts": [{"type": "text", "content"}]}`)
+ * whose parts are all text reads as `{"role", "content"}`, the form OpenInference and OpenLLMetry messages
+ * land in, so one chat call gives the same ag.data whichever SDK recorded it. A message with any other
+ * part (an image, a tool call) keeps its parts.
+ */
+export function textMessage(message: unknown): unknown {
+  if (!isPlainObject(message) || !Array.isArray(message.parts) || message.parts.length === 0) return message;
+  let content = '';
+  for (const part of message.parts) {
+    if (!isPlainObject(part) || part.type !== 'text' || typeof part.content !== 'string') return message;
+    content += part.content;
+  }
+  const { parts: _parts, ...rest } = message;
+  return { ...rest, content };
+}
+
+/** gen_ai.input.messages / gen_ai.output.messages: the decoded list, text-only messages in content form. */
+function messages(attrs: Attributes, out: RowOutput, src: string, dst: string): void {
+  const v = attrs.get(src);
+  if (v === undefined) return;
+  const decoded = decodeJson(v);
+  putValue(out, dst, Array.isArray(decoded) ? decoded.map(textMessage) : decoded);
+}
+
+function inputMessages(attrs: Attributes, out: RowOutput): void {
+  messages(attrs, out, 'gen_ai.input.messages', 'ag.data.inputs.prompt');
+}
+
+function outputMessages(attrs: Attributes, out: RowOutput): void {
+  messages(attrs, out, 'gen_ai.output.messages', 'ag.data.outputs.completion');
+}
+
 const REQUEST_PARAMS = [
   'max_tokens', 'temperature', 'top_p', 'top_k', 'presence_penalty', 'frequency_penalty', 'stop_sequences', 'seed',
   'streaming', 'base_url', 'endpoint', 'headers',
@@ -57,8 +91,8 @@ const rows: Row[] = [
   { kind: 'custom', dst: TOTAL, sources: ['gen_ai.usage.'], note: "the client's `gen_ai.usage.total_tokens`, else prompt + completion", run: totalTokens },
   { kind: 'copy', src: 'gen_ai.usage.cache_read.input_tokens', dst: 'ag.metrics.tokens.incremental.cache_read' },
   { kind: 'copy', src: 'gen_ai.usage.cache_creation.input_tokens', dst: 'ag.metrics.tokens.incremental.cache_creation' },
-  { kind: 'json', src: 'gen_ai.input.messages', dst: 'ag.data.inputs.prompt' },
-  { kind: 'json', src: 'gen_ai.output.messages', dst: 'ag.data.outputs.completion' },
+  { kind: 'custom', dst: 'ag.data.inputs.prompt', sources: ['gen_ai.input.messages'], note: 'JSON text decoded; a message whose parts are all text as `content`', run: inputMessages },
+  { kind: 'custom', dst: 'ag.data.outputs.completion', sources: ['gen_ai.output.messages'], note: 'JSON text decoded; a message whose parts are all text as `content`', run: outputMessages },
   { kind: 'copy', src: 'gen_ai.system_instructions', dst: 'ag.meta.system_instructions' },
   { kind: 'json', src: 'gen_ai.tool.definitions', dst: 'ag.data.inputs.tools' },
   { kind: 'copy', src: 'gen_ai.is_streaming', dst: 'ag.meta.request.streaming' },
