@@ -1,11 +1,11 @@
-// Command-line arguments: `tracehop [--config FILE] [--set path=value]...`, `tracehop validate --config
-// FILE`, `tracehop print-default-config`, `tracehop replay FILE [...]`, `tracehop tap [...]`,
+// Command-line arguments: `tracehop [--config FILE] [--set path=value]...`, `tracehop validate [--config
+// FILE]`, `tracehop print-default-config`, `tracehop replay FILE [...]`, `tracehop tap [...]`,
 // `tracehop inspect DIR`, --version, --help.
 import type { TapOptions } from './tap.ts';
 
 export type Command =
   | { kind: 'run'; config?: string; sets: string[] }
-  | { kind: 'validate'; config: string; sets: string[] }
+  | { kind: 'validate'; config?: string; sets: string[] }
   | { kind: 'print-default-config' }
   | { kind: 'replay'; file: string; endpoint: string; apiKey?: string; batch: number }
   | { kind: 'inspect'; directory: string; json: boolean }
@@ -16,8 +16,9 @@ export type Command =
 
 export const USAGE = `Usage:
   tracehop [--config FILE] [--set path=value]...   run the daemon (without --config: the built-in default)
-  tracehop validate --config FILE [--set path=value]...
-                                      check a config without starting anything (exit 0, or 2 with every problem)
+  tracehop validate [--config FILE] [--set path=value]...
+                                      check a config without starting anything (exit 0, or 2 with every problem;
+                                      without --config: the built-in default)
   tracehop print-default-config       print the built-in default config (YAML)
   tracehop replay FILE [--endpoint URL] [--api-key KEY] [--batch N]
                                       send a dead-letter file or a file exporter's output back into a running
@@ -123,6 +124,6 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Command 
     } else if (arg.startsWith('--set=')) sets.push(arg.slice('--set='.length));
     else return { kind: 'usage-error', message: `unknown argument "${arg}"` };
   }
-  if (validate) return config ? { kind: 'validate', config, sets } : { kind: 'usage-error', message: 'validate needs --config FILE' };
+  if (validate) return { kind: 'validate', config, sets };
   return { kind: 'run', config, sets };
 }

@@ -1,6 +1,6 @@
 // The tracehop CLI: the commands, their exit codes and the error output (main.ts is the entry point).
-import { DEFAULT_CONFIG } from '../config/default.ts';
-import { loadConfigFile } from '../config/load.ts';
+import { DEFAULT_CONFIG, DEFAULT_CONFIG_NAME } from '../config/default.ts';
+import { loadConfigFile, loadConfigText } from '../config/load.ts';
 import { ConfigError, formatProblem } from '../config/problem.ts';
 import { parseArgs, USAGE } from './args.ts';
 import { builtinRegistry } from './components.ts';
@@ -26,8 +26,10 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(DEFAULT_CONFIG);
       return 0;
     case 'validate':
-      loadConfigFile(command.config, builtinRegistry(), process.env, command.sets);
-      process.stdout.write(`${command.config}: ok\n`);
+      // Without --config: the built-in default, with its environment variables and the --set overrides.
+      if (command.config === undefined) loadConfigText(DEFAULT_CONFIG, DEFAULT_CONFIG_NAME, builtinRegistry(), process.env, command.sets);
+      else loadConfigFile(command.config, builtinRegistry(), process.env, command.sets);
+      process.stdout.write(`${command.config ?? DEFAULT_CONFIG_NAME}: ok\n`);
       return 0;
     case 'replay': {
       try {

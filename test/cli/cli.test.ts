@@ -41,7 +41,7 @@ describe('tracehop CLI', () => {
     expect(v.stdout).toMatch(/^tracehop \d+\.\d+\.\d+\n$/);
     const h = await runCli(['--help']);
     expect(h.code).toBe(0);
-    expect(h.stdout).toContain('tracehop validate --config FILE');
+    expect(h.stdout).toContain('tracehop validate [--config FILE]');
     const bad = await runCli(['--bogus']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('unknown argument "--bogus"');

@@ -70,6 +70,11 @@ describe('the built-in default and the CLI conveniences', () => {
     expect({ code: validate.code, stderr: validate.stderr }).toEqual({ code: 2, stderr: expected });
     const start = await runCli(['--set', 'receivers.http.endpoint=nowhere'], FREE_PORTS);
     expect({ code: start.code, stderr: start.stderr }).toEqual({ code: 2, stderr: expected });
+    // validate without --config checks the built-in default, its variables and the --set overrides.
+    const builtIn = await runCli(['validate', '--set', 'receivers.http.endpoint=nowhere']);
+    expect({ code: builtIn.code, stderr: builtIn.stderr }).toEqual({ code: 2, stderr: expected });
+    const fine = await runCli(['validate', '--set', 'receivers.http.endpoint=0.0.0.0:4319']);
+    expect({ code: fine.code, stdout: fine.stdout }).toEqual({ code: 0, stdout: '<built-in default>: ok\n' });
     const usage = await runCli(['--set']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('--set needs path=value');
