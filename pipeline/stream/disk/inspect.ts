@@ -52,11 +52,14 @@ interface Walk {
   damage?: { offset: number; reason: string };
 }
 
-async function walkSegment(file: string, size: number): Promise<Walk> {
+/** The segment's size and its records, from one open handle. */
+async function walkSegment(file: string): Promise<{ size: number; walk: Walk }> {
   const walk: Walk = { seqs: [], spans: [], ends: [] };
   const handle = await open(file, 'r');
   const header = Buffer.alloc(HEADER_BYTES);
+  let size = 0;
   try {
+    size = (await handle.stat()).size;
     let p = 0;
     while (p < size) {
       const { bytesRead } = await handle.read(header, 0, HEADER_BYTES, p);
@@ -74,7 +77,7 @@ async function walkSegment(file: string, size: number): Promise<Walk> {
   } finally {
     await handle.close();
   }
-  return walk;
+  return { size, walk };
 }
 
 async function readJson(file: string): Promise<unknown> {
@@ -96,11 +99,7 @@ export async function inspectStream(directory: string): Promise<StreamReport> {
   const report: StreamReport = { directory, segments: [], records: 0, spans: 0, bytes: 0, readers: [], quarantined: 0 };
   const walks: Walk[] = [];
   for (const name of names) {
-    const file = path.join(directory, name);
-    const handle = await open(file, 'r');
-    const { size } = await handle.stat();
-    await handle.close();
-    const walk = await walkSegment(file, size);
+    const { size, walk } = await walkSegment(path.join(directory, name));
     walks.push(walk);
     const n = walk.seqs.length;
     const segment: SegmentReport = { name, bytes: size, records: n, spans: walk.spans.reduce((a, b) => a + b, 0) };

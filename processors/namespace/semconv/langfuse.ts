@@ -44,8 +44,9 @@ function output(attrs: Attributes, out: RowOutput): void {
   const v = attrs.get('langfuse.observation.output');
   if (v === undefined) return;
   const decoded = decodeJson(v);
-  if (isGeneration(attrs) && isPlainObject(decoded) && 'role' in decoded) putValue(out, 'ag.data.outputs.completion.0', decoded);
-  else if (isGeneration(attrs) && Array.isArray(decoded)) putValue(out, 'ag.data.outputs.completion', decoded);
+  const generation = isGeneration(attrs);
+  if (generation && isPlainObject(decoded) && 'role' in decoded) putValue(out, 'ag.data.outputs.completion.0', decoded);
+  else if (generation && Array.isArray(decoded)) putValue(out, 'ag.data.outputs.completion', decoded);
   else putValue(out, 'ag.data.outputs', decoded);
 }
 
