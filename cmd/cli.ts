@@ -10,6 +10,16 @@ import { tap } from './tap.ts';
 import { runDaemon } from './run.ts';
 import { version } from './version.ts';
 
+/**
+ * A client command that could not reach or read what it needed (an unreadable file, a daemon that does not
+ * answer): one line naming the command and the cause, not a stack; exit 1.
+ */
+function failed(command: string, err: unknown): number {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  process.stderr.write(`tracehop ${command}: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}\n`);
+  return 1;
+}
+
 async function main(argv: string[]): Promise<number> {
   const command = parseArgs(argv, process.env);
   switch (command.kind) {
@@ -37,10 +47,7 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(replaySummary(command.file, count));
         return count.accepted === count.sent && count.unreadable === 0 ? 0 : 1;
       } catch (err) {
-        // An unreadable file, a daemon that does not answer: one line, not a stack.
-        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-        process.stderr.write(`tracehop replay: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}\n`);
-        return 1;
+        return failed('replay', err);
       }
     }
     case 'tap': {
@@ -49,17 +56,12 @@ async function main(argv: string[]): Promise<number> {
       try {
         return await tap(command, process.stdout, process.stderr, interrupted.signal);
       } catch (err) {
-        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-        process.stderr.write(`tracehop tap: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}\n`);
-        return 1;
+        return failed('tap', err);
       }
     }
     case 'inspect': {
       const reports = await inspectDirectory(command.directory).catch((err: Error) => err);
-      if (reports instanceof Error) {
-        process.stderr.write(`tracehop inspect: ${reports.message}\n`);
-        return 1;
-      }
+      if (reports instanceof Error) return failed('inspect', reports);
       if (reports.length === 0) {
         process.stderr.write(`tracehop inspect: no stream in ${command.directory}\n`);
         return 1;
