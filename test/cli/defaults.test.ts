@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../config/default.ts';
 import { REQUIRED_NODE_MAJOR } from '../../cmd/node-version.ts';
 import { CLI, runCli, startDaemon, tempDir } from '../helpers/daemon.ts';
+import { runProcess } from '../helpers/process.ts';
 
 /** Every endpoint of the built-in default on a free port, so the test runs beside anything. */
 const FREE_PORTS = {
@@ -18,15 +19,8 @@ const FREE_PORTS = {
   TRACEHOP_METRICS_ENDPOINT: '127.0.0.1:0',
 };
 
-function run(node: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(node, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function run(node: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+  return runProcess(node, args, { env });
 }
 
 describe('the built-in default and the CLI conveniences', () => {

@@ -1,6 +1,7 @@
 // Runs the built daemon (`dist/cmd/main.js`, made by `npm run build` before the suite) as a child process
 // with a temporary config, the way a user runs it.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { runProcess, type Finished } from './process.ts';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -35,15 +36,8 @@ export async function tempDir(prefix = 'tracehop-test-'): Promise<string> {
 }
 
 /** Runs the CLI to completion (validate, --version...). */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, cwd = REPO): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolveRun) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolveRun({ code, stdout, stderr }));
-  });
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, cwd = REPO): Promise<Finished> {
+  return runProcess(process.execPath, [CLI, ...args], { env, cwd });
 }
 
 /**

@@ -2,27 +2,12 @@
 // Langfuse: OTLP/HTTP to `{base_url}/api/public/otel/v1/traces` with HTTP Basic auth, the secret key as the
 // password. Both receivers serve that path; the api_keys extension takes the secret key and gives its
 // project; namespace maps the generation into the same ag.* slots as a gen_ai chat call.
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { runProcess } from '../helpers/process.ts';
+import { PYTHON_DIR, VENV_SETUP_TIMEOUT_MS, venvPython } from './venv.ts';
 import { startDaemon } from '../helpers/daemon.ts';
-
-const HERE = fileURLToPath(new URL('.', import.meta.url));
-const SETUP_TIMEOUT_MS = 10 * 60_000;
-
-function run(command: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.once('error', (error) => resolve({ code: -1, stdout, stderr: `${stderr}\n${error.message}` }));
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 const CONFIG = `extensions:
   api_keys:
@@ -64,18 +49,16 @@ describe('the Langfuse Python SDK delivers to tracehop', () => {
   let python = '';
 
   beforeAll(async () => {
-    const setup = await run('bash', [join(HERE, 'setup-venv.sh')]);
-    if (setup.code !== 0) throw new Error(`test/python/setup-venv.sh failed (exit ${setup.code}):\n${setup.stderr.slice(-3000)}`);
-    python = setup.stdout.trim().split('\n').pop() ?? '';
-  }, SETUP_TIMEOUT_MS);
+    python = await venvPython();
+  }, VENV_SETUP_TIMEOUT_MS);
 
   it.each(['otlp', 'http'])('through the %s receiver: a generation lands in the ag.* slots, with the key\'s project', async (receiver) => {
     const daemon = await startDaemon(CONFIG);
     try {
       const base = daemon.endpoints[receiver][0];
-      const refused = await run(python, [join(HERE, 'send_langfuse.py'), '--base-url', base, '--secret-key', 'sk-wrong']);
+      const refused = await runProcess(python, [join(PYTHON_DIR, 'send_langfuse.py'), '--base-url', base, '--secret-key', 'sk-wrong']);
       expect(refused.code).toBe(0); // the SDK logs export failures, it does not fail the application
-      const sent = await run(python, [join(HERE, 'send_langfuse.py'), '--base-url', base, '--secret-key', 'sk-lf-secret']);
+      const sent = await runProcess(python, [join(PYTHON_DIR, 'send_langfuse.py'), '--base-url', base, '--secret-key', 'sk-lf-secret']);
       expect(sent.code, sent.stderr.slice(-3000)).toBe(0);
       const ids = JSON.parse(sent.stdout) as { trace_id: string; agent: string; chat: string };
       let records: SpanRecord[] = [];

@@ -1,34 +1,18 @@
 // The real OpenTelemetry Python SDK (from PyPI, pinned in requirements.txt) with its OTLP/HTTP protobuf
 // exporter, unmodified, delivers to tracehop's otlp receiver; tracehop's file output must hold every span
 // exactly as the SDK recorded it (send_spans.py prints the SDK's own view of what it exported).
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runProcess } from '../helpers/process.ts';
+import { PYTHON_DIR, VENV_SETUP_TIMEOUT_MS, venvPython } from './venv.ts';
 import { waitForLines } from '../interop/files.ts';
 import { fromSpanRecords, parseExact, sortSpans, type Comparable, type Plain } from '../interop/otlp-fixture.ts';
 import { freePort } from '../interop/ports.ts';
 import { otlpPipeline, startTracehop, type Tracehop } from '../interop/tracehop.ts';
 
-const HERE = fileURLToPath(new URL('.', import.meta.url));
-// A fresh venv downloads the SDK from PyPI (tens of seconds); later runs reuse the cached venv.
-const SETUP_TIMEOUT_MS = 10 * 60_000;
-
 type Json = Record<string, unknown>;
-
-function run(command: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.once('error', (error) => resolve({ code: -1, stdout, stderr: `${stderr}\n${error.message}` }));
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 interface SentSpan {
   trace_id: string;
@@ -81,13 +65,8 @@ describe('the OpenTelemetry Python SDK delivers to tracehop', () => {
   let tracehop: Tracehop | undefined;
 
   beforeAll(async () => {
-    const setup = await run('bash', [join(HERE, 'setup-venv.sh')]);
-    if (setup.code !== 0) {
-      // setup-venv.sh names what to install when python3, venv or pip is missing.
-      throw new Error(`test/python/setup-venv.sh failed (exit ${setup.code}):\n${setup.stderr.slice(-3000)}`);
-    }
-    python = setup.stdout.trim().split('\n').pop() ?? '';
-  }, SETUP_TIMEOUT_MS);
+    python = await venvPython();
+  }, VENV_SETUP_TIMEOUT_MS);
 
   afterEach(async () => {
     const running = tracehop;
@@ -108,8 +87,8 @@ describe('the OpenTelemetry Python SDK delivers to tracehop', () => {
       const out = join(dir, 'spans.jsonl');
       tracehop = await startTracehop(otlpPipeline(port, 'file', { path: out, flush_interval: 0 }), dir);
 
-      const sender = await run(python, [
-        join(HERE, 'send_spans.py'),
+      const sender = await runProcess(python, [
+        join(PYTHON_DIR, 'send_spans.py'),
         '--endpoint',
         `http://127.0.0.1:${port}/v1/traces`,
         '--compression',

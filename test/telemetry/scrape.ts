@@ -1,10 +1,8 @@
 // Scrapes a daemon's /metrics and parses the answer with the Prometheus project's own text-format parser
 // (prometheus_client, in a venv made by test/python/setup-venv.sh), so the tests read the metrics as
 // Prometheus would, and a malformed exposition fails them.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
-const PYTHON_DIR = fileURLToPath(new URL('../python/', import.meta.url));
+import { runProcess } from '../helpers/process.ts';
+import { PYTHON_DIR, venvPython } from '../python/venv.ts';
 
 export interface Sample {
   name: string;
@@ -22,28 +20,13 @@ export interface Scrape {
   all(name: string, labels?: Record<string, string>): Sample[];
 }
 
-function run(command: string, args: string[], input = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.once('error', (error) => resolve({ code: -1, stdout, stderr: `${stderr}\n${error.message}` }));
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
-
 /** The venv's python (made on first use: a download from PyPI, tens of seconds). */
 export async function metricsPython(): Promise<string> {
-  const setup = await run('bash', [`${PYTHON_DIR}setup-venv.sh`, 'requirements-metrics.txt']);
-  if (setup.code !== 0) throw new Error(`setup-venv.sh failed (${setup.code}):\n${setup.stderr}`);
-  return setup.stdout.trim();
+  return venvPython('requirements-metrics.txt');
 }
 
 export function parseExposition(python: string, text: string): Promise<Scrape> {
-  return run(python, [`${PYTHON_DIR}parse_metrics.py`], text).then(({ code, stdout, stderr }) => {
+  return runProcess(python, [`${PYTHON_DIR}parse_metrics.py`], { input: text }).then(({ code, stdout, stderr }) => {
     if (code !== 0) throw new Error(`the Prometheus parser refused the exposition (${code}):\n${stderr}\n--- exposition ---\n${text}`);
     const { families } = JSON.parse(stdout) as { families: Array<{ name: string; type: string; samples: Sample[] }> };
     const samples = families.flatMap((f) => f.samples);
