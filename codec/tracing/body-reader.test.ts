@@ -200,3 +200,20 @@ describe('TracingBodyReader, tracing bodies', () => {
     }
   });
 });
+
+describe('TracingBodyReader, max values', () => {
+  const bytes = (s: string) => new TextEncoder().encode(s);
+
+  it('refuses a body that would build more objects and arrays than allowed, as parseJsonBytes then says', () => {
+    const reader = new TracingBodyReader(64, 3);
+    expect(reader.read(bytes('{"a":[{}],"b":{}}'), false)).toBeUndefined(); // 4 containers
+    expect(parseJsonBytes(bytes('{"a":[{}],"b":{}}'), 64, 3)).toMatchObject({ ok: false, problem: 'too_many_values' });
+    expect(reader.read(bytes('{"a":[1],"b":{}}'), false)).toEqual({ a: [1], b: {} }); // 3
+  });
+
+  it('counts what it builds: an unknown member of a span is skipped, not built, so not counted', () => {
+    const reader = new TracingBodyReader(64, 3);
+    const span = '{"trace_id":"t","extra":[{},{},{},{}]}';
+    expect(reader.read(bytes(`{"spans":[${span}]}`), true)).toBeDefined();
+  });
+});

@@ -42,22 +42,26 @@ function isDigits(key: string): boolean {
  */
 export class TracingBodyReader {
   readonly #maxDepth: number;
+  readonly #maxValues: number;
   readonly #strings = new StringCache();
   readonly #spanKeys = new UniqueKeys();
   readonly #eventKeys = new UniqueKeys();
 
-  constructor(maxDepth: number) {
+  /** `maxValues`: objects and arrays the reader may build; past it the body is refused like one too deep. */
+  constructor(maxDepth: number, maxValues = Number.POSITIVE_INFINITY) {
     this.#maxDepth = maxDepth;
+    this.#maxValues = maxValues;
   }
 
   /**
    * `tracing`: a tracing API body (an object whose `spans` / `traces` are read as described at the top;
    * anything else as JSON.parse gives it). Otherwise any JSON value, as JSON.parse gives it. Undefined
-   * when the bytes are not UTF-8 JSON within the nesting limit.
+   * when the bytes are not UTF-8 JSON within the nesting limit and the value limit (parseJsonBytes says
+   * which).
    */
   read(bytes: Uint8Array, tracing: boolean): unknown {
     if (!isUtf8(bytes)) return undefined;
-    const reader = new BodyReader(bytes, this.#strings, this.#maxDepth, this.#spanKeys, this.#eventKeys);
+    const reader = new BodyReader(bytes, this.#strings, this.#maxDepth, this.#maxValues, this.#spanKeys, this.#eventKeys);
     try {
       return tracing ? reader.body() : reader.any();
     } catch (e) {
@@ -83,6 +87,9 @@ class Template {
 /** One body: the position memories refer to its bytes, so they live as long as it does. */
 class BodyReader extends JsonByteReader {
   readonly #maxDepth: number;
+  readonly #maxValues: number;
+  /** Objects and arrays built so far (skipped members are not built, so not counted). */
+  #containers = 0;
   readonly #spanKeys: UniqueKeys;
   readonly #eventKeys: UniqueKeys;
   /** Member ids of the last span and event, by position (-1: an unknown name). */
@@ -94,9 +101,10 @@ class BodyReader extends JsonByteReader {
   readonly #eventAttributeKeys = new Template();
   readonly #eventAttributeValues = new Template();
 
-  constructor(bytes: Uint8Array, strings: StringCache, maxDepth: number, spanKeys: UniqueKeys, eventKeys: UniqueKeys) {
+  constructor(bytes: Uint8Array, strings: StringCache, maxDepth: number, maxValues: number, spanKeys: UniqueKeys, eventKeys: UniqueKeys) {
     super(bytes, strings);
     this.#maxDepth = maxDepth;
+    this.#maxValues = maxValues;
     this.#spanKeys = spanKeys;
     this.#eventKeys = eventKeys;
   }
@@ -120,9 +128,9 @@ class BodyReader extends JsonByteReader {
     if (this.peek() !== -1) throw GIVE_UP;
   }
 
-  /** A container opening at `depth`: refused beyond the limit (the caller answers 413). */
+  /** A container opening at `depth`: refused beyond the nesting or the value limit (the caller answers 413). */
   private open(depth: number): void {
-    if (depth > this.#maxDepth) throw GIVE_UP;
+    if (depth > this.#maxDepth || ++this.#containers > this.#maxValues) throw GIVE_UP;
     this.pos++;
   }
 

@@ -4,7 +4,6 @@ import type { IncomingMessage } from 'node:http';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import { RandomIds } from '../../model/ids.ts';
 import { parseJsonBytes, stringifyJson } from '../../codec/json/parse.ts';
-import { scanJson } from '../../codec/json/depth.ts';
 import type { Span } from '../../model/span.ts';
 import { keptShare } from '../../pipeline/stream/size.ts';
 import { TracingBodyReader } from '../../codec/tracing/body-reader.ts';
@@ -37,12 +36,14 @@ function nowNs(): bigint {
  * The answer for a body the reader refused (not UTF-8 JSON within the nesting limit), in the order of
  * §2.1: the nesting limit (413), then UTF-8 and JSON (422, with JSON.parse's message).
  */
-function unreadableReply(bytes: Uint8Array, maxDepth: number): Reply {
-  const parsed = parseJsonBytes(bytes, maxDepth);
+function unreadableReply(bytes: Uint8Array, maxDepth: number, maxValues: number): Reply {
+  const parsed = parseJsonBytes(bytes, maxDepth, maxValues);
   if (parsed.ok) throw new Error('the tracing body reader refused a body JSON.parse accepts');
   switch (parsed.problem) {
     case 'too_deep':
       return detailReply(413, parsed.message);
+    case 'too_many_values':
+      return detailReply(413, `Request holds more than max_values_per_request (${maxValues}) JSON objects and arrays`);
     case 'empty':
       return validationReply([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
     default:
@@ -105,7 +106,7 @@ export class TracingApiHandler {
     this.#otlp = otlp;
     this.#authenticate = authenticate;
     this.#retryAfterSeconds = Math.ceil(config.retry_after / 1000);
-    this.#bodies = new TracingBodyReader(config.max_nesting_depth);
+    this.#bodies = new TracingBodyReader(config.max_nesting_depth, config.max_values_per_request);
   }
 
   /**
@@ -159,26 +160,11 @@ export class TracingApiHandler {
     if (isReply(raw)) return raw;
     const bytes = decodeBody(raw, codings, limit);
     if (isReply(bytes)) return bytes;
-    const tooMany = this.#tooManyValues(bytes);
-    if (tooMany !== undefined) return tooMany;
     const value = this.#bodies.read(bytes, route !== 'simple');
-    if (value === undefined) return unreadableReply(bytes, this.#config.max_nesting_depth);
+    if (value === undefined) return unreadableReply(bytes, this.#config.max_nesting_depth, this.#config.max_values_per_request);
     return route === 'simple'
       ? this.#simple(value, receivedNs, bytes.length, project)
       : this.#tracing(route, value, bytes.length, project);
-  }
-
-  /**
-   * 413 when the body holds more objects and arrays than max_values_per_request, counted on the bytes
-   * before the reader builds them. Only a body of at least 2 bytes per allowed value (`{}`) can, so
-   * smaller bodies are not scanned. A body too deep is left to the reader (and unreadableReply).
-   */
-  #tooManyValues(bytes: Uint8Array): Reply | undefined {
-    const limit = this.#config.max_values_per_request;
-    if (bytes.length < 2 * (limit + 1)) return undefined;
-    const scan = scanJson(bytes, this.#config.max_nesting_depth);
-    if (scan.tooDeep || scan.containers <= limit) return undefined;
-    return detailReply(413, `Request holds more than max_values_per_request (${limit}) JSON objects and arrays`);
   }
 
   async #tracing(route: 'ingest' | 'traces', value: unknown, bodyBytes: number, project: string | undefined): Promise<Reply> {
