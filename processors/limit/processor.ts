@@ -11,7 +11,7 @@ import { asList } from '../../model/attributes/list.ts';
 import type { WorkingBatch } from '../../model/batch.ts';
 import type { AttrValue, Attributes } from '../../model/span.ts';
 import type { SyncProcessor } from '../../pipeline/component.ts';
-import type { LimitConfig } from './config.ts';
+import { DEFAULT_MAX_VALUE_BYTES, type LimitConfig } from './config.ts';
 
 /** `data:<media type>;base64,<payload>` (RFC 2397), the form SDKs put images and audio in messages. */
 const DATA_URI = /^data:([a-z]+\/[a-z0-9.+-]+)(?:;[a-z0-9-]+=[^;,]*)*;base64,/i;
@@ -54,7 +54,7 @@ export class LimitProcessor implements SyncProcessor {
   private readonly media: boolean;
 
   constructor(config: Partial<LimitConfig> = {}) {
-    this.maxBytes = config.max_value_bytes ?? 256 * 1024;
+    this.maxBytes = config.max_value_bytes ?? DEFAULT_MAX_VALUE_BYTES;
     this.media = (config.media ?? 'placeholder') === 'placeholder';
   }
 
