@@ -50,14 +50,14 @@ const METRIC_TREES = [TOKENS_INC, TOKENS_CUM, COSTS_INC, COSTS_CUM];
 
 /** Exact keys of the scalar slots. */
 export const SPAN = 'ag.type.span';
-/** keyCode(SPAN): the scalar slot `ag.type.node` is placed in too. */
-export const SPAN_CODE = 0;
 const TRACE = 'ag.type.trace';
 const SCALAR_KEYS = new Map<string, number>([
   [SPAN, 0], [TRACE, 1], ['ag.metrics.duration.incremental', 2], ['ag.metrics.duration.cumulative', 3],
   ['ag.metrics.errors.incremental', 4], ['ag.metrics.errors.cumulative', 5], ['ag.session.id', 6],
   ['ag.user.id', 7], ['ag.data.outputs', 8],
 ]);
+/** keyCode(SPAN): the scalar slot `ag.type.node` is placed in too. */
+export const SPAN_CODE = SCALAR_KEYS.get(SPAN) as number;
 
 function startsAt(k: string, root: string, len: number): boolean {
   return k.length > len && k.charCodeAt(len) === 46 && k.startsWith(root);
