@@ -37,7 +37,7 @@ async function setup(stallMs = 60_000) {
   const stream = new MemoryStream({ maxBytes: 1 << 24, retryAfterMs: 1000 });
   const dir = await mkdtemp(join(tmpdir(), 'tracehop-pacing-'));
   const runner = new ExportRunner({
-    exporterId: 'gated', pipelineId: 'traces', reader: stream.reader('gated'), batcher: tens,
+    exporterId: 'gated', pipelineId: 'traces', stream, batcher: tens,
     exporter: new SerialExporter(exporter), retry: { initial_interval: 60_000, max_interval: 60_000, multiplier: 1 },
     maxAttempts: 3, deadLetters: new DeadLetterFile(join(dir, 'dead.jsonl'), 'gated'), logger: silentLogger,
   });

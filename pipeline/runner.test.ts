@@ -36,7 +36,7 @@ async function setup(exporter: Exporter) {
   const stream = new MemoryStream({ maxBytes: 1 << 24, retryAfterMs: 1000 });
   const deadLetters = new DeadLetterFile(join(dir, 'dead.jsonl'), 'scripted');
   const runner = new ExportRunner({
-    exporterId: 'scripted', pipelineId: 'traces', reader: stream.reader('scripted'), batcher: sendAll,
+    exporterId: 'scripted', pipelineId: 'traces', stream, batcher: sendAll,
     exporter: new SerialExporter(exporter), retry: { initial_interval: 5, max_interval: 20, multiplier: 2 },
     maxAttempts: 3, deadLetters, logger: silentLogger,
   });
@@ -55,7 +55,7 @@ describe('export runner', () => {
     await stream.append(second);
     stream.seal();
     const runner = new ExportRunner({
-      exporterId: 'scripted', pipelineId: 'traces', reader: stream.reader('scripted'), batcher: sendAll,
+      exporterId: 'scripted', pipelineId: 'traces', stream, batcher: sendAll,
       exporter: new SerialExporter(exporter), retry: { initial_interval: 5, max_interval: 20, multiplier: 2 },
       maxAttempts: 3, deadLetters: new DeadLetterFile(join(dir, 'dead.jsonl'), 'scripted'), logger: silentLogger,
     });

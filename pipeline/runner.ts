@@ -5,7 +5,7 @@ import type { Batcher, Exporter } from './component.ts';
 import { PermanentError, RetryableError } from './errors.ts';
 import type { Logger } from './log.ts';
 import type { Span } from '../model/span.ts';
-import type { StreamReader, StreamRecord } from './stream/stream.ts';
+import type { IngestStream, StreamReader, StreamRecord } from './stream/stream.ts';
 import { NO_EXPORTER_METRICS, type ExporterMetrics } from './telemetry/metrics.ts';
 
 export interface ExporterStatus {
@@ -31,7 +31,9 @@ export interface DeadLetterSink {
 export interface RunnerOptions {
   exporterId: string;
   pipelineId: string;
-  reader: StreamReader;
+  /** Read through the reader of `exporterId`, taken at first use: a graph built by a reload takes the
+   *  readers of the streams it keeps only once it replaced the running graph. */
+  stream: IngestStream;
   batcher: Batcher;
   exporter: SerialExporter;
   retry: RetryPolicy;
@@ -62,10 +64,18 @@ export class SerialExporter {
   }
 }
 
+/**
+ * Why a runner's signals abort. A reason, not the default AbortError: that error's stack keeps the
+ * frames that aborted, and with them the graph a reload replaced, alive as long as the runner.
+ */
+const STOPPED = 'export runner stopped';
+
 export class ExportRunner {
   private readonly options: RunnerOptions;
   private readonly metrics: ExporterMetrics;
   private readonly stopping = new AbortController();
+  /** Aborted to gather no further delivery (a reload hands the reader over); `stopping` aborts it too. */
+  private readonly ending = new AbortController();
   private loop: Promise<void> | undefined;
   delivered = 0;
   deadLettered = 0;
@@ -78,10 +88,15 @@ export class ExportRunner {
   /** Set when intake waited `stallMs` for a commit that did not come; cleared by the next commit. */
   private stalled = false;
   private progress: ProgressWait | undefined;
+  #reader: StreamReader | undefined;
 
   constructor(options: RunnerOptions) {
     this.options = options;
     this.metrics = options.metrics ?? NO_EXPORTER_METRICS;
+  }
+
+  private get reader(): StreamReader {
+    return this.#reader ??= this.options.stream.reader(this.options.exporterId);
   }
 
   get exporterId(): string {
@@ -90,7 +105,7 @@ export class ExportRunner {
 
   /** Bytes not yet committed, when the stream can tell (the metrics' backlog gauge). */
   backlogBytes(): number | undefined {
-    return this.options.reader.lagBytes?.();
+    return this.reader.lagBytes?.();
   }
 
   start(): void {
@@ -106,7 +121,20 @@ export class ExportRunner {
 
   /** Stops at once; what was not committed stays in the stream. */
   abort(): void {
-    this.stopping.abort();
+    this.ending.abort(STOPPED);
+    this.stopping.abort(STOPPED);
+  }
+
+  /**
+   * Gathers no further delivery and lets the one under way finish (a reload replaces this runner):
+   * resolves once the runner stopped, aborting the delivery when `graceMs` ran out (an exporter that
+   * keeps failing). What was not committed stays in the stream for the next reader.
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.ending.abort(STOPPED);
+    const timer = setTimeout(() => this.stopping.abort(STOPPED), graceMs).unref();
+    await this.drained();
+    clearTimeout(timer);
   }
 
   /**
@@ -116,12 +144,12 @@ export class ExportRunner {
    */
   isBehind(deliveries: number): boolean {
     return this.failingSince === undefined && !this.stalled && !this.finished
-      && this.options.reader.lag() > deliveries * this.options.batcher.deliverySpans;
+      && this.reader.lag() > deliveries * this.options.batcher.deliverySpans;
   }
 
   /** What the health check reports: failing since when (undefined: not failing) and the spans not yet delivered. */
   status(): ExporterStatus {
-    return { exporter: this.options.exporterId, pipeline: this.options.pipelineId, failingSince: this.failingSince, backlogSpans: this.options.reader.lag() };
+    return { exporter: this.options.exporterId, pipeline: this.options.pipelineId, failingSince: this.failingSince, backlogSpans: this.reader.lag() };
   }
 
   /** Resolves at the next commit, failed attempt or stop, or after `stallMs` (then the runner counts as stalled). */
@@ -150,8 +178,7 @@ export class ExportRunner {
   }
 
   private async deliverAll(): Promise<void> {
-    const signal = this.stopping.signal;
-    while (await this.deliverOne(signal));
+    while (await this.deliverOne(this.ending.signal, this.stopping.signal));
   }
 
   /**
@@ -160,9 +187,11 @@ export class ExportRunner {
    * loop, the frame waiting for the next gathering still held the last batch's records in its registers,
    * and after a 200,000-span request an idle daemon kept ~250 MiB of delivered spans alive.
    */
-  private async deliverOne(signal: AbortSignal): Promise<boolean> {
-    const { reader, batcher } = this.options;
-    const records = await batcher.gather(reader, signal);
+  private async deliverOne(ending: AbortSignal, signal: AbortSignal): Promise<boolean> {
+    const { reader } = this;
+    const { batcher } = this.options;
+    if (ending.aborted) return false;
+    const records = await batcher.gather(reader, ending);
     if (records.length === 0) return false;
     for (const part of batcher.split(joinSpans(records))) {
       if (!(await this.deliver(part, signal))) return false;

@@ -82,6 +82,20 @@ export class MemoryStream implements IngestStream {
     return reader;
   }
 
+  async handOver(consumers: readonly string[]): Promise<void> {
+    // A consumer new to this stream starts after the oldest commit of those it replaces (see IngestStream).
+    let from = Infinity;
+    for (const reader of this.readers.values()) from = Math.min(from, reader.committed);
+    if (from === Infinity) from = this.firstSeq - 1;
+    const keep = new Set(consumers);
+    for (const [id, reader] of this.readers) {
+      if (keep.has(id)) reader.rewind();
+      else this.readers.delete(id);
+    }
+    for (const id of consumers) if (!this.readers.has(id)) this.readers.set(id, new MemoryReader(this, from + 1));
+    this.release();
+  }
+
   stats(): { records: number; spans: number; bytes: number } {
     return { records: this.records.length, spans: this.spans, bytes: this.bytes };
   }
@@ -197,6 +211,11 @@ class MemoryReader implements StreamReader {
       if (this.stream.isSealed()) return [];
       await this.stream.waitForAppend(signal);
     }
+  }
+
+  /** Hands out again what was handed out and not committed (handOver). */
+  rewind(): void {
+    this.position = this.committed + 1;
   }
 
   async commit(seq: number): Promise<void> {

@@ -29,6 +29,14 @@ export interface IngestStream {
   refusal(): Refusal | undefined;
   /** The reader for one consumer (an exporter id); created on first call, cursor kept across calls. */
   reader(consumerId: string): StreamReader;
+  /**
+   * Its readers change hands (a reload replaced the runners; none reads while this runs): readers of
+   * consumers not in `consumers` are dropped, so what only they held is released; every other reader
+   * starts again after its last commit, so records handed out and not committed are read again (at
+   * least once); and a consumer new to the stream starts after the oldest commit of the readers there
+   * were, so it gets everything some exporter had not delivered yet.
+   */
+  handOver(consumers: readonly string[]): Promise<void>;
   /** Spans and bytes held and not yet committed by every reader. */
   stats(): { records: number; spans: number; bytes: number };
   /** Whether appends can be written now, and how full the stream is (the health check). */

@@ -94,7 +94,7 @@ describe('ServiceMetrics', () => {
     const stream = new MemoryStream({ maxBytes: 1 << 24, retryAfterMs: 1000 });
     const dir = await mkdtemp(join(tmpdir(), 'tracehop-metrics-'));
     const runner = new ExportRunner({
-      exporterId: 'otlp', pipelineId: 'traces', reader: stream.reader('otlp'), batcher: sendAll,
+      exporterId: 'otlp', pipelineId: 'traces', stream, batcher: sendAll,
       exporter: new SerialExporter(exporter), retry: { initial_interval: 5, max_interval: 5, multiplier: 1 },
       maxAttempts: 3, deadLetters: new DeadLetterFile(join(dir, 'dead.jsonl'), 'otlp'), logger: silentLogger,
       metrics: metrics.exporter('otlp', 'traces'),

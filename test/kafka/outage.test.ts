@@ -39,7 +39,7 @@ describe('kafka exporter through a broker outage', () => {
     const runner = new ExportRunner({
       exporterId: 'kafka',
       pipelineId: 'traces',
-      reader: stream.reader('kafka'),
+      stream,
       batcher: new SizeOrTimeBatcher({ send_batch_size: 200, timeout: 100, send_batch_max_size: 0, send_batch_size_mib: 0 }),
       exporter: new SerialExporter(exporter),
       retry: { initial_interval: 250, max_interval: 1000, multiplier: 1.5 },

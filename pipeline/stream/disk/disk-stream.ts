@@ -515,6 +515,28 @@ export class DiskStream implements IngestStream {
     for (const wake of waiters) wake();
   }
 
+  async handOver(consumers: readonly string[]): Promise<void> {
+    // A consumer new to this stream starts after the oldest commit of those it replaces: it gets what
+    // any of them had not delivered, not the whole retained history.
+    let from = Infinity;
+    for (const r of this.readers.values()) from = Math.min(from, r.committed);
+    if (from === Infinity) from = this.oldestSeq() - 1;
+    const keep = new Set(consumers);
+    for (const [id, r] of this.readers) {
+      if (!keep.has(id)) {
+        this.logger.warn('dropping the cursor of a reader no longer configured', { reader: id, committed: r.committed });
+        this.readers.delete(id);
+        continue;
+      }
+      r.next = r.committed + 1;
+      // Handed over, not died delivering: no attempt counts against the record.
+      r.delivering = undefined;
+    }
+    for (const id of consumers) if (!this.readers.has(id)) this.readers.set(id, new DiskReader(this, id, from));
+    await this.cursors.persist();
+    await this.exclusive(() => this.releaseConsumed());
+  }
+
   /** @internal */
   commitFor(r: DiskReader, seq: number): Promise<void> {
     const upTo = Math.min(seq, this.visibleSeq);
