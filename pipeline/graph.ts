@@ -1,6 +1,8 @@
 // The running daemon built from a loaded config: one ingest stream per pipeline, one runner per
 // (pipeline, exporter), one consumer per receiver that runs the synchronous processors once and appends
-// to every stream the receiver feeds.
+// to every stream the receiver feeds. A reload builds the next graph from the running one
+// (`new Graph(spec, options, previous)`, then `takeOver`): it keeps the previous graph's streams, and its
+// receivers and extensions whose settings did not change (docs/decisions/0660).
 import { SYNC_PROCESSORS, type Authenticator, type Batcher, type Exporter, type Extension, type IngestConsumer, type Receiver, type SyncProcessor } from './component.ts';
 import { DeadLetterFile, defaultDeadLetterPath } from './deadletter.ts';
 import { RefusedError } from './errors.ts';
@@ -11,6 +13,7 @@ import { ExportRunner, SerialExporter, type DeadLetterSink, type RetryPolicy } f
 import type { Span } from '../model/span.ts';
 import type { IngestStream, StreamReader, StreamRecord } from './stream/stream.ts';
 import { stampProject, type WorkingBatch } from '../model/batch.ts';
+import { ConsumerSlot } from './consumer-slot.ts';
 import { Taps } from './tap.ts';
 import type { ServiceStatus } from './status.ts';
 import { ServiceMetrics, type PipelineGauges, type StreamMetrics } from './telemetry/metrics.ts';
@@ -51,6 +54,10 @@ export interface GraphOptions {
   retryAfterMs: number;
   /** When new requests wait for exporters that are behind (tests shorten the stall). */
   pacing?: PacingOptions;
+  /** Metrics shared by every graph of a daemon, so that a reload keeps its counters (default: the graph's own). */
+  metrics?: ServiceMetrics;
+  /** Taps shared likewise (default: the graph's own). */
+  taps?: Taps;
 }
 
 interface PipelineRuntime {
@@ -78,18 +85,35 @@ export class Graph {
   readonly pipelines: PipelineRuntime[] = [];
   readonly runners: ExportRunner[] = [];
   readonly deadLetters = new Map<string, DeadLetterFile>();
-  /** This graph's own metrics (served by cmd/ at service.telemetry.metrics.address). */
-  readonly metrics = new ServiceMetrics();
+  /** The daemon's metrics (served by cmd/ at service.telemetry.metrics.address). */
+  readonly metrics: ServiceMetrics;
   /** Who watches the spans passing each pipeline (`tracehop tap`, served beside the metrics). */
   readonly taps: Taps;
+  private readonly spec: GraphSpec;
   private readonly options: GraphOptions;
+  /** The slot each receiver calls through, by receiver id (a kept receiver keeps its slot). */
+  private readonly slots = new Map<string, ConsumerSlot>();
+  /** This graph's consumer for each receiver, which a kept receiver's slot is pointed at by takeOver. */
+  private readonly consumers = new Map<string, IngestConsumer>();
+  /** What this graph took from the graph it replaced and must not start again. */
+  private readonly kept = { receivers: new Set<string>(), extensions: new Set<string>(), streams: new Set<string>() };
+  /** Shared by this graph and every graph built from it by reloads: which one runs now. Not a link from
+   *  each graph to the next, which would keep every replaced graph alive. */
+  private readonly lineage: { current: Graph };
+  /** `consume` calls in progress, and who waits for there to be none (a reload). */
+  private consuming = 0;
+  private idle: (() => void) | undefined;
   private closing = false;
   /** Every receiver started (until then, and from shutdown on, none counts as listening). */
   private receiving = false;
 
-  constructor(spec: GraphSpec, options: GraphOptions) {
+  constructor(spec: GraphSpec, options: GraphOptions, previous?: Graph) {
+    this.spec = spec;
     this.options = options;
-    this.taps = new Taps(spec.pipelines.map((p) => p.id));
+    this.lineage = previous?.lineage ?? { current: this };
+    const lineage = this.lineage;
+    this.metrics = options.metrics ?? new ServiceMetrics();
+    this.taps = options.taps ?? new Taps(spec.pipelines.map((p) => p.id));
     const { registry, logger } = options;
     const processors = new Map<string, SyncProcessor | Batcher>();
     const processor = (id: string) => {
@@ -111,6 +135,13 @@ export class Graph {
       const deadLetter = entry.config.dead_letter as { path?: string } | undefined;
       this.deadLetters.set(id, new DeadLetterFile(deadLetter?.path ?? defaultDeadLetterPath(id), id));
     }
+    // A stream outlives the graph that opened it: its dead letters go to the newest graph's files.
+    const deadLetters = (exporterId: string): DeadLetterSink => {
+      const files = lineage.current.deadLetters;
+      let file = files.get(exporterId);
+      if (file === undefined) files.set(exporterId, file = new DeadLetterFile(defaultDeadLetterPath(exporterId), exporterId));
+      return file;
+    };
 
     for (const p of spec.pipelines) {
       const listed = p.processors.map((id) => ({ id, instance: processor(id) }));
@@ -123,9 +154,11 @@ export class Graph {
         if (instance) sync.push(instance);
       }
       const async = listed.map((l) => l.instance).filter((i): i is Batcher => !i.sync);
+      const keptStream = previous?.pipelines.find((old) => old.id === p.id)?.stream;
+      if (keptStream) this.kept.streams.add(p.id);
       const runtime: PipelineRuntime = {
         id: p.id,
-        stream: options.createStream(p.id, (exporterId) => this.deadLetters.get(exporterId)!, this.metrics.stream(p.id)),
+        stream: keptStream ?? options.createStream(p.id, deadLetters, this.metrics.stream(p.id)),
         sync: sync as SyncProcessor[],
         batcher: async[0] ?? passThrough,
         runners: [],
@@ -136,7 +169,7 @@ export class Graph {
         runtime.runners.push(new ExportRunner({
           exporterId,
           pipelineId: p.id,
-          reader: runtime.stream.reader(exporterId),
+          stream: runtime.stream,
           batcher: runtime.batcher,
           exporter: serial.get(exporterId)!,
           retry: config.retry ?? { initial_interval: 1000, max_interval: 30_000, multiplier: 1.5 },
@@ -148,16 +181,15 @@ export class Graph {
       }
       this.runners.push(...runtime.runners);
     }
-    this.metrics.readPipelines(() => this.pipelines.map((p): PipelineGauges => ({
-      id: p.id,
-      bytes: () => p.stream.health().bytes,
-      maxBytes: () => p.stream.health().maxBytes,
-      segments: () => p.stream.segments?.(),
-      exporters: p.runners.map((r) => ({ id: r.exporterId, backlogSpans: () => r.status().backlogSpans, backlogBytes: () => r.backlogBytes() })),
-    })));
 
     for (const [id, entry] of spec.extensions ?? []) {
-      const context = { id, logger: logger.child({ component: id }), status: () => this.status() };
+      const old = previous?.extensions.get(id);
+      if (old !== undefined && sameSettings(previous!.spec.extensions?.get(id), entry)) {
+        this.extensions.set(id, old);
+        this.kept.extensions.add(id);
+        continue;
+      }
+      const context = { id, logger: logger.child({ component: id }), status: () => lineage.current.status() };
       this.extensions.set(id, registry.get('extension', entry.type)!.create(entry.config, context) as Extension);
     }
     const authenticator = (id: string): Authenticator => {
@@ -170,22 +202,127 @@ export class Graph {
       const fed = this.pipelines.filter((_, i) => spec.pipelines[i].receivers.includes(id));
       if (fed.length === 0) continue;
       const consumer = this.consumer(fed);
+      this.consumers.set(id, consumer);
+      const old = previous?.receivers.get(id);
+      // Kept: same settings, and the authenticator it holds is the one this graph runs.
+      const authId = (entry.config.auth as { authenticator?: string } | undefined)?.authenticator;
+      if (old !== undefined && sameSettings(previous!.spec.receivers.get(id), entry) && (authId === undefined || this.kept.extensions.has(authId))) {
+        this.receivers.set(id, old);
+        this.slots.set(id, previous!.slots.get(id)!);
+        this.kept.receivers.add(id);
+        continue;
+      }
+      const slot = new ConsumerSlot(consumer);
+      this.slots.set(id, slot);
       const receiver = registry.get('receiver', entry.type)!.create(entry.config, {
-        id, logger: logger.child({ component: id }), consumer, authenticator,
+        id, logger: logger.child({ component: id }), consumer: slot, authenticator,
         metrics: (transport: 'http' | 'grpc') => this.metrics.receiver(id, transport),
       }) as Receiver;
       this.receivers.set(id, receiver);
     }
   }
 
+  /** Where the metrics' stream and backlog gauges and the taps look: this graph's pipelines. */
+  private bindTelemetry(): void {
+    this.taps.setPipelines(this.pipelines.map((p) => p.id));
+    this.metrics.readPipelines(() => this.pipelines.map((p): PipelineGauges => ({
+      id: p.id,
+      bytes: () => p.stream.health().bytes,
+      maxBytes: () => p.stream.health().maxBytes,
+      segments: () => p.stream.segments?.(),
+      exporters: p.runners.map((r) => ({ id: r.exporterId, backlogSpans: () => r.status().backlogSpans, backlogBytes: () => r.backlogBytes() })),
+    })));
+  }
+
+
   /** Extensions, then exporters (their start-up errors come before any port is bound), streams, runners, receivers. */
   async start(): Promise<void> {
+    this.bindTelemetry();
     for (const extension of this.extensions.values()) await extension.start();
     for (const exporter of this.exporters.values()) await exporter.start();
     for (const p of this.pipelines) await p.stream.open();
     for (const runner of this.runners) runner.start();
     for (const receiver of this.receivers.values()) await receiver.start();
     this.receiving = !this.closing;
+  }
+
+  /**
+   * Replaces `previous`, the graph running now, with this one, built from it; nothing acknowledged is
+   * lost and receivers kept never stop listening. Rejects before `previous` was touched when an exporter
+   * or a new stream cannot start (the previous graph then runs on); a receiver or an extension that
+   * cannot start after that is logged and left out, as the new config's problem.
+   * `graceMs`: how long a replaced exporter may take to finish the delivery it is making.
+   */
+  async takeOver(previous: Graph, graceMs: number): Promise<void> {
+    const started: Array<{ shutdown(): Promise<void> }> = [];
+    try {
+      for (const exporter of this.exporters.values()) {
+        await exporter.start();
+        started.push(exporter);
+      }
+      for (const p of this.pipelines) {
+        if (this.kept.streams.has(p.id)) continue;
+        await p.stream.open();
+        started.push({ shutdown: () => p.stream.close() });
+      }
+    } catch (error) {
+      await Promise.allSettled(started.map((s) => s.shutdown()));
+      throw error;
+    }
+    const { logger } = this.options;
+    this.lineage.current = this;
+    this.bindTelemetry();
+    // Listeners of changed settings: the old one stops (its requests finish), then the new one binds.
+    for (const [id, extension] of previous.extensions) if (!this.kept.extensions.has(id)) await extension.shutdown().catch(() => {});
+    for (const [id, extension] of this.extensions) {
+      if (this.kept.extensions.has(id)) continue;
+      await extension.start().catch((error) => logger.error(`reload: extension ${id} cannot start: ${(error as Error).message}`));
+    }
+    for (const [id, receiver] of previous.receivers) if (!this.kept.receivers.has(id)) await receiver.shutdown().catch(() => {});
+    for (const [id, receiver] of this.receivers) {
+      if (this.kept.receivers.has(id)) this.slots.get(id)!.target = this.consumers.get(id)!;
+      else await receiver.start().catch((error) => logger.error(`reload: receiver ${id} cannot start: ${(error as Error).message}`));
+    }
+    this.receiving = true;
+    // From here on no request reaches the previous graph; the ones inside it finish their appends.
+    await previous.quiesced();
+    await previous.retire(this, graceMs);
+    for (const p of this.pipelines) {
+      if (this.kept.streams.has(p.id)) await p.stream.handOver(p.runners.map((r) => r.exporterId));
+    }
+    for (const runner of this.runners) runner.start();
+  }
+
+  /** Resolves once no `consume` call of this graph is in progress. */
+  private quiesced(): Promise<void> {
+    if (this.consuming === 0) return Promise.resolve();
+    return new Promise((resolve) => { this.idle = resolve; });
+  }
+
+  /**
+   * What a graph does once `next` took its receivers: stops its runners after the delivery each is
+   * making, delivers the streams `next` did not keep and closes them, and closes its exporters.
+   */
+  private async retire(next: Graph, graceMs: number): Promise<void> {
+    this.closing = true;
+    this.receiving = false;
+    const removed = this.pipelines.filter((p) => !next.kept.streams.has(p.id));
+    for (const p of removed) p.stream.seal();
+    for (const e of this.exporters.values()) void e.flush?.().catch(() => {});
+    await Promise.all(this.pipelines.map(async (p) => {
+      if (!removed.includes(p)) return Promise.all(p.runners.map((r) => r.stop(graceMs)));
+      const drained = await within(Promise.all(p.runners.map((r) => r.drained())), graceMs);
+      if (!drained) for (const r of p.runners) r.abort();
+      const left = p.stream.stats().spans;
+      if (left > 0) {
+        this.options.logger.warn('reload: a removed pipeline\'s stream was not delivered in time and stays where it is', {
+          pipeline: p.id, spans: left, kept_on_disk: p.stream.segments !== undefined,
+        });
+      }
+      await Promise.allSettled(p.runners.map((r) => r.drained()));
+      await p.stream.close();
+    }));
+    await Promise.allSettled([...this.exporters.values()].map((e) => e.shutdown()));
   }
 
   /** Listening addresses by receiver id (and by id of an extension that listens), for the start-up log line. */
@@ -240,9 +377,8 @@ export class Graph {
   }
 
   private consumer(fed: PipelineRuntime[]): IngestConsumer {
-    const chain = fed[0].sync;
+    const consume = this.consumeWith(fed[0].sync, fed.map((p) => p.stream), fed);
     const streams = fed.map((p) => p.stream);
-    const taps = this.taps;
     const pacer = new IntakePacer(fed.flatMap((p) => p.runners), this.options.pacing ?? DEFAULT_PACING);
     const { admission, retryAfterMs } = this.options;
     return {
@@ -259,28 +395,58 @@ export class Graph {
       },
       waitForExporters: () => pacer.wait(),
       consume: async (batch: WorkingBatch, wireBytes?: number) => {
-        stampProject(batch);
-        if (taps.watched) for (let i = 0; i < fed.length; i++) taps.offer(fed[i].id, 'received', batch.spans);
-        for (let i = 0; i < chain.length; i++) chain[i].process(batch);
-        const spans = batch.spans;
-        if (taps.watched) for (let i = 0; i < fed.length; i++) taps.offer(fed[i].id, 'processed', spans);
-        if (spans.length === 0) return undefined;
-        if (streams.length === 1) {
-          try {
-            await streams[0].append(spans, wireBytes);
-            return undefined;
-          } catch (error) {
-            if (error instanceof RefusedError) return this.refused(error);
-            throw error;
+        this.consuming++;
+        try {
+          return await consume(batch, wireBytes);
+        } finally {
+          if (--this.consuming === 0 && this.idle !== undefined) {
+            this.idle();
+            this.idle = undefined;
           }
         }
-        // Every stream must take the batch; what others appended stays (at least once, ARCHITECTURE.md).
-        const results = await Promise.allSettled(streams.map((s) => s.append(spans, wireBytes)));
-        const refused = results.find((r) => r.status === 'rejected');
-        if (refused === undefined) return undefined;
-        const reason = (refused as PromiseRejectedResult).reason;
-        return this.refused(reason instanceof RefusedError ? reason : new RefusedError(String(reason), retryAfterMs));
       },
     };
   }
+
+  private consumeWith(chain: SyncProcessor[], streams: IngestStream[], fed: PipelineRuntime[]): (batch: WorkingBatch, wireBytes?: number) => Promise<RefusedError | undefined> {
+    const taps = this.taps;
+    const { retryAfterMs } = this.options;
+    return async (batch: WorkingBatch, wireBytes?: number) => {
+      stampProject(batch);
+      if (taps.watched) for (let i = 0; i < fed.length; i++) taps.offer(fed[i].id, 'received', batch.spans);
+      for (let i = 0; i < chain.length; i++) chain[i].process(batch);
+      const spans = batch.spans;
+      if (taps.watched) for (let i = 0; i < fed.length; i++) taps.offer(fed[i].id, 'processed', spans);
+      if (spans.length === 0) return undefined;
+      if (streams.length === 1) {
+        try {
+          await streams[0].append(spans, wireBytes);
+          return undefined;
+        } catch (error) {
+          if (error instanceof RefusedError) return this.refused(error);
+          throw error;
+        }
+      }
+      // Every stream must take the batch; what others appended stays (at least once, ARCHITECTURE.md).
+      const results = await Promise.allSettled(streams.map((s) => s.append(spans, wireBytes)));
+      const refused = results.find((r) => r.status === 'rejected');
+      if (refused === undefined) return undefined;
+      const reason = (refused as PromiseRejectedResult).reason;
+      return this.refused(reason instanceof RefusedError ? reason : new RefusedError(String(reason), retryAfterMs));
+    };
+  }
+}
+
+/** Whether two entries of a component configure it the same (a reload keeps it running then). */
+function sameSettings(a: ComponentEntry | undefined, b: ComponentEntry): boolean {
+  return a !== undefined && a.type === b.type && JSON.stringify(a.config) === JSON.stringify(b.config);
+}
+
+/** Whether `promise` settled within `ms`. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), ms); });
+  const settled = await Promise.race([promise.then(() => true, () => true), expired]);
+  clearTimeout(timer);
+  return settled;
 }

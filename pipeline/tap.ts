@@ -47,9 +47,14 @@ export class Taps {
   readonly #subscriptions = new Map<string, Set<Subscription>>();
   /** How many subscriptions exist: the one number read per request when nobody watches. */
   #count = 0;
-  readonly #pipelines: ReadonlySet<string>;
+  #pipelines: ReadonlySet<string>;
 
   constructor(pipelines: Iterable<string>) {
+    this.#pipelines = new Set(pipelines);
+  }
+
+  /** The pipelines that can be tapped from now on (a reload); a watcher of a removed one sees nothing more. */
+  setPipelines(pipelines: Iterable<string>): void {
     this.#pipelines = new Set(pipelines);
   }
 

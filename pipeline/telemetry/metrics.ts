@@ -117,6 +117,7 @@ export class ServiceMetrics {
   readonly #batchSize: Histogram<'pipeline' | 'exporter'>;
   readonly #fsyncDuration: Histogram<'pipeline'>;
   readonly #groupCommit: Histogram<'pipeline'>;
+  readonly #reloads: Counter<'result'>;
   #pipelines: () => PipelineGauges[] = () => [];
   #processMetrics = false;
 
@@ -170,7 +171,17 @@ export class ServiceMetrics {
       name: `${PREFIX}stream_group_commit_records`, help: 'Records (accepted requests) written by one group commit of a disk stream.',
       labelNames: ['pipeline'], buckets: SIZE_BUCKETS, registers,
     });
+    this.#reloads = new Counter({
+      name: `${PREFIX}config_reloads_total`, help: 'Config reloads (SIGHUP, POST /-/reload) by result: applied, invalid (refused), failed (a component could not start).',
+      labelNames: ['result'], registers,
+    });
+    for (const result of ['applied', 'invalid', 'failed']) this.#reloads.labels(result).inc(0);
     this.#scrapeGauges(registers);
+  }
+
+  /** One reload, by its result. */
+  reloaded(result: 'applied' | 'invalid' | 'failed'): void {
+    this.#reloads.labels(result).inc();
   }
 
   /** Counters of one receiver on one transport. Label children are made once: a request only adds. */
