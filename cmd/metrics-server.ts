@@ -1,7 +1,8 @@
 // `service.telemetry.metrics.address`: the daemon's metrics in the Prometheus text format at
 // `GET /metrics`, on the receivers' own listener (receivers/common/listener.ts). Each scrape reads the
 // counters and asks the gauges (streams, backlogs, memory) for their values then; nothing runs between scrapes.
-// Also `GET /tap`: the spans passing a pipeline, streamed as span records (`tracehop tap`, pipeline/tap.ts).
+// Also `GET /tap`: the spans passing a pipeline, streamed as span records (`tracehop tap`, pipeline/tap.ts),
+// and `POST /-/reload`: reloads the config and answers with the outcome (cmd/reload.ts), as SIGHUP does.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../pipeline/log.ts';
 import type { Taps, TapFilter } from '../pipeline/tap.ts';
@@ -9,9 +10,14 @@ import type { ServiceMetrics } from '../pipeline/telemetry/metrics.ts';
 import { HttpListener } from '../receivers/common/listener.ts';
 import { READ_TIMEOUT_DEFAULTS } from '../receivers/common/read-timeouts.ts';
 import { sendReply, type HttpReply } from '../receivers/common/reply-writer.ts';
+import type { ReloadOutcome } from './reload.ts';
 
 export const METRICS_PATH = '/metrics';
 export const TAP_PATH = '/tap';
+export const RELOAD_PATH = '/-/reload';
+
+/** The status of a reload's answer: 200 applied, 400 refused (an invalid config), 500 failed to start. */
+const RELOAD_STATUS = { applied: 200, invalid: 400, failed: 500 } as const;
 
 const TEXT_TYPE = 'text/plain; charset=utf-8';
 
@@ -21,12 +27,15 @@ export class MetricsServer {
   readonly #logger: Logger;
 
   readonly #taps: Taps;
+  readonly #reload: ((trigger: string) => Promise<ReloadOutcome>) | undefined;
   /** Open tap streams, ended at shutdown (they would otherwise hold the listener open). */
   readonly #tapping = new Set<ServerResponse>();
 
-  constructor(address: string, metrics: ServiceMetrics, taps: Taps, logger: Logger) {
+  /** `reload`: what `POST /-/reload` calls (absent: the path answers 404). */
+  constructor(address: string, metrics: ServiceMetrics, taps: Taps, logger: Logger, reload?: (trigger: string) => Promise<ReloadOutcome>) {
     this.#metrics = metrics;
     this.#taps = taps;
+    this.#reload = reload;
     this.#logger = logger;
     this.#listener = new HttpListener({
       endpoint: address, tls: undefined, timeouts: READ_TIMEOUT_DEFAULTS, name: 'service.telemetry.metrics',
@@ -53,6 +62,11 @@ export class MetricsServer {
   async reply(method: string | undefined, url: string | undefined): Promise<HttpReply> {
     const path = (url ?? '/').split('?', 1)[0];
     if (path === TAP_PATH) return { status: 405, body: `method ${method} not allowed: use GET\n`, headers: { allow: 'GET' } };
+    if (path === RELOAD_PATH && this.#reload !== undefined) {
+      if (method !== 'POST') return { status: 405, body: `method ${method} not allowed: use POST\n`, headers: { allow: 'POST' } };
+      const outcome = await this.#reload(`POST ${RELOAD_PATH}`);
+      return { status: RELOAD_STATUS[outcome.result], body: JSON.stringify(outcome) + '\n', headers: { 'content-type': 'application/json' } };
+    }
     if (path !== METRICS_PATH) return { status: 404, body: `no such path: the metrics are at ${METRICS_PATH}, the tap at ${TAP_PATH}\n` };
     if (method !== 'GET' && method !== 'HEAD') {
       return { status: 405, body: `method ${method} not allowed: use GET\n`, headers: { allow: 'GET, HEAD' } };

@@ -1,18 +1,21 @@
-// `tracehop [--config FILE] [--set path=value]...`: load, start, run until SIGTERM/SIGINT, drain, exit.
+// `tracehop [--config FILE] [--set path=value]...`: load, start, run until SIGTERM/SIGINT, drain, exit;
+// SIGHUP (or `POST /-/reload` on the telemetry address) reloads the config (reload.ts).
 import { DEFAULT_CONFIG, DEFAULT_CONFIG_NAME } from '../config/default.ts';
 import { loadConfigFile, loadConfigText, type LoadedConfig } from '../config/load.ts';
-import { Graph } from '../pipeline/graph.ts';
+import { Graph, type GraphOptions } from '../pipeline/graph.ts';
 import { createLogger, type Logger } from '../pipeline/log.ts';
 import { createMemoryLimiter } from '../pipeline/memory-limit.ts';
 import { createDiskStream } from '../pipeline/stream/disk/disk-stream.ts';
 import { nodeIo, withSyncTiming } from '../pipeline/stream/disk/io.ts';
-import type { StreamMetrics } from '../pipeline/telemetry/metrics.ts';
+import { ServiceMetrics, type StreamMetrics } from '../pipeline/telemetry/metrics.ts';
+import { Taps } from '../pipeline/tap.ts';
 import { MemoryStream } from '../pipeline/stream/memory.ts';
 import { join } from 'node:path';
 import type { IngestStream } from '../pipeline/stream/stream.ts';
 import type { DeadLetterSink } from '../pipeline/runner.ts';
 import { builtinRegistry } from './components.ts';
 import { MetricsServer } from './metrics-server.ts';
+import { Reloader } from './reload.ts';
 import { version } from './version.ts';
 
 const RETRY_AFTER_MS = 1000;
@@ -21,10 +24,12 @@ const MEMORY_CHECK_INTERVAL_MS = 1000;
 
 export async function runDaemon(configPath: string | undefined, sets: readonly string[] = []): Promise<number> {
   const registry = builtinRegistry();
-  // Config errors throw ConfigError; main prints every problem.
-  const config = configPath
+  // Read again by a reload: the same file and overrides, and the environment as it is then.
+  const load = () => configPath
     ? loadConfigFile(configPath, registry, process.env, sets)
     : loadConfigText(DEFAULT_CONFIG, DEFAULT_CONFIG_NAME, registry, process.env, sets);
+  // Config errors throw ConfigError; main prints every problem.
+  const config = load();
   const logger = createLogger({ level: config.service.telemetry.logs.level });
   for (const warning of config.warnings) logger.warn(warning);
 
@@ -36,29 +41,47 @@ export async function runDaemon(configPath: string | undefined, sets: readonly s
   });
   // Unreferenced: the check alone never keeps the process alive.
   const memoryCheck = setInterval(() => limiter.poll(), MEMORY_CHECK_INTERVAL_MS).unref();
-  const graph = new Graph(config, {
+  // Kept across reloads: counters go on counting, and a tap stays connected.
+  const metrics = new ServiceMetrics();
+  const taps = new Taps(config.pipelines.map((p) => p.id));
+  const graphOptions = (loaded: LoadedConfig): GraphOptions => ({
     registry,
     logger,
-    createStream: (pipelineId, deadLetters, metrics) => createStream(config, pipelineId, deadLetters, logger, metrics),
+    createStream: (pipelineId, deadLetters, streamMetrics) => createStream(loaded, pipelineId, deadLetters, logger, streamMetrics),
     admission: () => limiter.check(),
     retryAfterMs: RETRY_AFTER_MS,
+    metrics,
+    taps,
   });
-  graph.metrics.buildInfo(version());
-  graph.metrics.memoryLimiter(() => limiter.lastSample(), config.service.memory_limit_mib * 1024 * 1024);
+  const reloader = new Reloader({ graph: new Graph(config, graphOptions(config)), config }, {
+    load,
+    build: (loaded, previous) => new Graph(loaded, graphOptions(loaded), previous),
+    logger: logger.child({ component: 'reload' }),
+    counted: (result) => metrics.reloaded(result),
+  });
+  const { graph } = reloader.running;
+  metrics.buildInfo(version());
+  metrics.memoryLimiter(() => limiter.lastSample(), config.service.memory_limit_mib * 1024 * 1024);
   const { address } = config.service.telemetry.metrics;
-  const metricsServer = address === 'none' ? undefined : new MetricsServer(address, graph.metrics, graph.taps, logger.child({ component: 'telemetry' }));
-  if (metricsServer) graph.metrics.collectProcessMetrics();
+  const metricsServer = address === 'none'
+    ? undefined
+    : new MetricsServer(address, metrics, taps, logger.child({ component: 'telemetry' }), (trigger) => reloader.reload(trigger));
+  if (metricsServer) metrics.collectProcessMetrics();
   // Signal handlers before anything starts: a receiver may acknowledge spans as soon as it listens, and a
   // SIGTERM that found Node's default action (a supervisor may send one the moment it reads the start-up
-  // line) would kill the process without draining them. A signal during start-up is acted on once the
-  // start is over.
+  // line) would kill the process without draining them; SIGHUP's would end it too. A signal during
+  // start-up is acted on once the start is over.
   const signal = firstSignal();
+  const reload = () => void reloader.reload('SIGHUP');
+  process.on('SIGHUP', reload);
   try {
     // First: the metrics cover the whole start, and a taken port stops the daemon before any receiver binds.
     await metricsServer?.start();
     await graph.start();
   } catch (err) {
     logger.error(`cannot start: ${(err as Error).message}`);
+    process.off('SIGHUP', reload);
+    await reloader.close();
     await graph.shutdown(1000).catch(() => {});
     clearInterval(memoryCheck);
     await metricsServer?.shutdown();
@@ -72,8 +95,14 @@ export async function runDaemon(configPath: string | undefined, sets: readonly s
     pipelines: config.pipelines.map((p) => ({ id: p.id, receivers: p.receivers, processors: p.processors, exporters: p.exporters })),
     storage: config.storage.type,
   });
+  reloader.started();
   try {
-    return await stop(graph, config, logger, await signal);
+    const received = await signal;
+    process.off('SIGHUP', reload);
+    // After the reload under way, if any: the graph it built is the one to stop.
+    await reloader.close();
+    const { graph: running, config: runningConfig } = reloader.running;
+    return await stop(running, runningConfig, logger, received);
   } finally {
     clearInterval(memoryCheck);
     // Last: the drain can be watched on the metrics.
