@@ -31,8 +31,7 @@ export interface DeadLetterSink {
 export interface RunnerOptions {
   exporterId: string;
   pipelineId: string;
-  /** Read through the reader of `exporterId`, taken at first use: a graph built by a reload takes the
-   *  readers of the streams it keeps only once it replaced the running graph. */
+  /** Read through the reader of `exporterId`, taken when the runner starts. */
   stream: IngestStream;
   batcher: Batcher;
   exporter: SerialExporter;
@@ -88,6 +87,8 @@ export class ExportRunner {
   /** Set when intake waited `stallMs` for a commit that did not come; cleared by the next commit. */
   private stalled = false;
   private progress: ProgressWait | undefined;
+  /** Taken from the stream when the runner starts: a graph built by a reload starts its runners only
+   *  once the streams it keeps were handed over (IngestStream.handOver). */
   #reader: StreamReader | undefined;
 
   constructor(options: RunnerOptions) {
@@ -95,9 +96,6 @@ export class ExportRunner {
     this.metrics = options.metrics ?? NO_EXPORTER_METRICS;
   }
 
-  private get reader(): StreamReader {
-    return this.#reader ??= this.options.stream.reader(this.options.exporterId);
-  }
 
   get exporterId(): string {
     return this.options.exporterId;
@@ -105,10 +103,11 @@ export class ExportRunner {
 
   /** Bytes not yet committed, when the stream can tell (the metrics' backlog gauge). */
   backlogBytes(): number | undefined {
-    return this.reader.lagBytes?.();
+    return this.#reader?.lagBytes?.();
   }
 
   start(): void {
+    this.#reader ??= this.options.stream.reader(this.options.exporterId);
     this.loop ??= this.run().catch((err) => {
       this.options.logger.error('export runner stopped on an unexpected error', { err });
     });
@@ -144,12 +143,12 @@ export class ExportRunner {
    */
   isBehind(deliveries: number): boolean {
     return this.failingSince === undefined && !this.stalled && !this.finished
-      && this.reader.lag() > deliveries * this.options.batcher.deliverySpans;
+      && this.#reader !== undefined && this.#reader.lag() > deliveries * this.options.batcher.deliverySpans;
   }
 
   /** What the health check reports: failing since when (undefined: not failing) and the spans not yet delivered. */
   status(): ExporterStatus {
-    return { exporter: this.options.exporterId, pipeline: this.options.pipelineId, failingSince: this.failingSince, backlogSpans: this.reader.lag() };
+    return { exporter: this.options.exporterId, pipeline: this.options.pipelineId, failingSince: this.failingSince, backlogSpans: this.#reader?.lag() ?? 0 };
   }
 
   /** Resolves at the next commit, failed attempt or stop, or after `stallMs` (then the runner counts as stalled). */
@@ -188,7 +187,7 @@ export class ExportRunner {
    * and after a 200,000-span request an idle daemon kept ~250 MiB of delivered spans alive.
    */
   private async deliverOne(ending: AbortSignal, signal: AbortSignal): Promise<boolean> {
-    const { reader } = this;
+    const reader = this.#reader!;
     const { batcher } = this.options;
     if (ending.aborted) return false;
     const records = await batcher.gather(reader, ending);
