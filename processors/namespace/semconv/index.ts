@@ -1,7 +1,7 @@
 // S4: semantic-convention mapping (ag-namespace.md §6.1). Families run only when a span has a key that
 // could feed them (one first-character lookup per key), and a family's output is dropped key by key when
 // the explicit ag keys or a higher family already hold that key, or a key above or below it.
-import type { AttributeList } from '../../../model/attributes/list.ts';
+import { AttributeList } from '../../../model/attributes/list.ts';
 import type { AttrValue, Attributes } from '../../../model/span.ts';
 import { anyStringDataSlot, decodeDataSlots, decodeTyped } from '../decode.ts';
 import { ClaimList } from '../keys.ts';
@@ -151,7 +151,7 @@ export class FamilyMapper {
     let all: Attributes | undefined;
     laterClaims.clear();
     for (let p = 0; p < plans.length; p++) {
-      let mapped: Attributes = new Map();
+      let mapped: Attributes = new AttributeList();
       runPlannedFamily(plans[p], attrs, values, p > 0 ? laterClaims : undefined, mapped);
       if (mapped.size === 0) continue;
       mapped = decodeTyped(mapped);
