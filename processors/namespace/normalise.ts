@@ -93,7 +93,7 @@ export class Normaliser {
       } else if (!placeCoded(code, keys[i], v, c, f)) return GENERAL;
     }
     if (plan.families.length > 0) {
-      const mapped = this.mapper.map(plan.families, list, values, this.mappingQuarantine);
+      const mapped = this.mapper.map(plan.families, list, this.mappingQuarantine);
       if (this.mappingQuarantine.size > 0) { this.mappingQuarantine.clear(); return GENERAL; }
       if (mapped instanceof PlannedOutput) {
         for (let i = 0; i < mapped.size; i++) {
@@ -101,8 +101,10 @@ export class Normaliser {
           if (!placeCoded(this.codes.of(k), k, mapped.values[i], c, f)) return GENERAL;
         }
       } else if (mapped !== undefined) {
-        // keys() and get: destructuring the entries allocated a pair per mapped key.
-        for (const k of mapped.keys()) if (!placeCoded(this.codes.of(k), k, mapped.get(k) as AttrValue, c, f)) return GENERAL;
+        const { keyArray, valueArray } = mapped;
+        for (let i = 0; i < keyArray.length; i++) {
+          if (!placeCoded(this.codes.of(keyArray[i]), keyArray[i], valueArray[i], c, f)) return GENERAL;
+        }
       }
     }
     if (!this.order.sort(f)) return GENERAL;

@@ -18,7 +18,7 @@ const attrs = (o: Record<string, AttrValue>): Attributes => new AttributeList(Ob
 function runFamily(f: Family, o: Record<string, AttrValue>): Attributes {
   const list = attrs(o);
   const out: Attributes = new AttributeList();
-  runPlannedFamily(planFamily(indexFamily(f), list.keyArray, new KeySpace()), list, list.valueArray, undefined, out);
+  runPlannedFamily(planFamily(indexFamily(f), list.keyArray, new KeySpace()), list, undefined, out);
   return out;
 }
 const map = (f: Family, o: Record<string, AttrValue>) => Object.fromEntries(runFamily(f, o));

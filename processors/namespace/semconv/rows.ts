@@ -212,10 +212,11 @@ function anyStartsWith(keys: readonly string[], prefixes: readonly string[]): bo
 }
 
 /**
- * The family's rows for a span whose keys are the ones `plan` was made for: `values[i]` is the value of key i.
- * `later` holds what higher families of this span mapped (undefined when none ran before). Writes into `out`.
+ * The family's rows for a span whose keys are the ones `plan` was made for. `later` holds what higher
+ * families of this span mapped (undefined when none ran before). Writes into `out`.
  */
-export function runPlannedFamily(plan: FamilyPlan, attrs: Attributes, values: readonly AttrValue[], later: Claims | undefined, out: RowOutput): void {
+export function runPlannedFamily(plan: FamilyPlan, attrs: Attributes, later: Claims | undefined, out: RowOutput): void {
+  const values = attrs.valueArray;
   const ix = plan.index;
   const rows = ix.family.rows;
   for (let j = 0; j < plan.rows.length; j++) {
