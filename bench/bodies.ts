@@ -1,6 +1,7 @@
 // Request bodies for the benchmark: 100 spans per request, 10 attributes and one event per span, realistic
 // ag.* and gen_ai attributes. Built once, before anything is measured.
 import { ExportRequestEncoder } from '../codec/otlp/index.ts';
+import { AttributeList } from '../model/attributes/list.ts';
 import type { Attributes, Span, SpanScope } from '../model/span.ts';
 
 const BASE_NS = 1776363498000000000n;
@@ -91,8 +92,8 @@ function otlpSpan(request: number, i: number, name: string, attributes: Attribut
     endNs: start + durationNs,
     status: { code: 1 },
     attributes,
-    events: [{ name: 'gen_ai.choice', timeNs: start + durationNs - 50_000_000n, attributes: new Map([['index', 0]]) }],
-    resource: new Map<string, string>([['service.name', service], ['service.version', '1.0.0']]),
+    events: [{ name: 'gen_ai.choice', timeNs: start + durationNs - 50_000_000n, attributes: new AttributeList([['index', 0]]) }],
+    resource: new AttributeList([['service.name', service], ['service.version', '1.0.0']]),
     scope,
   };
 }
@@ -104,7 +105,7 @@ function otlpBody(request: number, spans: number, span: (request: number, i: num
 
 function canonicalSpan(request: number, i: number): Span {
   const api = apiSpan(request, i);
-  const attributes: Attributes = new Map(Object.entries(api.attributes) as Array<[string, string | number]>);
+  const attributes: Attributes = new AttributeList(Object.entries(api.attributes) as Array<[string, string | number]>);
   return otlpSpan(request, i, api.span_name, attributes, 250_000_000n, 'bench-app', { name: 'bench-instrumentation', version: '0.1.0' });
 }
 
@@ -122,7 +123,7 @@ export function otlpProtoBody(request: number, spans = 100): Buffer {
 const LOREM = 'The quick brown fox jumps over the lazy dog while the model considers the question.\n';
 
 function llmSpan(request: number, i: number): Span {
-  const attributes: Attributes = new Map<string, string | number>([
+  const attributes: Attributes = new AttributeList([
     ['gen_ai.system', 'openai'], ['gen_ai.operation.name', 'chat'], ['gen_ai.request.model', 'gpt-4o'],
     ['gen_ai.response.model', 'gpt-4o-2024-08-06'], ['gen_ai.request.temperature', 0.2], ['gen_ai.request.max_tokens', 1024],
     ['gen_ai.usage.input_tokens', 900 + (i % 50)], ['gen_ai.usage.output_tokens', 120 + (i % 30)],

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeExportRequest } from '../codec/otlp/index.ts';
 import { ExportRequestEncoder } from '../codec/otlp/encode-proto.ts';
 import { newSpan, spanStatus, type Span } from './span.ts';
+import { AttributeList } from './attributes/list.ts';
 
 const requestEncoder = new ExportRequestEncoder();
 
@@ -20,7 +21,7 @@ describe('spanStatus', () => {
 
   it('is what OTLP decoding gives: spans of equal plain status share it, one with a message differs', () => {
     const span = (id: string, status: Span['status']): Span =>
-      newSpan('0123456789abcdef0123456789abcdef', id, 'op', 1, 1n, 2n, status, new Map());
+      newSpan('0123456789abcdef0123456789abcdef', id, 'op', 1, 1n, 2n, status, new AttributeList());
     const bytes = requestEncoder.encode([
       span('0000000000000001', { code: 1 }), span('0000000000000002', { code: 1 }),
       span('0000000000000003', { code: 2, message: 'failed' }),

@@ -1,20 +1,17 @@
 // The canonical span: the one shape that flows between receivers, processors and exporters
 // (spec/span-record.md). Receivers convert into it at the edge; exporters convert out of it.
 
-/** A scalar attribute value. Integers beyond +-(2^53-1) are held exactly as bigint. */
-export type AttrScalar = string | number | bigint | boolean | null;
+import type { AttributeList } from './attributes/list.ts';
 
-/** An attribute value in the flat form: a scalar or an array of scalars (types may mix). */
-export type AttrValue = AttrScalar | AttrScalar[];
+export type { AttrScalar, AttrValue } from './attributes/list.ts';
 
 /**
- * An ordered flat map of dotted keys to values (ag-namespace.md §1.1), read through the Map interface:
- * insertion order for every key (plain objects move integer-like keys first), and `set` on an existing
- * key keeps its position, which is the duplicate rule of §1.2. What tracehop builds (receivers, the
- * disk stream, namespace) is an AttributeList (attributes/list.ts), a Map's meaning over two arrays
- * that the hot stages walk directly; a Map is accepted wherever attributes are read.
+ * An ordered flat map of dotted keys to values (ag-namespace.md §1.1): an AttributeList
+ * (attributes/list.ts), a Map's meaning over two arrays that the hot stages walk directly. Insertion
+ * order for every key (plain objects move integer-like keys first), and `set` on an existing key keeps
+ * its position, which is the duplicate rule of §1.2.
  */
-export type Attributes = Map<string, AttrValue>;
+export type Attributes = AttributeList;
 
 export const SpanKind = {
   UNSPECIFIED: 0,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { Span } from '../../model/span.ts';
 import { decodeValue, ValueEncoder } from './codec.ts';
 import { decodeRecordSpans, encodeRecord, parseRecord, stampSeq } from './record.ts';
@@ -16,7 +17,7 @@ function fullSpan(): Span {
     startNs: 1776363498123456789n,
     endNs: 18446744073709551615n, // beyond int64: stored as text
     status: { code: 2, message: 'boom' },
-    attributes: new Map<string, import('../../model/span.ts').AttrValue>([
+    attributes: new AttributeList([
       ['z.first', 1],
       ['1', 'integer-like key keeps its place'],
       ['neg.zero', -0],
@@ -32,9 +33,9 @@ function fullSpan(): Span {
       ['long', 'x'.repeat(300)],
     ]),
     events: [],
-    references: [{ id: '4bf92f35-77b3-4da6-a3ce-929d0e0e4736', attributes: new Map() }],
-    resource: new Map([['service.name', 'shop']]),
-    scope: { name: 'lib', version: '1.0', attributes: new Map([['k', 'v']]) },
+    references: [{ id: '4bf92f35-77b3-4da6-a3ce-929d0e0e4736', attributes: new AttributeList() }],
+    resource: new AttributeList([['service.name', 'shop']]),
+    scope: { name: 'lib', version: '1.0', attributes: new AttributeList([['k', 'v']]) },
     otlp: { traceState: 'a=b', flags: 1, droppedAttributesCount: 2, resourceSchemaUrl: 'https://x' },
     traceType: 'invocation',
     spanType: 'chat',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Attributes, Span } from '../../model/span.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
+import type { AttrValue, Attributes, Span } from '../../model/span.ts';
 import {
   decodeExportRequest, decodeExportRequestJson, decodeExportResponse, decodeExportResponseJson, decodeStatus,
   ExportRequestEncoder, encodeExportRequestJson, encodeExportResponse, encodeExportResponseJson, encodeStatus,
@@ -13,8 +14,8 @@ const requestEncoder = new ExportRequestEncoder();
 
 const enc = new TextEncoder();
 
-function attrs(entries: Array<[string, unknown]>): Attributes {
-  return new Map(entries) as Attributes;
+function attrs(entries: Array<[string, AttrValue]>): Attributes {
+  return new AttributeList(entries);
 }
 
 const resource = attrs([['service.name', 'shop'], ['host.cores', 2]]);
@@ -53,7 +54,7 @@ function fullSpan(): Span {
     ]),
     events: [
       { name: 'exception', timeNs: 1776363499000000001n, attributes: attrs([['exception.message', 'x']]), droppedAttributesCount: 2 },
-      { name: 'e2', timeNs: 1776363499000000002n, attributes: new Map() },
+      { name: 'e2', timeNs: 1776363499000000002n, attributes: new AttributeList() },
     ],
     links: [
       { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', attributes: attrs([['l', 1]]), traceState: 'k=v', flags: 1, droppedAttributesCount: 3 },
@@ -71,7 +72,7 @@ function minimalSpan(i: number, res?: Attributes, sc?: Span['scope']): Span {
   const hex = i.toString(16).padStart(16, '0');
   const span: Span = {
     traceId: '0123456789abcdef' + hex, spanId: hex, name: `s${i}`, kind: 1, startNs: 1n, endNs: 2n,
-    status: { code: 0 }, attributes: new Map(),
+    status: { code: 0 }, attributes: new AttributeList(),
   };
   if (res) span.resource = res;
   if (sc) span.scope = sc;
@@ -131,7 +132,7 @@ describe('protobuf round trip', () => {
     span.userId = 'user-1';
     span.references = [
       { id: '0195c2b6-0000-7000-8000-000000000001', slug: 'app', attributes: attrs([['key', 'application']]) },
-      { version: '3', attributes: new Map() },
+      { version: '3', attributes: new AttributeList() },
     ];
     const out = decodeExportRequest(requestEncoder.encode([span])).spans[0].attributes;
     expect([...out]).toEqual([
@@ -172,7 +173,7 @@ describe('protobuf round trip', () => {
     const { spans } = decodeExportRequest(w.finish());
     expect(spans).toStrictEqual([withAllFields({
       traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', name: 'n', kind: 0,
-      startNs: 5n, endNs: 6n, status: { code: 1 }, attributes: new Map(), resource: attrs([['service.name', 'shop']]),
+      startNs: 5n, endNs: 6n, status: { code: 1 }, attributes: new AttributeList(), resource: attrs([['service.name', 'shop']]),
     })]);
   });
 

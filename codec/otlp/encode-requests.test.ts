@@ -1,6 +1,7 @@
 // ExportRequestEncoder.encodeRequests (cut while encoding) against its encode (whole requests): on random spans
 // and limits, every request it cuts must be byte for byte the whole-request encoding of its spans.
 import { describe, expect, it } from 'vitest';
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { Attributes, Span, SpanScope } from '../../model/span.ts';
 import { ExportRequestEncoder } from './encode-proto.ts';
 import { ProtoWriter } from './proto-writer.ts';
@@ -11,10 +12,10 @@ const requestEncoder = new ExportRequestEncoder();
 function randomSpans(rand: () => number, count: number): Span[] {
   const resources: Array<Attributes | undefined> = [
     undefined,
-    new Map([['service.name', 'a']]),
-    new Map<string, string | number>([['service.name', 'b'], ['host', 'h'.repeat(200)]]),
+    new AttributeList([['service.name', 'a']]),
+    new AttributeList([['service.name', 'b'], ['host', 'h'.repeat(200)]]),
   ];
-  const scopes: Array<SpanScope | undefined> = [undefined, { name: 'lib' }, { name: 'other', version: '1', attributes: new Map([['k', 'v']]) }];
+  const scopes: Array<SpanScope | undefined> = [undefined, { name: 'lib' }, { name: 'other', version: '1', attributes: new AttributeList([['k', 'v']]) }];
   const urls = ['', 'https://opentelemetry.io/schemas/1.26.0'];
   const spans: Span[] = [];
   for (let i = 0; i < count; i++) {
@@ -29,7 +30,7 @@ function randomSpans(rand: () => number, count: number): Span[] {
       startNs: 1_000_000_000n * BigInt(i + 1),
       endNs: 1_000_000_000n * BigInt(i + 1) + 7n,
       status: { code: 0 },
-      attributes: new Map<string, string | number>([['p', 'x'.repeat(payload)], ['n', i]]),
+      attributes: new AttributeList([['p', 'x'.repeat(payload)], ['n', i]]),
       resource: resources[Math.floor(rand() * resources.length)],
       scope: scopes[Math.floor(rand() * scopes.length)],
     };

@@ -2,13 +2,14 @@
 // random spans whose resources and scopes are shared objects, equal copies, or different, in runs and
 // interleaved, with and without schema urls.
 import { describe, expect, it } from 'vitest';
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { Span, SpanScope } from '../../model/span.ts';
 import { groupSpans } from './group.ts';
 import { seededRandom } from '../../test/helpers/random.ts';
 
 function contentKey(s: Span): [string, string] {
-  const resource = JSON.stringify([s.otlp?.resourceSchemaUrl ?? '', [...(s.resource ?? new Map())]]);
-  const scope = s.scope === undefined ? null : [s.scope.name, s.scope.version ?? '', [...(s.scope.attributes ?? new Map())]];
+  const resource = JSON.stringify([s.otlp?.resourceSchemaUrl ?? '', [...(s.resource ?? new AttributeList())]]);
+  const scope = s.scope === undefined ? null : [s.scope.name, s.scope.version ?? '', [...(s.scope.attributes ?? new AttributeList())]];
   return [resource, JSON.stringify([s.otlp?.scopeSchemaUrl ?? '', scope])];
 }
 
@@ -29,7 +30,7 @@ describe('groupSpans', () => {
   it('groups like a plain content-keyed grouping, whatever objects the spans share', () => {
     const rand = seededRandom(11);
     for (let round = 0; round < 200; round++) {
-      const resources = [undefined, new Map([['service.name', 'a']]), new Map([['service.name', 'a']]), new Map([['service.name', 'b']])];
+      const resources = [undefined, new AttributeList([['service.name', 'a']]), new AttributeList([['service.name', 'a']]), new AttributeList([['service.name', 'b']])];
       const scopes: Array<SpanScope | undefined> = [undefined, { name: 'x' }, { name: 'x' }, { name: 'x', version: '2' }];
       const urls = ['', 'u1'];
       const spans: Span[] = [];
@@ -49,7 +50,7 @@ describe('groupSpans', () => {
           startNs: 0n,
           endNs: 0n,
           status: { code: 0 },
-          attributes: new Map(),
+          attributes: new AttributeList(),
           resource,
           scope,
           otlp,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { Span } from '../../model/span.ts';
 import { decodeExportRequest, ExportRequestEncoder } from './index.ts';
 import { ProtoReader, WIRE_LEN } from './proto-reader.ts';
@@ -137,8 +138,8 @@ describe('ExportRequestEncoder length placeholders', () => {
         spans.push({
           traceId: '0123456789abcdef' + id, spanId: id, name: text, kind: 1, startNs: 1n, endNs: 2n,
           status: { code: 2, message: text },
-          attributes: new Map<string, unknown>([['text', text], ['list', [text, 1]], ['k'.repeat(Math.min(length, 200)) || 'e', text]]) as Span['attributes'],
-          events: [{ name: 'e', timeNs: 3n, attributes: new Map([['text', text]]) }],
+          attributes: new AttributeList([['text', text], ['list', [text, 1]], ['k'.repeat(Math.min(length, 200)) || 'e', text]]),
+          events: [{ name: 'e', timeNs: 3n, attributes: new AttributeList([['text', text]]) }],
         });
       }
     }
@@ -157,7 +158,7 @@ describe('ExportRequestEncoder buffer size', () => {
   it('starts from the size of the last request\'s spans, and not with gigabytes after one huge span', () => {
     const make = (i: number, text: string): Span => ({
       traceId: '0123456789abcdef0123456789abcdef', spanId: i.toString(16).padStart(16, '0'), name: 's', kind: 1,
-      startNs: 1n, endNs: 2n, status: { code: 0 }, attributes: new Map([['text', text]]) as Span['attributes'],
+      startNs: 1n, endNs: 2n, status: { code: 0 }, attributes: new AttributeList([['text', text]]),
     });
     const encoder = new ExportRequestEncoder();
     encoder.encode([make(1, 'x'.repeat(8_000_000))]);

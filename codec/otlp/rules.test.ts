@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { Span } from '../../model/span.ts';
 import { checkOtlpSpans, OtlpRules, REJECTIONS_KEPT, type CheckedOtlpSpans } from './rules.ts';
 import { isCanonicalHexId } from '../../model/ids.ts';
@@ -10,7 +11,7 @@ const T = '4bf92f3577b34da6a3ce929d0e0e4736';
 const S = '00f067aa0ba902b7';
 
 function span(over: Partial<Span> = {}): Span {
-  return { traceId: T, spanId: S, name: 'x', kind: 1, startNs: 1n, endNs: 2n, status: { code: 0 }, attributes: new Map(), ...over };
+  return { traceId: T, spanId: S, name: 'x', kind: 1, startNs: 1n, endNs: 2n, status: { code: 0 }, attributes: new AttributeList(), ...over };
 }
 
 function run(spans: Span[]): CheckedOtlpSpans {
@@ -35,9 +36,9 @@ describe('decoded OTLP spans against the receiver rules (otlp.md)', () => {
     ['invalid span_kind', { kind: 6 }],
     ['invalid span_kind', { kind: -1 }],
     ['invalid status_code', { status: { code: 3 } }],
-    ['invalid events[1].name', { events: [{ name: 'a', timeNs: 1n, attributes: new Map() }, { name: '', timeNs: 1n, attributes: new Map() }] }],
-    ['invalid links[0].trace_id', { links: [{ traceId: '0'.repeat(32), spanId: S, attributes: new Map() }] }],
-    ['invalid links[0].span_id', { links: [{ traceId: T, spanId: '', attributes: new Map() }] }],
+    ['invalid events[1].name', { events: [{ name: 'a', timeNs: 1n, attributes: new AttributeList() }, { name: '', timeNs: 1n, attributes: new AttributeList() }] }],
+    ['invalid links[0].trace_id', { links: [{ traceId: '0'.repeat(32), spanId: S, attributes: new AttributeList() }] }],
+    ['invalid links[0].span_id', { links: [{ traceId: T, spanId: '', attributes: new AttributeList() }] }],
   ])('%s', (reason, over) => {
     expect(reasonFor(span(over as Partial<Span>))).toBe(reason);
   });

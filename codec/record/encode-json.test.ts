@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { AttrValue, Span } from '../../model/span.ts';
 import { encodeBatchJsonLines, encodeBatchJsonLinesBuffer, encodeSpanJson } from './encode-json.ts';
 
-const attrs = (entries: Record<string, AttrValue>) => new Map(Object.entries(entries));
+const attrs = (entries: Record<string, AttrValue>) => new AttributeList(Object.entries(entries));
 const T0 = BigInt(Date.parse('2026-04-16T18:18:18Z')) * 1_000_000n;
 
 function minimalSpan(): Span {
@@ -14,7 +15,7 @@ function minimalSpan(): Span {
     startNs: T0,
     endNs: T0 + 1_500_000_000n,
     status: { code: 0 },
-    attributes: new Map(),
+    attributes: new AttributeList(),
   };
 }
 
@@ -30,23 +31,23 @@ function fullSpan(): Span {
     endNs: T0 + 1_500_000_000n,
     status: { code: 2, message: 'boom\n' },
     // A Map literal, not Object.entries: a plain object would move the integer-like key first.
-    attributes: new Map<string, AttrValue>([
+    attributes: new AttributeList([
       ['ag.type.span', 'chat'], ['ag.type.trace', 'invocation'], ['ag.metrics.duration.cumulative', 1376.543211],
       ['2', 'integer-like key stays in place'], ['list', ['a', 1, true, null, 2n ** 63n]], ['nothing', null],
       ['no', false],
     ]),
     events: [
       { name: 'exception', timeNs: T0 + 1_000_000_000n, attributes: attrs({ message: 'boom' }) },
-      { name: 'log', timeNs: T0 + 5n, attributes: new Map(), droppedAttributesCount: 2 },
+      { name: 'log', timeNs: T0 + 5n, attributes: new AttributeList(), droppedAttributesCount: 2 },
     ],
     links: [
       { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', attributes: attrs({ key: 'x' }) },
-      { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'c7ad6b7169203331', attributes: new Map(),
+      { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'c7ad6b7169203331', attributes: new AttributeList(),
         traceState: 'k=v', flags: 1, droppedAttributesCount: 3 },
     ],
     references: [
       { id: '4bf92f35-77b3-4da6-a3ce-929d0e0e4736', attributes: attrs({ key: 'application' }) },
-      { slug: 'v-1', version: '3', attributes: new Map() },
+      { slug: 'v-1', version: '3', attributes: new AttributeList() },
     ],
     resource: attrs({ 'service.name': 'shop' }),
     scope: { name: 'openai-instrumentation', version: '1.2.0', attributes: attrs({ 'a.b': 1 }) },
@@ -279,8 +280,8 @@ describe('the byte writer behind every form', () => {
     ];
     const copies = shared.map((s) => ({
       ...s,
-      resource: s.resource && new Map(s.resource),
-      scope: s.scope && { ...s.scope, attributes: s.scope.attributes && new Map(s.scope.attributes) },
+      resource: s.resource && new AttributeList(s.resource),
+      scope: s.scope && { ...s.scope, attributes: s.scope.attributes && new AttributeList(s.scope.attributes) },
     }));
     const expected = copies.map((s) => encodeSpanJson(s) + '\n').join('');
     expect(encodeBatchJsonLinesBuffer(shared).toString('utf8')).toBe(expected);

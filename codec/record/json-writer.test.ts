@@ -160,10 +160,10 @@ describe('JsonWriter', () => {
         const r = random();
         members.push([key, r < 0.4 ? randomText(random, Math.floor(random() * 30)) : r < 0.7 ? Math.floor(random() * 1e6) : r < 0.9 ? r < 0.8 : null]);
       }
-      const map = new Map(members);
+      const list = new AttributeList(members);
       // Built member by member: an object would move integer-like keys to the front.
-      const reference = '{' + [...map].map(([k, v]) => JSON.stringify(k) + ':' + JSON.stringify(v)).join(',') + '}';
-      expect(written((w) => w.attributes(map))).toBe(reference);
+      const reference = '{' + [...list].map(([k, v]) => JSON.stringify(k) + ':' + JSON.stringify(v)).join(',') + '}';
+      expect(written((w) => w.attributes(list))).toBe(reference);
     }
   });
 
@@ -185,9 +185,9 @@ describe('JsonWriter', () => {
       const values = keys.map((_, j) => (j % 2 ? j : `v${i % 3}`));
       const list = new AttributeList();
       keys.forEach((k, j) => list.append(k, values[j]));
-      const map = new Map(keys.map((k, j) => [k, values[j]]));
+      const set = new AttributeList(keys.map((k, j) => [k, values[j]]));
       const reference = '{' + keys.map((k, j) => JSON.stringify(k) + ':' + JSON.stringify(values[j])).join(',') + '}';
-      expect(written((w) => w.attributes(i % 2 ? list : map, seen))).toBe(reference);
+      expect(written((w) => w.attributes(i % 2 ? list : set, seen))).toBe(reference);
     }
   });
 

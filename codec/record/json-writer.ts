@@ -461,30 +461,19 @@ export class JsonWriter {
     // Every member is written as `,"key":value` (comma and key are one cached piece), and the comma of
     // the first becomes the opening brace: no first-member test and no separate comma per member.
     const start = this.pos;
-    if (attributes instanceof AttributeList) {
-      // What tracehop's stages build: a plain loop over its arrays.
-      const keys = attributes.keyArray;
-      const values = attributes.valueArray;
-      for (let i = 0; i < keys.length; i++) {
-        this.memberKey(keys[i], i, seen);
-        this.attrValue(values[i]);
-      }
-    } else {
-      // A Map (a nested-shape tree, or built outside tracehop): forEach, whose callback allocates less
-      // than `for (const [k, v] of map)` (an entry array per member, about 100 bytes each, measured);
-      // keys() with get() is twice the cost of forEach.
-      let i = 0;
-      attributes.forEach((value, key) => {
-        this.memberKey(key, i++, seen);
-        this.attrValue(value);
-      });
+    const keys = attributes.keyArray;
+    const values = attributes.valueArray;
+    for (let i = 0; i < keys.length; i++) {
+      this.memberKey(keys[i], i, seen);
+      this.attrValue(values[i]);
     }
     this.buf[start] = OPEN_BRACE;
     this.byte(CLOSE_BRACE);
   }
 
   /**
-   * Any plain JSON-like value (the nested attribute shape): objects, arrays, Maps and the scalars above.
+   * Any plain JSON-like value (the nested attribute shape): objects, arrays, attribute lists and the
+   * scalars above.
    * `undefined` members are left out as JSON.stringify does; nothing else is expected.
    */
   plainValue(value: unknown): void {
@@ -507,8 +496,8 @@ export class JsonWriter {
       this.byte(CLOSE_BRACKET);
       return;
     }
-    if (value instanceof Map || value instanceof AttributeList) {
-      this.attributes(value as Attributes);
+    if (value instanceof AttributeList) {
+      this.attributes(value);
       return;
     }
     const keys = Object.keys(value);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseJsonBytes } from '../json/parse.ts';
 import { TracingSpans, type CheckedSpans } from './spans.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 
 /** One checker for the file, as a receiver keeps one across requests. */
 const checker = new TracingSpans();
@@ -264,16 +265,16 @@ describe('§4.2 events, links, references', () => {
     }] });
     const s = b.spans[0];
     expect(s.events).toEqual([
-      { name: 'exception', timeNs: 1776363499n * SEC, attributes: new Map([['error.type', 'X']]) },
-      { name: 'b', timeNs: 1776363499123_000_000n, attributes: new Map() },
+      { name: 'exception', timeNs: 1776363499n * SEC, attributes: new AttributeList([['error.type', 'X']]) },
+      { name: 'b', timeNs: 1776363499123_000_000n, attributes: new AttributeList() },
     ]);
     expect(s.links).toEqual([
-      { traceId: T2, spanId: S2, attributes: new Map<string, unknown>([['k.a', 1], ['k.b', 2]]) },
-      { traceId: T, spanId: S, attributes: new Map() },
+      { traceId: T2, spanId: S2, attributes: new AttributeList([['k.a', 1], ['k.b', 2]]) },
+      { traceId: T, spanId: S, attributes: new AttributeList() },
     ]);
     expect(s.references).toEqual([
-      { id: '4bf92f35-77b3-4da6-a3ce-929d0e0e4736', slug: 'app', version: '3', attributes: new Map([['key', 'application']]) },
-      { attributes: new Map() },
+      { id: '4bf92f35-77b3-4da6-a3ce-929d0e0e4736', slug: 'app', version: '3', attributes: new AttributeList([['key', 'application']]) },
+      { attributes: new AttributeList() },
     ]);
   });
 
@@ -316,10 +317,10 @@ describe('§4.5 the canonical span', () => {
       traceId: T, spanId: S, parentId: S2, name: 'chat', kind: 3,
       startNs: 1776363498123456789n, endNs: 1776363499500000000n,
       status: { code: 2, message: 'boom' },
-      attributes: new Map([['ag.data.inputs.q', 'hi'], ['gen_ai.request.model', 'gpt-4o']]),
+      attributes: new AttributeList([['ag.data.inputs.q', 'hi'], ['gen_ai.request.model', 'gpt-4o']]),
       sessionId: 'sess', userId: 'u1',
-      resource: new Map([['service.name', 'shop']]),
-      scope: { name: 'lib', version: '1.2.0', attributes: new Map([['a.b', true]]) },
+      resource: new AttributeList([['service.name', 'shop']]),
+      scope: { name: 'lib', version: '1.2.0', attributes: new AttributeList([['a.b', true]]) },
       otlp: { traceState: 'ts', flags: 1, droppedAttributesCount: 0, droppedEventsCount: 2, droppedLinksCount: 3,
         resourceSchemaUrl: 'r', scopeSchemaUrl: 's' },
       spanType: 'chat', traceType: 'annotation',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeExportRequest, decodeExportRequestJson, ExportRequestEncoder } from '../../codec/otlp/index.ts';
 import { BatchLinesEncoder, encodeSpanJson } from '../../codec/record/index.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { Span } from '../../model/span.ts';
 import { messageHeaders, ProjectHeaders, traceEncoder } from './encoding.ts';
 import { BATCH_OVERHEAD, planJsonMessages, planTraceMessages, requestBounds, spansOf, type MessagePlan, type PlanOptions } from './messages.ts';
@@ -18,7 +19,7 @@ function span(traceId: string, payload = 0): Span {
     startNs: 1_000_000_000n * BigInt(n),
     endNs: 1_000_000_000n * BigInt(n) + 5n,
     status: { code: 0 },
-    attributes: new Map([['p', 'x'.repeat(payload)]]),
+    attributes: new AttributeList([['p', 'x'.repeat(payload)]]),
   };
 }
 
@@ -51,7 +52,7 @@ describe('json messages', () => {
     const lines = new BatchLinesEncoder();
     const tricky = span(A);
     tricky.name = 'line one\nline two\r\n日本 ✨ 🙂';
-    tricky.attributes = new Map([['text', 'a\nb\u2028c'], ['control', '\u0000\u000a\u001f']]);
+    tricky.attributes = new AttributeList([['text', 'a\nb\u2028c'], ['control', '\u0000\u000a\u001f']]);
     const first = [span(A), tricky, span(B)];
     const held = planJsonMessages(first, options(1_000_000), lines);
     const second = [tricky, span(B)];

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PermanentError, RetryableError, StartupError } from '../../pipeline/errors.ts';
 import { createLogger, silentLogger } from '../../pipeline/log.ts';
 import { decodeExportRequest, decodeExportRequestJson, encodeExportResponse, encodeStatus } from '../../codec/otlp/index.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { Span } from '../../model/span.ts';
 import { withAllFields } from '../../test/helpers/spans.ts';
 import { tracesUrl, type OtlpExporterConfig } from './config.ts';
@@ -64,8 +65,8 @@ function spans(n: number): Span[] {
     out.push({
       traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: (i + 1).toString(16).padStart(16, '0'), name: `s${i}`, kind: 1,
       startNs: 1776363498123456789n, endNs: 1776363499123456789n, status: { code: 0 },
-      attributes: new Map<string, string | number>([['i', i], ['k', 'v']]),
-      resource: new Map([['service.name', 'shop']]),
+      attributes: new AttributeList([['i', i], ['k', 'v']]),
+      resource: new AttributeList([['service.name', 'shop']]),
     });
   }
   return out;

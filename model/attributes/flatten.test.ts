@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { flattenInto, flattenObject } from './flatten.ts';
+import { AttributeList } from './list.ts';
 
 const entries = (m: Map<string, unknown>) => [...m.entries()];
 
@@ -50,13 +51,13 @@ describe('flattenObject (ag-namespace.md §1.2)', () => {
     expect(entries(flattenObject({ a: [[1, 2], [{ b: 3 }]] }))).toEqual([['a.0', [1, 2]], ['a.1.0.b', 3]]);
     let deep: unknown = { leaf: 1 };
     for (let i = 0; i < 20_000; i++) deep = { x: deep };
-    const out = new Map();
+    const out = new AttributeList();
     flattenInto(deep, 'p', out);
     expect(out.size).toBe(1);
   });
 
   it('flattenInto emits a scalar at the prefix itself', () => {
-    const out = new Map([['k', 0]]);
+    const out = new AttributeList([['k', 0]]);
     flattenInto('v', 'k', out as never);
     flattenInto({}, 'e', out as never);
     expect(entries(out)).toEqual([['k', 'v']]);

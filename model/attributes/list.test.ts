@@ -110,13 +110,14 @@ describe('AttributeList', () => {
     expect(seen).toEqual([[1, 'a', true, self], [null, 'b', true, self]]);
   });
 
-  it('is copied from a Map in order, and equals a Map with the same members in the same order only', () => {
-    const map = new Map<string, AttrValue>([['x', 'y'], ['n', 1n], ['arr', [1, 'two', null]]]);
-    const list = AttributeList.from(map);
-    expect(list).toEqual(map);
-    expect(new Map(list)).toEqual(map);
-    expect(list).not.toEqual(new Map<string, AttrValue>([['n', 1n], ['x', 'y'], ['arr', [1, 'two', null]]]));
-    expect(list).not.toEqual(new Map<string, AttrValue>([['x', 'y'], ['n', 2n], ['arr', [1, 'two', null]]]));
+  it('is built from entries as a Map is, and equals another list with the same members in the same order only', () => {
+    const entries: [string, AttrValue][] = [['x', 'y'], ['n', 1n], ['x', 'z'], ['arr', [1, 'two', null]]];
+    const list = new AttributeList(entries);
+    expect(pairs(list)).toEqual([...new Map(entries)]);
+    expect(list).toEqual(new AttributeList().set('x', 'z').set('n', 1n).set('arr', [1, 'two', null]));
+    expect(list).not.toEqual(new AttributeList([['n', 1n], ['x', 'z'], ['arr', [1, 'two', null]]]));
+    expect(list).not.toEqual(new AttributeList([['x', 'z'], ['n', 2n], ['arr', [1, 'two', null]]]));
+    expect(list).not.toEqual(new Map(list));
     expect(Object.prototype.toString.call(list)).toBe('[object AttributeList]');
   });
 

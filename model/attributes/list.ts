@@ -1,19 +1,25 @@
-// An attribute map held as two arrays, keys and values in insertion order, with a Map's meaning: the
-// `Attributes` a processor builds for every span (namespace writes one per span) and the encoders read.
+// The attributes of a span, event, link, reference, scope or resource (`Attributes` in span.ts): a
+// flat map held as two arrays, keys and values in insertion order, with a Map's meaning. It is the one
+// attribute container: receivers, the disk stream and namespace build it, and the encoders read it.
 //
 // Why not a Map: the hot stages only ever append members and then walk them in order. A Map hashes
 // every key on `set`, keeps a hash table beside its entries, and its `forEach` reaches the encoder
 // through a callback; two arrays are a store per member and a plain indexed loop (docs/performance.md, round 0450 has
-// the measurements). Lookups by key are rare (the general paths, a few per span in some exporters)
-// and stay correct: a scan, unless one large list is looked up again and again (a builder that `set`s
-// every member); that list then builds a key -> position index of its own.
+// the measurements). Lookups by key are rare (a few per span in some exporters) and stay correct: a
+// scan, unless one large list is looked up again and again (a builder that `set`s every member); that
+// list then builds a key -> position index of its own.
 //
-// It implements the whole Map interface, so every reader that uses the Map API (get, has, size,
-// forEach, keys, values, entries, for-of) works on it unchanged; code that must tell it from other
-// objects (a generic value codec) asks `instanceof AttributeList`, never `instanceof Map` alone.
-// One difference: deleting a member while an iterator or forEach walks the list makes the walk skip
-// the member after it (a Map's would not). Nothing here deletes while walking.
-import type { AttrValue, Attributes } from '../span.ts';
+// It implements the whole Map interface (get, has, size, forEach, keys, values, entries, for-of), so
+// a reader may use the Map API; it is not a Map, so `instanceof Map` tells the ordered trees of
+// namespace (real Maps) from attributes. One difference: deleting a member while an iterator or
+// forEach walks the list makes the walk skip the member after it (a Map's would not). Nothing here
+// deletes while walking.
+
+/** A scalar attribute value. Integers beyond +-(2^53-1) are held exactly as bigint. */
+export type AttrScalar = string | number | bigint | boolean | null;
+
+/** An attribute value in the flat form: a scalar or an array of scalars (types may mix). */
+export type AttrValue = AttrScalar | AttrScalar[];
 
 /** Lists up to this many members are always scanned. */
 const SCAN_AT_MOST = 16;
@@ -33,6 +39,11 @@ export class AttributeList implements Map<string, AttrValue> {
   private index: Map<string, number> | undefined;
   /** Scans of this list while it is large and has no index. */
   private scans = 0;
+
+  /** An empty list, or one holding `entries` as `new Map(entries)` would (a repeated key: see `set`). */
+  constructor(entries?: Iterable<readonly [string, AttrValue]>) {
+    if (entries !== undefined) for (const [k, v] of entries) this.set(k, v);
+  }
 
   get size(): number {
     return this.keyArray.length;
@@ -165,17 +176,4 @@ export class AttributeList implements Map<string, AttrValue> {
   [Symbol.iterator](): MapIterator<[string, AttrValue]> {
     return this.entries();
   }
-
-  /** A list holding the members of `attrs` in their order. */
-  static from(attrs: Attributes): AttributeList {
-    const list = new AttributeList();
-    // The keys of a map are unique.
-    attrs.forEach((v, k) => list.append(k, v));
-    return list;
-  }
-}
-
-/** `attrs` itself when it is a list, else a list copied from it: for loops written over the arrays. */
-export function asList(attrs: Attributes): AttributeList {
-  return attrs instanceof AttributeList ? attrs : AttributeList.from(attrs);
 }

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { AttributeList } from './list.ts';
 import type { AttrValue, Attributes } from '../span.ts';
 import { flattenObject } from './flatten.ts';
 import { nestedShape, unflatten } from './unflatten.ts';
 import { seededRandom } from '../../test/helpers/random.ts';
 
 const attrs = (o: Record<string, AttrValue> | [string, AttrValue][]): Attributes =>
-  new Map(Array.isArray(o) ? o : Object.entries(o));
+  new AttributeList(Array.isArray(o) ? o : Object.entries(o));
 
 function scalar(r: () => number): AttrValue {
   const x = r();
@@ -22,7 +23,7 @@ function scalar(r: () => number): AttrValue {
 /** A random flat map with colliding, digit, empty and shadowing keys. */
 function randomFlat(r: () => number): Attributes {
   const segs = ['a', 'b', '0', '1', '2', '01', '', 'c'];
-  const m: Attributes = new Map();
+  const m: Attributes = new AttributeList();
   const n = 1 + Math.floor(r() * 12);
   for (let i = 0; i < n; i++) {
     const depth = 1 + Math.floor(r() * 4);
@@ -117,7 +118,7 @@ describe('unflatten (ag-namespace.md §1.3)', () => {
   });
 
   it('empty input gives an empty tree', () => {
-    expect(unflatten(new Map())).toEqual({ tree: {}, shadowed: [] });
+    expect(unflatten(new AttributeList())).toEqual({ tree: {}, shadowed: [] });
   });
 
   it('G1: deterministic; key order only changes the order of object members', () => {
@@ -125,7 +126,7 @@ describe('unflatten (ag-namespace.md §1.3)', () => {
     for (let i = 0; i < 300; i++) {
       const f = randomFlat(r);
       const a = unflatten(f);
-      const b = unflatten(new Map(shuffle(r, [...f])));
+      const b = unflatten(new AttributeList(shuffle(r, [...f])));
       expect(b.tree).toEqual(a.tree);
       expect(new Set(b.shadowed.map(([k]) => k))).toEqual(new Set(a.shadowed.map(([k]) => k)));
       expect(unflatten(f)).toEqual(a);

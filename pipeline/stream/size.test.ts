@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/helpers/random.ts';
 import { makeSpan } from '../../test/helpers/spans.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { Attributes, AttrValue, Span } from '../../model/span.ts';
 import { estimateFromWire, estimateSpanBytes, keptShare } from './size.ts';
 
@@ -37,7 +38,7 @@ describe('span size estimate', () => {
       if (r < 0.75) return random() * 10;
       return Array.from({ length: Math.floor(random() * 4) }, () => (random() < 0.5 ? text() : Math.floor(random() * 9)));
     };
-    const attributes = (): Attributes => new Map(Array.from({ length: Math.floor(random() * 20) }, (_, i) => [`k${i}.${text().slice(0, 20)}`, value()]));
+    const attributes = (): Attributes => new AttributeList(Array.from({ length: Math.floor(random() * 20) }, (_, i) => [`k${i}.${text().slice(0, 20)}`, value()]));
     for (let i = 0; i < 300; i++) {
       const span = makeSpan({
         name: text(),
@@ -52,8 +53,8 @@ describe('span size estimate', () => {
   });
 
   it('grows with the text a client sent', () => {
-    const small = makeSpan({ attributes: new Map([['input', 'x']]) });
-    const large = makeSpan({ attributes: new Map([['input', 'x'.repeat(10_000)]]) });
+    const small = makeSpan({ attributes: new AttributeList([['input', 'x']]) });
+    const large = makeSpan({ attributes: new AttributeList([['input', 'x'.repeat(10_000)]]) });
     expect(estimateSpanBytes(large) - estimateSpanBytes(small)).toBe(2 * 9_999);
   });
 

@@ -5,13 +5,8 @@
 // (estimateFromWire): the walk below was ~1.7% of the daemon's CPU on the OTLP benchmark (perf, decision
 // 0500), and the size of the body is a measure the client cannot make small while the spans stay large.
 //
-// It runs for every appended span, so it allocates nothing. An AttributeList (what tracehop builds) is
-// read through its arrays: walking its keys() and values() iterators instead, in code that also sees
-// Maps, made the whole daemon slower in 2 of 3 A/B pairs, by up to a third (docs/performance.md, round 0450). For a Map,
-// `for (const [key, value] of map)` builds an entry array per member (about 1 KB of garbage per span of
-// the benchmark); keys and values are walked by their own iterators, which optimised code keeps off the
-// heap (docs/performance.md, round 0350).
-import { AttributeList } from '../../model/attributes/list.ts';
+// It runs for every appended span, so it allocates nothing: attributes are read through the list's
+// arrays, not its iterators (docs/performance.md, rounds 0350 and 0450).
 import type { AttrValue, Attributes, Span } from '../../model/span.ts';
 
 const SPAN_OVERHEAD = 400;
@@ -40,15 +35,9 @@ export function estimateFromWire(spans: number, wireBytes: number): number {
 function attributesBytes(attrs: Attributes | undefined): number {
   if (!attrs) return 0;
   let sum = attrs.size * ENTRY_OVERHEAD;
-  if (attrs instanceof AttributeList) {
-    // What namespace writes: its arrays, read directly.
-    const keys = attrs.keyArray;
-    const values = attrs.valueArray;
-    for (let i = 0; i < keys.length; i++) sum += keys[i].length * 2 + valueBytes(values[i]);
-    return sum;
-  }
-  for (const key of attrs.keys()) sum += key.length * 2;
-  for (const value of attrs.values()) sum += valueBytes(value);
+  const keys = attrs.keyArray;
+  const values = attrs.valueArray;
+  for (let i = 0; i < keys.length; i++) sum += keys[i].length * 2 + valueBytes(values[i]);
   return sum;
 }
 

@@ -4,6 +4,7 @@ import { MemoryStream } from '../../pipeline/stream/memory.ts';
 import { makeSpan, makeSpans } from '../../test/helpers/spans.ts';
 import { estimateSpanBytes } from '../../pipeline/stream/size.ts';
 import { SizeOrTimeBatcher } from './batcher.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 
 const never = new AbortController().signal;
 
@@ -68,7 +69,7 @@ describe('batch processor', () => {
     const reader = stream.reader('x');
     const batcher = new SizeOrTimeBatcher({ send_batch_size: 1000, timeout: 60_000, send_batch_max_size: 0, send_batch_size_mib: 1 });
     // Spans of ~100 KB by the stream's estimate (a long conversation text each).
-    const big = () => Array.from({ length: 2 }, () => makeSpan({ attributes: new Map([['ag.data.inputs.prompt', 'x'.repeat(50_000)]]) }));
+    const big = () => Array.from({ length: 2 }, () => makeSpan({ attributes: new AttributeList([['ag.data.inputs.prompt', 'x'.repeat(50_000)]]) }));
     const perSpan = estimateSpanBytes(big()[0]);
     expect(perSpan).toBeGreaterThan(100_000);
     expect(batcher.deliverySpans).toBe(1000);

@@ -2,13 +2,14 @@
 // hashes computed with node:crypto from the payload the test built, and a second pass that changes nothing.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { AttrValue, Span } from '../../model/span.ts';
 import { makeSpan } from '../../test/helpers/spans.ts';
 import { checkLimitConfig } from './config.ts';
 import { LimitProcessor, cutUtf8 } from './processor.ts';
 
 function run(p: LimitProcessor, attributes: Record<string, AttrValue>, more: Partial<Span> = {}): Span {
-  const span = makeSpan({ attributes: new Map(Object.entries(attributes)), ...more });
+  const span = makeSpan({ attributes: new AttributeList(Object.entries(attributes)), ...more });
   p.process({ origin: 'otlp', spans: [span] });
   return span;
 }
@@ -43,8 +44,8 @@ describe('limit: values over max_value_bytes', () => {
     const p = new LimitProcessor({ max_value_bytes: 64 });
     const long = 'x'.repeat(200);
     const span = run(p, { short: 'ok', n: 12345, list: ['a', long, 'b'] }, {
-      events: [{ name: 'e', timeNs: 1n, attributes: new Map([['message', long]]) }],
-      links: [{ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), attributes: new Map([['why', long]]) }],
+      events: [{ name: 'e', timeNs: 1n, attributes: new AttributeList([['message', long]]) }],
+      links: [{ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), attributes: new AttributeList([['why', long]]) }],
     });
     expect(span.attributes.get('short')).toBe('ok');
     expect(span.attributes.get('n')).toBe(12345);

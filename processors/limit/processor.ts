@@ -7,7 +7,6 @@
 // Each span that was changed says so in `ag.meta.limits.truncated` and `ag.meta.limits.media` (how many
 // values), never with the values themselves.
 import { createHash } from 'node:crypto';
-import { asList } from '../../model/attributes/list.ts';
 import type { WorkingBatch } from '../../model/batch.ts';
 import type { AttrValue, Attributes } from '../../model/span.ts';
 import type { SyncProcessor } from '../../pipeline/component.ts';
@@ -67,16 +66,14 @@ export class LimitProcessor implements SyncProcessor {
       if (span.events) for (const e of span.events) this.attributes(e.attributes, counts);
       if (span.links) for (const l of span.links) if (l.attributes) this.attributes(l.attributes, counts);
       if (counts.truncated + counts.media > 0) {
-        const list = asList(span.attributes);
-        if (counts.truncated > 0) list.set('ag.meta.limits.truncated', counts.truncated);
-        if (counts.media > 0) list.set('ag.meta.limits.media', counts.media);
-        span.attributes = list;
+        if (counts.truncated > 0) span.attributes.set('ag.meta.limits.truncated', counts.truncated);
+        if (counts.media > 0) span.attributes.set('ag.meta.limits.media', counts.media);
       }
     }
   }
 
   private attributes(attrs: Attributes, counts: Counts): void {
-    // Replacing a present key's value keeps its position, for a Map and an AttributeList alike.
+    // Replacing a present key's value keeps its position.
     attrs.forEach((v, k) => {
       const next = this.value(k, v, counts);
       if (next !== v) attrs.set(k, next);

@@ -1,6 +1,7 @@
 // S3 aliases (ag-namespace.md §3.3), applied whatever the source. A rewritten key keeps the alias key's
 // position; when the target (or a key above or below it) was sent explicitly, the explicit key wins and
 // the alias key is quarantined under its own path.
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { AttrValue, Attributes } from '../../model/span.ts';
 import { KeySpace } from './keys.ts';
 import type { Quarantine } from './quarantine.ts';
@@ -51,7 +52,7 @@ export function rewriteAliases(ag: Attributes, q: Quarantine): Attributes {
   for (const k of ag.keys()) if (aliasTarget(k) === undefined) explicit.add(k);
   // meta.configuration moves only when nothing at all sits at, above or below ag.data.parameters.
   const paramsTaken = explicit.conflicts(PARAMS);
-  const out: Attributes = new Map();
+  const out = new AttributeList();
   for (const [k, v] of ag) {
     const t = aliasTarget(k);
     if (t === undefined) { out.set(k, v); continue; }

@@ -80,7 +80,7 @@ export function mayWriteDataJsonSlot(target: string): boolean {
  */
 export function decodeDataSlots(ag: Attributes, q: Quarantine): Attributes {
   if (!anyStringDataSlot(ag)) return ag;
-  const out: Attributes = new Map();
+  const out = new AttributeList();
   for (const [k, v] of ag) {
     if (typeof v === 'string' && isDataJsonSlot(k)) {
       const parsed = tryJson(v);

@@ -1,8 +1,8 @@
 // S9: the attributes written back (ag-namespace.md §3.6): the cleaned `ag` tree flattened in slot order,
 // then every other key in input order, untouched.
 import { flattenInto } from '../../model/attributes/flatten.ts';
-import { AttributeList, asList } from '../../model/attributes/list.ts';
 import type { Tree } from '../../model/attributes/trie.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { Attributes } from '../../model/span.ts';
 import type { Cleaned, SlottedKeys } from './layout.ts';
 import { isAgKey } from './keys.ts';
@@ -57,7 +57,7 @@ export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine): At
     const { otherKeys, otherValues } = f as SlottedKeys;
     for (let j = 0; j < at.length; j++) out.append(otherKeys[at[j]], otherValues[at[j]]);
   } else {
-    const { keyArray, valueArray } = asList(input);
+    const { keyArray, valueArray } = input;
     for (let i = 0; i < keyArray.length; i++) if (!isAgKey(keyArray[i])) out.append(keyArray[i], valueArray[i]);
   }
   return out;

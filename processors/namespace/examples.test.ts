@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { flattenObject } from '../../model/attributes/flatten.ts';
 import { nestedShape } from '../../model/attributes/unflatten.ts';
 import type { BatchOrigin, WorkingBatch } from '../../model/batch.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { AttrValue, Span, SpanEvent } from '../../model/span.ts';
 import type { NamespaceConfig } from './config.ts';
 import { NamespaceProcessor } from './processor.ts';
@@ -39,8 +40,8 @@ const expected = (o: Record<string, AttrValue>) => Object.entries(o);
 function clone(s: Span): Span {
   return {
     ...s,
-    attributes: new Map(s.attributes),
-    references: s.references?.map((r) => ({ ...r, attributes: new Map(r.attributes) })),
+    attributes: new AttributeList(s.attributes),
+    references: s.references?.map((r) => ({ ...r, attributes: new AttributeList(r.attributes) })),
   };
 }
 
@@ -56,7 +57,7 @@ function expectIdempotent(spans: Span[], origin: BatchOrigin = 'tracing', config
   }
 }
 
-const event = (name: string): SpanEvent => ({ name, timeNs: START + 1n, attributes: new Map() });
+const event = (name: string): SpanEvent => ({ name, timeNs: START + 1n, attributes: new AttributeList() });
 
 describe('ag-namespace §8 examples', () => {
   it('E1 flatten at the edge, nested shape back', () => {
@@ -169,9 +170,9 @@ describe('ag-namespace §8 examples', () => {
       'ag.unsupported.references.application.slug': 'my app', 'ag.unsupported.references.widget.id': 'w1',
     }));
     expect(s.references).toEqual([
-      { id: '4bf92f35-77b3-4da6-a3ce-929d0e0e4736', attributes: new Map([['key', 'application']]) },
-      { version: '3', attributes: new Map([['key', 'evaluator']]) },
-      { slug: 'v-1', attributes: new Map([['key', 'application_variant']]) },
+      { id: '4bf92f35-77b3-4da6-a3ce-929d0e0e4736', attributes: new AttributeList([['key', 'application']]) },
+      { version: '3', attributes: new AttributeList([['key', 'evaluator']]) },
+      { slug: 'v-1', attributes: new AttributeList([['key', 'application_variant']]) },
     ]);
     expectIdempotent([s]);
   });
@@ -274,7 +275,7 @@ describe('ag-namespace §8 examples', () => {
   });
 
   it('E13 OTLP, explicit ag wins, @ag.type=json:, resource and scope untouched', () => {
-    const resource = new Map<string, AttrValue>([['service.name', 'shop']]);
+    const resource = new AttributeList([['service.name', 'shop']]);
     const scope = { name: 'agenta', version: '0.50.0' };
     const [s] = run([span({
       'ag.type.node': 'Workflow', 'ag.data.inputs': '@ag.type=json:{"q":"hi"}', 'ag.meta.request.model': 'mine',

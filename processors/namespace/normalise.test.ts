@@ -5,6 +5,7 @@
 // rule is easy to get wrong.
 import { describe, expect, it } from 'vitest';
 import type { BatchOrigin } from '../../model/batch.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { AttrValue, Attributes, Span } from '../../model/span.ts';
 import { mayWriteDataJsonSlot } from './decode.ts';
 import { NamespaceProcessor } from './processor.ts';
@@ -43,7 +44,7 @@ function randomKey(r: () => number): string {
 }
 
 function randomAttrs(r: () => number): Attributes {
-  const m: Attributes = new Map();
+  const m: Attributes = new AttributeList();
   const n = Math.floor(r() * 9);
   for (let i = 0; i < n; i++) {
     const k = r() < 0.15 ? pick(r, OTHER) : randomKey(r);
@@ -72,7 +73,7 @@ function leaf(r: () => number, kind: string, i: number): AttrValue {
 
 /** Keys written the way the full path writes them (grouped, indexes in order), then sometimes disturbed. */
 function nearCanonicalAttrs(r: () => number): Attributes {
-  const m: Attributes = new Map();
+  const m: Attributes = new AttributeList();
   if (r() < 0.5) m.set('ag.type.span', pick(r, ['llm', 'chat', 'tool']));
   const slots = 1 + Math.floor(r() * 3);
   for (let s = 0; s < slots; s++) {
@@ -129,7 +130,7 @@ function nearCanonicalAttrs(r: () => number): Attributes {
 
 /** The benchmark's span shape (bench/bodies.ts), varied. */
 function realisticAttrs(i: number): Attributes {
-  return new Map<string, AttrValue>([
+  return new AttributeList([
     ['ag.type.span', i % 3 === 0 ? 'chat' : 'tool'],
     ['ag.data.inputs.prompt.0.role', 'user'],
     ['ag.data.inputs.prompt.0.content', `question ${i}`],
@@ -145,7 +146,7 @@ function realisticAttrs(i: number): Attributes {
 
 /** Agenta SDK style: the span type as `ag.type.node`, data as `@ag.type=json:` strings. */
 function agentaAttrs(i: number): Attributes {
-  return new Map<string, AttrValue>([
+  return new AttributeList([
     ['ag.type.node', i % 2 === 0 ? 'Workflow' : 'LLM'],
     ['ag.data.inputs', `@ag.type=json:{"question":"q${i}","messages":[{"role":"user","content":"hi"}]}`],
     ['ag.data.outputs', '@ag.type=json:"an answer"'],
@@ -255,7 +256,7 @@ function spanWith(r: () => number, attributes: Attributes): Span {
     endNs: start + BigInt(Math.floor(r() * 3e9)) - 1_000_000_000n,
     status: { code: 0 },
     attributes,
-    events: r() < 0.3 ? [{ name: 'exception', timeNs: start, attributes: new Map() }] : r() < 0.5 ? [] : undefined,
+    events: r() < 0.3 ? [{ name: 'exception', timeNs: start, attributes: new AttributeList() }] : r() < 0.5 ? [] : undefined,
     links: r() < 0.2 ? [] : undefined,
     spanType: r() < 0.3 ? 'tool' : undefined,
     traceType: r() < 0.1 ? 'annotation' : undefined,
@@ -264,7 +265,7 @@ function spanWith(r: () => number, attributes: Attributes): Span {
 }
 
 function keyedSpan(r: () => number, keys: readonly string[], clean = false): Span {
-  const attributes: Attributes = new Map();
+  const attributes: Attributes = new AttributeList();
   for (let i = 0; i < keys.length; i++) attributes.set(keys[i], value(r, keys[i], i, clean));
   return spanWith(r, attributes);
 }
@@ -343,7 +344,7 @@ describe('namespace: outputs are fixed points and independent of earlier spans',
     const p = new NamespaceProcessor({ semconv: 'otlp' });
     const roots = ['ag.data.inputs', 'ag.meta', 'ag.flags', 'ag.data.internals', 'ag.tags'];
     for (let i = 0; i < 1200; i++) {
-      const attributes: Attributes = new Map();
+      const attributes: Attributes = new AttributeList();
       for (let j = 0; j < 5; j++) attributes.set(`${roots[j]}.k${i}${i % 50 === 0 ? 'x'.repeat(130) : ''}`, `v${i}`);
       check(p, 'otlp', [spanWith(r, attributes), spanWith(r, realisticAttrs(i))]);
     }
@@ -379,7 +380,7 @@ describe('namespace: outputs are fixed points and independent of earlier spans',
 /** The output of one span through a processor that has already seen its key sequence. */
 function second(attributes: Record<string, AttrValue>, origin: BatchOrigin = 'otlp'): Span {
   const p = new NamespaceProcessor({ semconv: 'otlp' });
-  const make = (): Span => spanWith(seededRandom(7), new Map(Object.entries(attributes)));
+  const make = (): Span => spanWith(seededRandom(7), new AttributeList(Object.entries(attributes)));
   run(p, origin, [make()]);
   return run(p, origin, [make()])[0];
 }

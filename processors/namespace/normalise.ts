@@ -6,9 +6,9 @@
 // the keys sorted by slot, and the span's plan (plan.ts) gives it without building a tree. A span the plan
 // cannot take (an alias, a value S7 would change or quarantine, a key out of order) is normalised through
 // the tree. `@ag.type=` values are decoded first (S2), so a span whose decoded keys fit still takes a plan.
-import { asList, type AttributeList } from '../../model/attributes/list.ts';
 import type { TreeMap } from '../../model/attributes/trie.ts';
 import { unflattenOrdered } from '../../model/attributes/unflatten.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { AttrValue, Attributes } from '../../model/span.ts';
 import { rewriteAliases } from './aliases.ts';
 import { CanonicalOrder } from './canonical.ts';
@@ -58,14 +58,12 @@ export class Normaliser {
    * the span first. Without it every span goes through the tree (propagate_metrics reads the token and
    * cost trees, which the plan path does not build).
    */
-  normalise(attrs: Attributes, semconv: boolean, reuse: boolean): Normalised {
-    // Receivers and the disk stream build lists; a Map (a test, a custom receiver) is copied into one.
-    const list = asList(attrs);
+  normalise(list: Attributes, semconv: boolean, reuse: boolean): Normalised {
     if (!reuse) return this.tree(list, semconv);
     const c = resetCleaned(this.planned.c);
     let found = this.runPlan(this.plans.for(list, semconv, this.codes), list, c, false);
     if (found === TYPED_VALUE) {
-      const decoded = decodeTyped(list) as AttributeList;
+      const decoded = decodeTyped(list);
       resetCleaned(c);
       if (decoded !== list) found = this.runPlan(this.plans.for(decoded, semconv, this.codes), decoded, c, true);
     }
@@ -95,7 +93,7 @@ export class Normaliser {
       } else if (!placeCoded(code, keys[i], v, c, f)) return GENERAL;
     }
     if (plan.families.length > 0) {
-      const mapped = this.mapper.map(plan.families, list, values, this.mappingQuarantine);
+      const mapped = this.mapper.map(plan.families, list, this.mappingQuarantine);
       if (this.mappingQuarantine.size > 0) { this.mappingQuarantine.clear(); return GENERAL; }
       if (mapped instanceof PlannedOutput) {
         for (let i = 0; i < mapped.size; i++) {
@@ -103,8 +101,10 @@ export class Normaliser {
           if (!placeCoded(this.codes.of(k), k, mapped.values[i], c, f)) return GENERAL;
         }
       } else if (mapped !== undefined) {
-        // keys() and get: destructuring the entries allocated a pair per mapped key.
-        for (const k of mapped.keys()) if (!placeCoded(this.codes.of(k), k, mapped.get(k) as AttrValue, c, f)) return GENERAL;
+        const { keyArray, valueArray } = mapped;
+        for (let i = 0; i < keyArray.length; i++) {
+          if (!placeCoded(this.codes.of(keyArray[i]), keyArray[i], valueArray[i], c, f)) return GENERAL;
+        }
       }
     }
     if (!this.order.sort(f)) return GENERAL;
@@ -121,11 +121,11 @@ export class Normaliser {
     let ag: Attributes | undefined;
     const { keyArray, valueArray } = list;
     for (let i = 0; i < keyArray.length; i++) {
-      if (isAgKey(keyArray[i])) (ag ??= new Map()).set(keyArray[i], valueArray[i]);
+      if (isAgKey(keyArray[i])) (ag ??= new AttributeList()).set(keyArray[i], valueArray[i]);
     }
     const c = emptyCleaned();
     if (ag === undefined && mask === 0) return { c, q: NO_QUARANTINE };
-    ag ??= new Map();
+    ag ??= new AttributeList();
     const q = new Quarantine();
     ag = decodeTyped(ag);
     ag = rewriteAliases(ag, q);

@@ -3,6 +3,7 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import type { BatchOrigin } from '../../model/batch.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { AttrValue, Span, SpanEvent } from '../../model/span.ts';
 import type { NamespaceConfig } from './config.ts';
 import { factory } from './factory.ts';
@@ -13,7 +14,7 @@ let nextId = 1;
 function span(attrs: Record<string, AttrValue>, extra: Partial<Span> = {}): Span {
   return {
     traceId: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', spanId: (nextId++).toString(16).padStart(16, '0'), name: 'op', kind: 1,
-    startNs: START, endNs: START + 1_500_000_000n, status: { code: 0 }, attributes: new Map(Object.entries(attrs)),
+    startNs: START, endNs: START + 1_500_000_000n, status: { code: 0 }, attributes: new AttributeList(Object.entries(attrs)),
     ...extra,
   };
 }
@@ -21,7 +22,7 @@ const run = (spans: Span[], origin: BatchOrigin = 'tracing', config: Partial<Nam
   new NamespaceProcessor(config).process({ origin, spans });
   return spans;
 };
-const ev = (name: string): SpanEvent => ({ name, timeNs: START, attributes: new Map() });
+const ev = (name: string): SpanEvent => ({ name, timeNs: START, attributes: new AttributeList() });
 
 describe('namespace factory and config', () => {
   it('fills defaults and refuses unknown keys and values', () => {
@@ -71,7 +72,7 @@ describe('spans without ag keys', () => {
   it('a span without ag keys gets the computed keys first and keeps its own keys and values as they were', () => {
     const big = 2n ** 60n;
     const s = span({ 'http.method': 'GET', 'n': big, 'list': ['a', 1] }, { events: [ev('exception')] });
-    const resource = new Map([['service.name', 'x']]);
+    const resource = new AttributeList([['service.name', 'x']]);
     s.resource = resource;
     run([s]);
     expect([...s.attributes]).toEqual([

@@ -2,6 +2,7 @@
 import { flattenInto } from '../../model/attributes/flatten.ts';
 import type { Tree, TreeMap } from '../../model/attributes/trie.ts';
 import { unflattenOrdered } from '../../model/attributes/unflatten.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { Attributes } from '../../model/span.ts';
 
 /** Quarantined values in the order they were quarantined; paths are below `ag`. */
@@ -56,7 +57,7 @@ export function emitUnsupported(client: TreeMap | undefined, q: Quarantine, out:
   }
   // Paths written side by side can form dense index names (`0`, `1`) that unflatten reads as an array;
   // a flatten/unflatten round trip makes the output the canonical form a second run would produce.
-  const flat: Attributes = new Map();
+  const flat = new AttributeList();
   flattenInto(root, 'ag.unsupported', flat);
   const tree = unflattenOrdered(flat).tree.get('ag');
   const canonical = tree instanceof Map ? tree.get('unsupported') : undefined;

@@ -2,6 +2,7 @@
 // fixed point (running the processor again changes nothing, key order included).
 import { describe, expect, it } from 'vitest';
 import type { BatchOrigin } from '../../model/batch.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { AttrValue, Attributes, Span } from '../../model/span.ts';
 import { NamespaceProcessor } from './processor.ts';
 import { seededRandom, pickWith } from '../../test/helpers/random.ts';
@@ -28,7 +29,7 @@ const VALUES: AttrValue[] = [
 ];
 
 function randomAttrs(r: () => number): Attributes {
-  const m: Attributes = new Map();
+  const m: Attributes = new AttributeList();
   const n = 1 + Math.floor(r() * 10);
   for (let i = 0; i < n; i++) m.set(pick(r, HEADS) + pick(r, TAILS), pick(r, VALUES));
   return m;
@@ -47,14 +48,14 @@ function randomSpan(r: () => number): Span {
     endNs: start + BigInt(Math.floor(r() * 3e9)) - 1_000_000_000n,
     status: { code: 0 },
     attributes: randomAttrs(r),
-    events: r() < 0.3 ? [{ name: 'exception', timeNs: start, attributes: new Map() }] : r() < 0.5 ? [] : undefined,
+    events: r() < 0.3 ? [{ name: 'exception', timeNs: start, attributes: new AttributeList() }] : r() < 0.5 ? [] : undefined,
     links: r() < 0.2 ? [] : undefined,
     spanType: r() < 0.3 ? 'tool' : undefined,
   };
 }
 
 function clone(s: Span): Span {
-  return { ...s, attributes: new Map(s.attributes) };
+  return { ...s, attributes: new AttributeList(s.attributes) };
 }
 
 describe('namespace robustness', () => {

@@ -1,5 +1,6 @@
 // Spans for the durability tests: every field of the canonical Span used somewhere, so a lossy codec
 // shows up as a mismatch.
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { Span } from '../../model/span.ts';
 
 export function makeSpan(id: string, i = 0): Span {
@@ -11,7 +12,7 @@ export function makeSpan(id: string, i = 0): Span {
     startNs: 1776363498123456789n + BigInt(i),
     endNs: 1776363499500000000n,
     status: { code: 1 },
-    attributes: new Map<string, import('../../model/span.ts').AttrValue>([
+    attributes: new AttributeList([
       ['ag.type.span', 'chat'],
       ['ag.data.inputs.prompt', `prompt ${i} with some text to give the record a realistic size`],
       ['ag.metrics.duration.cumulative', 1376.543211],
@@ -21,7 +22,7 @@ export function makeSpan(id: string, i = 0): Span {
     ]),
   };
   if (i % 2 === 0) span.parentId = 'a1b2c3d4e5f60718';
-  if (i % 3 === 0) span.events = [{ name: 'exception', timeNs: 1776363499000000000n, attributes: new Map([['message', 'boom']]) }];
+  if (i % 3 === 0) span.events = [{ name: 'exception', timeNs: 1776363499000000000n, attributes: new AttributeList([['message', 'boom']]) }];
   if (i % 4 === 0) span.links = [];
   return span;
 }

@@ -1,4 +1,5 @@
 // Canonical spans for unit tests.
+import { AttributeList } from '../../model/attributes/list.ts';
 import { SPAN_FIELDS, type Span } from '../../model/span.ts';
 
 let counter = 0;
@@ -15,7 +16,7 @@ export function makeSpan(overrides: Partial<Span> = {}): Span {
     startNs: 1776363498000000000n,
     endNs: 1776363499500000000n,
     status: { code: 0 },
-    attributes: new Map([['ag.type.span', 'task']]),
+    attributes: new AttributeList([['ag.type.span', 'task']]),
     ...overrides,
   };
 }

@@ -15,6 +15,7 @@ import { EXPORT_PATH } from '../../receivers/otlp/grpc-server.ts';
 import { OtlpReceiver } from '../../receivers/otlp/receiver.ts';
 import { RecordingConsumer } from '../otlp/helpers.ts';
 import { flatSpan, recordingConsumer, send, startReceiver, type Running } from './harness.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tracehop-keys-'));
 const keysFile = join(dir, 'keys.yaml');
@@ -79,7 +80,7 @@ describe('api_keys on OTLP/HTTP and OTLP/gRPC, and revocation through the keys f
   let client: Client;
   const otlpBody = new ExportRequestEncoder().encode([{
     traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', name: 'n', kind: 1, startNs: 1n, endNs: 2n,
-    status: { code: 0 }, attributes: new Map(),
+    status: { code: 0 }, attributes: new AttributeList(),
   }]);
   beforeAll(async () => {
     receiver = new OtlpReceiver({

@@ -1,6 +1,7 @@
 // ingest-api.md §8: POST /simple/traces/ end to end, through the real processors.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { post, startReceiver, TRACE_ID, type Running } from './harness.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 
 let r: Running;
 beforeAll(async () => {
@@ -54,7 +55,7 @@ describe('accepted simple traces', () => {
       'ag.flags.is_sdk': true, 'ag.tags.source': 'ui', 'ag.meta.reviewer': 'r1',
     });
     expect(attrs).not.toHaveProperty('ag.metrics.duration.cumulative');
-    expect(s.links).toEqual([{ traceId: TRACE_ID, spanId: SPAN_ID, attributes: new Map([['key', 'invocation']]) }]);
+    expect(s.links).toEqual([{ traceId: TRACE_ID, spanId: SPAN_ID, attributes: new AttributeList([['key', 'invocation']]) }]);
   });
 
   it('minimal request: defaults, name `annotation`, links [] (an annotation), only `data` echoed', async () => {
@@ -110,8 +111,8 @@ describe('accepted simple traces', () => {
     expect(res.status).toBe(202);
     expect(res.json.trace.links).toEqual(links);
     expect(r.consumer.spans()[0].links).toEqual([
-      { traceId: TRACE_ID, spanId: SPAN_ID, attributes: new Map([['key', 'key']]) },
-      { traceId: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', spanId: '1111111111111111', attributes: new Map([['key', 'key']]) },
+      { traceId: TRACE_ID, spanId: SPAN_ID, attributes: new AttributeList([['key', 'key']]) },
+      { traceId: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', spanId: '1111111111111111', attributes: new AttributeList([['key', 'key']]) },
     ]);
   });
 

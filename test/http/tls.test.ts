@@ -16,6 +16,7 @@ import { factory as otlpFactory } from '../../receivers/otlp/factory.ts';
 import { makeCerts, type TestCerts } from '../helpers/certs.ts';
 import { RecordingConsumer } from '../otlp/helpers.ts';
 import { flatSpan, startReceiver, type Running } from './harness.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 
 let certs: TestCerts;
 beforeAll(() => {
@@ -92,7 +93,7 @@ describe('mutual tls on OTLP/HTTP, tls on OTLP/gRPC', () => {
   let client: ReturnType<TestCerts['issue']>;
   const otlpBody = new ExportRequestEncoder().encode([{
     traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', name: 'n', kind: 1, startNs: 1n, endNs: 2n,
-    status: { code: 0 }, attributes: new Map(),
+    status: { code: 0 }, attributes: new AttributeList(),
   }]);
   beforeAll(async () => {
     const server = certs.issue('otlp-server', 'server');

@@ -6,6 +6,7 @@ import { expect } from 'vitest';
 import { validator } from '../../config/ajv.ts';
 import type { ComponentContext } from '../../pipeline/component.ts';
 import { createLogger, type Logger } from '../../pipeline/log.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 import { SpanKind, StatusCode, type Span } from '../../model/span.ts';
 import { schema, type KafkaConfig } from '../../exporters/kafka/config.ts';
 import { KafkaExporter } from '../../exporters/kafka/kafka-exporter.ts';
@@ -63,7 +64,7 @@ export function makeSpans(traces: number, perTrace: number, options: { payloadBy
   const base = 1_776_363_498_123_456_789n;
   for (let j = 0; j < perTrace; j++) {
     for (let t = 0; t < traces; t++) {
-      const attributes = new Map<string, import('../../model/span.ts').AttrValue>([
+      const attributes = new AttributeList([
         ['ag.type.span', 'chat'],
         ['ag.data.inputs.q', `question ${t}/${j}`],
         ['ag.metrics.duration.cumulative', 1376.543211],
@@ -84,7 +85,7 @@ export function makeSpans(traces: number, perTrace: number, options: { payloadBy
         endNs: base + BigInt(j) * 1_000_000n + 500_000n,
         status: { code: StatusCode.OK },
         attributes,
-        resource: new Map([['service.name', 'kafka-test']]),
+        resource: new AttributeList([['service.name', 'kafka-test']]),
         scope: { name: 'tracehop-test', version: '1.0.0' },
       });
     }

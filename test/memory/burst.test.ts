@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExportRequestEncoder } from '../../codec/otlp/index.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { Span } from '../../model/span.ts';
 import { startDaemon, type Daemon } from '../helpers/daemon.ts';
 
@@ -26,13 +27,13 @@ function span(i: number): Span {
     startNs: start,
     endNs: start + 250_000_000n,
     status: { code: 1 },
-    attributes: new Map<string, string | number>([
+    attributes: new AttributeList([
       ['ag.type.span', 'tool'],
       ['ag.data.inputs.prompt.0.content', `What is the weather in city number ${i}?`],
       ['ag.data.outputs.completion.0.content', 'Sunny, 21 degrees, light wind from the west.'],
       ['gen_ai.usage.input_tokens', 42 + (i % 7)],
     ]),
-    resource: new Map([['service.name', 'burst-test']]),
+    resource: new AttributeList([['service.name', 'burst-test']]),
     scope: { name: 'burst' },
   };
 }

@@ -11,6 +11,7 @@ import { silentLogger } from '../../pipeline/log.ts';
 import { OtlpReceiver } from '../../receivers/otlp/receiver.ts';
 import { RecordingConsumer, sdkSpans } from './helpers.ts';
 import { grpcMessage, rawGrpcCall } from './raw-grpc.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 
 const MIB = 1024 * 1024;
 const consumer = new RecordingConsumer();
@@ -18,7 +19,7 @@ let receiver: OtlpReceiver;
 let port: number;
 const oneSpan = new ExportRequestEncoder().encode([{
   traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', name: 'n', kind: 1, startNs: 1n, endNs: 2n,
-  status: { code: 0 }, attributes: new Map(),
+  status: { code: 0 }, attributes: new AttributeList(),
 }]);
 
 beforeAll(async () => {

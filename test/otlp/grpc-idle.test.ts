@@ -7,6 +7,7 @@ import { silentLogger } from '../../pipeline/log.ts';
 import { OtlpReceiver } from '../../receivers/otlp/receiver.ts';
 import { RecordingConsumer } from './helpers.ts';
 import { grpcMessage, rawGrpcCall } from './raw-grpc.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 
 const consumer = new RecordingConsumer();
 let receiver: OtlpReceiver;
@@ -42,7 +43,7 @@ describe('otlp receiver, gRPC idle connections', () => {
   it('still answers calls on new connections afterwards', async () => {
     const body = grpcMessage(new ExportRequestEncoder().encode([{
       traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', name: 'n', kind: 1, startNs: 1n, endNs: 2n,
-      status: { code: 0 }, attributes: new Map(),
+      status: { code: 0 }, attributes: new AttributeList(),
     }]));
     expect((await rawGrpcCall(port, body)).code).toBe(0);
   });

@@ -5,7 +5,8 @@ import { stampProject, type WorkingBatch } from '../../model/batch.ts';
 import type { IngestConsumer, SyncProcessor } from '../../pipeline/component.ts';
 import { RefusedError } from '../../pipeline/errors.ts';
 import { silentLogger } from '../../pipeline/log.ts';
-import type { Span } from '../../model/span.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
+import type { AttrValue, Span } from '../../model/span.ts';
 import { factory as namespace } from '../../processors/namespace/factory.ts';
 
 export class RecordingConsumer implements IngestConsumer {
@@ -74,15 +75,15 @@ function canonicalValue(v: unknown): unknown {
   return v ?? null;
 }
 
-export function canonicalAttributes(attrs: Record<string, unknown>): Map<string, unknown> {
-  const out = new Map<string, unknown>();
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined) out.set(k, canonicalValue(v));
+export function canonicalAttributes(attrs: Record<string, unknown>): AttributeList {
+  const out = new AttributeList();
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined) out.set(k, canonicalValue(v) as AttrValue);
   return out;
 }
 
 /** Attributes without the `ag.*` keys the namespace processor adds. */
-export function withoutAg(attrs: Map<string, unknown>): Map<string, unknown> {
-  return new Map([...attrs].filter(([k]) => k !== 'ag' && !k.startsWith('ag.')));
+export function withoutAg(attrs: AttributeList): AttributeList {
+  return new AttributeList([...attrs].filter(([k]) => k !== 'ag' && !k.startsWith('ag.')));
 }
 
 /** What a ReadableSpan must look like once it went through OTLP and the receiver. */

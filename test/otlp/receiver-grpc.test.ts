@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { silentLogger } from '../../pipeline/log.ts';
 import { decodeExportResponse, ExportRequestEncoder } from '../../codec/otlp/index.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { Span } from '../../model/span.ts';
 import { EXPORT_PATH } from '../../receivers/otlp/grpc-server.ts';
 import { OtlpReceiver } from '../../receivers/otlp/receiver.ts';
@@ -47,7 +48,7 @@ function call(body: Uint8Array): Promise<{ error: ServiceError | null; response?
 }
 
 function span(spanId: string, traceId = '4bf92f3577b34da6a3ce929d0e0e4736'): Span {
-  return { traceId, spanId, name: 'n', kind: 1, startNs: 1n, endNs: 2n, status: { code: 0 }, attributes: new Map() };
+  return { traceId, spanId, name: 'n', kind: 1, startNs: 1n, endNs: 2n, status: { code: 0 }, attributes: new AttributeList() };
 }
 
 describe('otlp receiver over gRPC', () => {

@@ -8,6 +8,7 @@ import { silentLogger } from '../../pipeline/log.ts';
 import { decodeExportResponse, decodeStatus, ExportRequestEncoder } from '../../codec/otlp/index.ts';
 import { OtlpReceiver } from '../../receivers/otlp/receiver.ts';
 import { expectedFields, receivedFields, RecordingConsumer, sdkSpans } from './helpers.ts';
+import { AttributeList } from '../../model/attributes/list.ts';
 
 const requestEncoder = new ExportRequestEncoder();
 
@@ -87,7 +88,7 @@ describe('otlp receiver over HTTP', () => {
   it('more spans than max_spans_per_request: 413 RESOURCE_EXHAUSTED, protobuf and JSON, nothing consumed', async () => {
     const many = (n: number) => Array.from({ length: n }, (_, i) => ({
       traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: (i + 1).toString(16).padStart(16, '0'), name: 'n', kind: 1,
-      startNs: 1n, endNs: 2n, status: { code: 0 }, attributes: new Map(),
+      startNs: 1n, endNs: 2n, status: { code: 0 }, attributes: new AttributeList(),
     }));
     const over = await post('/v1/traces', requestEncoder.encode(many(MAX_SPANS + 1)), PROTO);
     expect(over.status).toBe(413);
@@ -150,7 +151,7 @@ describe('otlp receiver over HTTP', () => {
   });
 
   it('some spans rejected: 200 with partial_success naming them; the rest appended', async () => {
-    const good = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', name: 'ok', kind: 1, startNs: 1n, endNs: 2n, status: { code: 0 }, attributes: new Map() };
+    const good = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', name: 'ok', kind: 1, startNs: 1n, endNs: 2n, status: { code: 0 }, attributes: new AttributeList() };
     const badTrace = { ...good, traceId: '00000000000000000000000000000000', spanId: '1111111111111111' };
     const badKind = { ...good, spanId: '2222222222222222', kind: 9 };
     const body = requestEncoder.encode([good, badTrace, badKind]);

@@ -1,4 +1,5 @@
 // Spans for the record and exporter tests.
+import { AttributeList } from '../../model/attributes/list.ts';
 import type { AttrValue, Span } from '../../model/span.ts';
 
 export const T0 = BigInt(Date.parse('2026-04-16T18:18:18Z')) * 1_000_000n;
@@ -17,7 +18,7 @@ export function sampleSpan(i = 0, extra?: Partial<Span>): Span {
     status: { code: 1 },
     spanType: 'chat',
     traceType: 'invocation',
-    attributes: new Map<string, AttrValue>([
+    attributes: new AttributeList([
       ['ag.type.span', 'chat'],
       ['ag.type.trace', 'invocation'],
       ['ag.data.inputs.prompt.0.role', 'user'],
@@ -29,7 +30,7 @@ export function sampleSpan(i = 0, extra?: Partial<Span>): Span {
       ['ag.meta.request.model', 'gpt-4o'],
       ['gen_ai.request.model', 'gpt-4o'],
     ]),
-    resource: new Map([['service.name', 'shop']]),
+    resource: new AttributeList([['service.name', 'shop']]),
     scope: { name: 'openai-instrumentation', version: '1.2.0' },
     ...extra,
   };

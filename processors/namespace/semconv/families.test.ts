@@ -1,6 +1,7 @@
 // Each semantic-convention family on realistic attribute sets (ag-namespace.md §6), row by row, and the
 // cross-family precedence rules of §6.1.
 import { describe, expect, it } from 'vitest';
+import { AttributeList } from '../../../model/attributes/list.ts';
 import type { AttrValue, Attributes } from '../../../model/span.ts';
 import { KeySpace } from '../keys.ts';
 import { Quarantine } from '../quarantine.ts';
@@ -10,15 +11,14 @@ import { FamilyMapper, applySemconv, familyMask } from './index.ts';
 import { messagePath, openinference } from './openinference.ts';
 import { openllmetry } from './openllmetry.ts';
 import { indexFamily, planFamily, runPlannedFamily, type Family } from './rows.ts';
-import { asList } from '../../../model/attributes/list.ts';
 import { vercel } from './vercel.ts';
 
-const attrs = (o: Record<string, AttrValue>): Attributes => new Map(Object.entries(o));
+const attrs = (o: Record<string, AttrValue>): Attributes => new AttributeList(Object.entries(o));
 /** One family alone over `o`, nothing claimed. */
 function runFamily(f: Family, o: Record<string, AttrValue>): Attributes {
-  const list = asList(attrs(o));
-  const out: Attributes = new Map();
-  runPlannedFamily(planFamily(indexFamily(f), list.keyArray, new KeySpace()), list, list.valueArray, undefined, out);
+  const list = attrs(o);
+  const out: Attributes = new AttributeList();
+  runPlannedFamily(planFamily(indexFamily(f), list.keyArray, new KeySpace()), list, undefined, out);
   return out;
 }
 const map = (f: Family, o: Record<string, AttrValue>) => Object.fromEntries(runFamily(f, o));
@@ -351,7 +351,7 @@ describe('Langfuse', () => {
 describe('precedence across families (§6.1)', () => {
   const run = (o: Record<string, AttrValue>, explicit: Record<string, AttrValue> = {}) => {
     const a = attrs(o);
-    return [...applySemconv(asList(a), attrs(explicit), familyMask(a), new Quarantine(), new FamilyMapper())];
+    return [...applySemconv(a, attrs(explicit), familyMask(a), new Quarantine(), new FamilyMapper())];
   };
 
   it('a higher family claims a whole target: message lists are never mixed', () => {

@@ -1,7 +1,7 @@
 // S4: semantic-convention mapping (ag-namespace.md §6.1). Families run only when a span has a key that
 // could feed them (one first-character lookup per key), and a family's output is dropped key by key when
 // the explicit ag keys or a higher family already hold that key, or a key above or below it.
-import type { AttributeList } from '../../../model/attributes/list.ts';
+import { AttributeList } from '../../../model/attributes/list.ts';
 import type { AttrValue, Attributes } from '../../../model/span.ts';
 import { anyStringDataSlot, decodeDataSlots, decodeTyped } from '../decode.ts';
 import { ClaimList } from '../keys.ts';
@@ -100,8 +100,8 @@ function needsDecoding(out: PlannedOutput, dataSlots: boolean): boolean {
  *
  * Rows write into reused lists rather than a Map each (on LLM-call spans, three families mapping ~35 keys,
  * the Maps, their merge and their claims were ~6% of the daemon's CPU, measured in docs/decisions/0460).
- * When S2 or S5 would rewrite some family's output, the span is mapped into Maps instead (mapDecoding),
- * decoding each family's output before the next family claims.
+ * When S2 or S5 would rewrite some family's output, the span is mapped into attribute lists instead
+ * (mapDecoding), decoding each family's output before the next family claims.
  */
 export class FamilyMapper {
   /** The output of the families of the current span, merged. */
@@ -112,11 +112,11 @@ export class FamilyMapper {
   private readonly laterClaims = new ClaimList();
 
   /**
-   * The families' output for a span with the keys they were planned for (`values[i]` the value of key i):
+   * The families' output for a span with the keys they were planned for:
    * the explicit claims were applied when planning, so only what a higher family maps here is checked.
    * The PlannedOutput is reused: read it before the next call.
    */
-  map(plans: readonly FamilyPlan[], attrs: Attributes, values: readonly AttrValue[], q: Quarantine): Attributes | PlannedOutput | undefined {
+  map(plans: readonly FamilyPlan[], attrs: Attributes, q: Quarantine): Attributes | PlannedOutput | undefined {
     const { all, laterClaims } = this;
     all.clear();
     laterClaims.clear();
@@ -126,9 +126,9 @@ export class FamilyMapper {
     for (let p = 0; p < plans.length; p++) {
       const out = p === 0 ? all : this.family;
       out.clear();
-      runPlannedFamily(plans[p], attrs, values, p > 0 ? laterClaims : undefined, out);
+      runPlannedFamily(plans[p], attrs, p > 0 ? laterClaims : undefined, out);
       if (out.size === 0) continue;
-      if (needsDecoding(out, plans[p].dataSlots)) return this.mapDecoding(plans, attrs, values, q);
+      if (needsDecoding(out, plans[p].dataSlots)) return this.mapDecoding(plans, attrs, q);
       const last = p + 1 === plans.length;
       for (let i = 0; i < out.size; i++) {
         const k = out.keys[i];
@@ -146,13 +146,13 @@ export class FamilyMapper {
   }
 
   /** map with S2 and S5 applied to each family's output before the next family claims. */
-  mapDecoding(plans: readonly FamilyPlan[], attrs: Attributes, values: readonly AttrValue[], q: Quarantine): Attributes | undefined {
+  mapDecoding(plans: readonly FamilyPlan[], attrs: Attributes, q: Quarantine): Attributes | undefined {
     const laterClaims = this.laterClaims;
     let all: Attributes | undefined;
     laterClaims.clear();
     for (let p = 0; p < plans.length; p++) {
-      let mapped: Attributes = new Map();
-      runPlannedFamily(plans[p], attrs, values, p > 0 ? laterClaims : undefined, mapped);
+      let mapped: Attributes = new AttributeList();
+      runPlannedFamily(plans[p], attrs, p > 0 ? laterClaims : undefined, mapped);
       if (mapped.size === 0) continue;
       mapped = decodeTyped(mapped);
       // S5 only where a planned row can reach a data slot (decided with the plan).
@@ -169,12 +169,12 @@ export class FamilyMapper {
  * S4 on the general path: the families' output (decoded by S2 and S5) appended to `ag`, the explicit keys
  * after S2, S3 and S5, which claim first. Returns the same map.
  */
-export function applySemconv(attrs: AttributeList, ag: Attributes, mask: number, q: Quarantine, mapper: FamilyMapper): Attributes {
+export function applySemconv(attrs: Attributes, ag: Attributes, mask: number, q: Quarantine, mapper: FamilyMapper): Attributes {
   if (mask === 0) return ag;
   const claimed = new ClaimList();
   for (const [k, v] of ag) claimExplicit(claimed, k, v);
   const plans = planFamilies(attrs.keyArray, claimed, mask);
-  const mapped = mapper.mapDecoding(plans, attrs, attrs.valueArray, q);
+  const mapped = mapper.mapDecoding(plans, attrs, q);
   if (mapped !== undefined) for (const [k, v] of mapped) ag.set(k, v);
   return ag;
 }

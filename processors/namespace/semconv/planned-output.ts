@@ -5,7 +5,7 @@ import type { AttrValue } from '../../../model/span.ts';
 import { isTyped } from '../decode.ts';
 import { isBelow } from '../keys.ts';
 
-/** What rows write into: a Map on the general path, a PlannedOutput on the plan path. */
+/** What rows write into: an attribute list on the general path, a PlannedOutput on the plan path. */
 export interface RowOutput {
   get(key: string): AttrValue | undefined;
   has(key: string): boolean;

@@ -1,6 +1,7 @@
 // Table-driven semantic-convention rows (ag-namespace.md §6.1). A family is a list of rows applied in
 // table order into the family's own flat output, where the earlier row wins a key both produce.
 import { flattenInto } from '../../../model/attributes/flatten.ts';
+import { AttributeList } from '../../../model/attributes/list.ts';
 import { isSpanType, type AttrValue, type Attributes } from '../../../model/span.ts';
 import { NOT_JSON, isBelow, isFlatValue, tryJson } from '../keys.ts';
 import { mayWriteDataJsonSlot } from '../decode.ts';
@@ -38,7 +39,7 @@ export function put(out: RowOutput, key: string, value: AttrValue): void {
 /** Puts a (possibly structured) value at `dst`: flattened under it, each key put with `put`. */
 export function putValue(out: RowOutput, dst: string, value: unknown): void {
   if (isFlatValue(value)) { put(out, dst, value as AttrValue); return; }
-  const tmp: Attributes = new Map();
+  const tmp = new AttributeList();
   flattenInto(value, dst, tmp);
   for (const [k, v] of tmp) put(out, k, v);
 }
@@ -211,10 +212,11 @@ function anyStartsWith(keys: readonly string[], prefixes: readonly string[]): bo
 }
 
 /**
- * The family's rows for a span whose keys are the ones `plan` was made for: `values[i]` is the value of key i.
- * `later` holds what higher families of this span mapped (undefined when none ran before). Writes into `out`.
+ * The family's rows for a span whose keys are the ones `plan` was made for. `later` holds what higher
+ * families of this span mapped (undefined when none ran before). Writes into `out`.
  */
-export function runPlannedFamily(plan: FamilyPlan, attrs: Attributes, values: readonly AttrValue[], later: Claims | undefined, out: RowOutput): void {
+export function runPlannedFamily(plan: FamilyPlan, attrs: Attributes, later: Claims | undefined, out: RowOutput): void {
+  const values = attrs.valueArray;
   const ix = plan.index;
   const rows = ix.family.rows;
   for (let j = 0; j < plan.rows.length; j++) {
