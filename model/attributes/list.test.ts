@@ -100,6 +100,17 @@ describe('AttributeList', () => {
     expect(list.valueArray.at(-1)).toBe('y');
   });
 
+  it('inserts at a position, and a large list\'s lookups find every member after it', () => {
+    const list = new AttributeList();
+    for (let i = 0; i < 20; i++) list.append(`k${i}`, i);
+    for (let i = 0; i < 20; i++) list.get(`k${i}`); // builds the index
+    list.insert(3, 'new', 'n');
+    expect(list.keyArray.slice(2, 5)).toEqual(['k2', 'new', 'k3']);
+    expect(list.get('new')).toBe('n');
+    expect(list.get('k19')).toBe(19);
+    expect(list.size).toBe(21);
+  });
+
   it('calls forEach with value, key, the list and thisArg, in order', () => {
     const list = new AttributeList().set('a', 1).set('b', null);
     const seen: unknown[] = [];

@@ -52,6 +52,16 @@ export class AttributeList implements Map<string, AttrValue> {
     this.valueArray.push(value);
   }
 
+  /**
+   * Adds a member at position `at` (0..size), moving the later members one on: for a processor that
+   * adds a key where the canonical order puts it (ag-namespace.md §3.6). The key must not be present.
+   */
+  insert(at: number, key: string, value: AttrValue): void {
+    this.keyArray.splice(at, 0, key);
+    this.valueArray.splice(at, 0, value);
+    this.index = undefined;
+  }
+
   /** Position of `key`, or -1. */
   private find(key: string): number {
     const keys = this.keyArray;
