@@ -154,4 +154,4 @@ export interface DeliveryConfig {
 
 /** The synchronous processor types, in the order they run whatever order a pipeline lists them in
  *  (docs/decisions/0002): namespace first, so the others see every SDK's spans in one shape. */
-export const SYNC_PROCESSORS = ['namespace', 'limit'] as const;
+export const SYNC_PROCESSORS = ['namespace', 'cost', 'limit'] as const;
