@@ -53,12 +53,22 @@ export class AttributeList implements Map<string, AttrValue> {
   }
 
   /**
-   * Adds a member at position `at` (0..size), moving the later members one on: for a processor that
-   * adds a key where the canonical order puts it (ag-namespace.md §3.6). The key must not be present.
+   * Adds members at position `at` (0..size), in their order, moving the later members on: for a
+   * processor that adds keys where the canonical order puts them (ag-namespace.md §3.6). The keys must
+   * not be present. One move of the tail for all of them (a splice per key allocates and moves each time).
    */
-  insert(at: number, key: string, value: AttrValue): void {
-    this.keyArray.splice(at, 0, key);
-    this.valueArray.splice(at, 0, value);
+  insert(at: number, keys: readonly string[], values: readonly AttrValue[]): void {
+    const k = this.keyArray;
+    const v = this.valueArray;
+    const n = keys.length;
+    for (let i = k.length - 1; i >= at; i--) {
+      k[i + n] = k[i];
+      v[i + n] = v[i];
+    }
+    for (let j = 0; j < n; j++) {
+      k[at + j] = keys[j];
+      v[at + j] = values[j];
+    }
     this.index = undefined;
   }
 

@@ -41,8 +41,8 @@ export class PriceTable {
     this.maxEntries = maxEntries;
   }
 
-  /** The costs of `tokens` for `model` (as the span names it) at `when`, or undefined for an unknown model. */
-  costs(provider: string | undefined, model: string, tokens: Tokens, when: Date): Costs | undefined {
+  /** The costs of `tokens` for `model` (as the span names it) for a call at `startNs` (Unix ns), or undefined for an unknown model. */
+  costs(provider: string | undefined, model: string, tokens: Tokens, startNs: bigint): Costs | undefined {
     const key = provider === undefined ? model : `${provider}\u0000${model}`;
     let price = this.cache.get(key);
     if (price === undefined) {
@@ -55,7 +55,7 @@ export class PriceTable {
     if (price.kind === 'flat') {
       return { prompt: (tokens.prompt * price.input) / 1e6, completion: (tokens.completion * price.output) / 1e6 };
     }
-    const r = calcPrice({ input_tokens: tokens.prompt, output_tokens: tokens.completion }, price.modelId, { providerId: price.providerId, timestamp: when });
+    const r = calcPrice({ input_tokens: tokens.prompt, output_tokens: tokens.completion }, price.modelId, { providerId: price.providerId, timestamp: new Date(Number(startNs / 1_000_000n)) });
     return r === null ? undefined : { prompt: r.input_price, completion: r.output_price };
   }
 

@@ -4,14 +4,14 @@
 // keeps it; a model found in neither the user's file nor the built-in table gets no cost and is counted.
 import { AttributeList } from '../../model/attributes/list.ts';
 import type { WorkingBatch } from '../../model/batch.ts';
-import type { Span } from '../../model/span.ts';
+import type { AttrValue, Attributes, Span } from '../../model/span.ts';
 import type { SyncProcessor } from '../../pipeline/component.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import { DEFAULT_MAX_CACHED_MODELS, DEFAULT_SPAN_TYPES } from './config.ts';
 import { PriceTable } from './price-table.ts';
 import type { UserPrices } from './prices-file.ts';
 import { propagateCosts } from './propagate.ts';
-import { COSTS_INCREMENTAL, insertTriple, slotEnd } from './slots.ts';
+import { COSTS_INCREMENTAL, INCREMENTAL_KEYS, insertTriple, slotEnd } from './slots.ts';
 
 export interface CostOptions {
   user?: UserPrices;
@@ -81,7 +81,8 @@ export class CostProcessor implements SyncProcessor {
 
   /** Adds the span's incremental costs when it has none and they can be computed; true when it did. */
   private price(span: Span): boolean {
-    const s = this.read(span);
+    const s = this.seen;
+    if (!this.read(span.attributes, s)) return false;
     const type = s.type ?? span.spanType;
     if (type === undefined || !this.types.has(type) || s.clientCost) return false;
     // An embedding reports its input alone, sometimes as the total only.
@@ -90,44 +91,59 @@ export class CostProcessor implements SyncProcessor {
     if (s.responseModel === undefined && s.requestModel === undefined) return false;
     const used = { prompt: prompt ?? 0, completion: s.completion ?? 0 };
     const provider = s.providerName ?? s.provider ?? s.system;
-    const when = new Date(Number(span.startNs / 1_000_000n));
     // The response model is the one that ran (often a dated version); the request's names what was asked.
-    const costs = (s.responseModel === undefined ? undefined : this.table.costs(provider, s.responseModel, used, when))
-      ?? (s.requestModel === undefined || s.requestModel === s.responseModel ? undefined : this.table.costs(provider, s.requestModel, used, when));
+    const costs = (s.responseModel === undefined ? undefined : this.table.costs(provider, s.responseModel, used, span.startNs))
+      ?? (s.requestModel === undefined || s.requestModel === s.responseModel ? undefined : this.table.costs(provider, s.requestModel, used, span.startNs));
     if (costs === undefined) {
       this.unknown++;
       this.logUnknown(provider, (s.responseModel ?? s.requestModel)!);
       return false;
     }
     const list = span.attributes instanceof AttributeList ? span.attributes : AttributeList.from(span.attributes);
-    insertTriple(list, slotEnd(list, false), COSTS_INCREMENTAL, [costs.prompt, costs.completion, costs.prompt + costs.completion]);
+    insertTriple(list, slotEnd(list, false), INCREMENTAL_KEYS, [costs.prompt, costs.completion, costs.prompt + costs.completion]);
     span.attributes = list;
     this.priced++;
     return true;
   }
 
-  /** One pass over the attributes for the few keys that matter. */
-  private read(span: Span): Seen {
-    const s = this.seen;
+  /**
+   * One pass over the attributes for the few keys that matter, into `s`; false as soon as the span's
+   * `ag.type.span` is not one to price (namespace writes that key first, so most spans stop there).
+   */
+  private read(attrs: Attributes, s: Seen): boolean {
     s.type = s.requestModel = s.responseModel = s.providerName = s.provider = s.system = undefined;
     s.prompt = s.completion = s.total = undefined;
     s.clientCost = false;
-    span.attributes.forEach((v, k) => {
-      if (!k.startsWith('ag.')) return;
-      switch (k) {
-        case 'ag.type.span': s.type = text(v); return;
-        case 'ag.meta.request.model': s.requestModel = text(v); return;
-        case 'ag.meta.response.model': s.responseModel = text(v); return;
-        case 'ag.meta.provider.name': s.providerName = text(v); return;
-        case 'ag.meta.provider': s.provider = text(v); return;
-        case 'ag.meta.system': s.system = text(v); return;
-        case 'ag.metrics.tokens.incremental.prompt': s.prompt = tokens(v); return;
-        case 'ag.metrics.tokens.incremental.completion': s.completion = tokens(v); return;
-        case 'ag.metrics.tokens.incremental.total': s.total = tokens(v); return;
-      }
-      if (k.startsWith(COSTS_INCREMENTAL)) s.clientCost = true;
-    });
-    return s;
+    if (!(attrs instanceof AttributeList)) {
+      // A Map (a span namespace did not write): the same reading, over its entries.
+      for (const [k, v] of attrs) if (!this.take(k, v, s)) return false;
+      return true;
+    }
+    const keys = attrs.keyArray;
+    const values = attrs.valueArray;
+    for (let i = 0; i < keys.length; i++) if (!this.take(keys[i], values[i], s)) return false;
+    return true;
+  }
+
+  /** Notes one member; false when it shows the span is not to be priced. */
+  private take(k: string, v: AttrValue, s: Seen): boolean {
+    if (k.charCodeAt(0) !== 97 /* a */ || !k.startsWith('ag.')) return true;
+    switch (k) {
+      case 'ag.type.span': s.type = text(v); return s.type === undefined || this.types.has(s.type);
+      case 'ag.meta.request.model': s.requestModel = text(v); return true;
+      case 'ag.meta.response.model': s.responseModel = text(v); return true;
+      case 'ag.meta.provider.name': s.providerName = text(v); return true;
+      case 'ag.meta.provider': s.provider = text(v); return true;
+      case 'ag.meta.system': s.system = text(v); return true;
+      case 'ag.metrics.tokens.incremental.prompt': s.prompt = tokens(v); return true;
+      case 'ag.metrics.tokens.incremental.completion': s.completion = tokens(v); return true;
+      case 'ag.metrics.tokens.incremental.total': s.total = tokens(v); return true;
+    }
+    if (k.startsWith(COSTS_INCREMENTAL)) {
+      s.clientCost = true;
+      return false;
+    }
+    return true;
   }
 
   private logUnknown(provider: string | undefined, model: string): void {

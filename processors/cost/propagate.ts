@@ -7,11 +7,9 @@
 import { asList } from '../../model/attributes/list.ts';
 import type { Span } from '../../model/span.ts';
 import { DETACHED, forEachTraceTree } from '../../model/trace-tree.ts';
-import { COSTS_CUMULATIVE, COSTS_INCREMENTAL, insertTriple, slotEnd } from './slots.ts';
+import { COSTS_CUMULATIVE, CUMULATIVE_KEYS, INCREMENTAL_KEYS, insertTriple, slotEnd } from './slots.ts';
 
-const PROMPT = `${COSTS_INCREMENTAL}.prompt`;
-const COMPLETION = `${COSTS_INCREMENTAL}.completion`;
-const TOTAL = `${COSTS_INCREMENTAL}.total`;
+const [PROMPT, COMPLETION, TOTAL] = INCREMENTAL_KEYS;
 
 function num(v: unknown): number {
   return typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : 0;
@@ -54,5 +52,5 @@ function writeCumulative(list: ReturnType<typeof asList>, values: number[]): voi
       at = i;
     }
   }
-  insertTriple(list, at >= 0 ? at : slotEnd(list, false), COSTS_CUMULATIVE, values);
+  insertTriple(list, at >= 0 ? at : slotEnd(list, false), CUMULATIVE_KEYS, values);
 }

@@ -8,6 +8,9 @@ import type { AttrValue } from '../../model/span.ts';
 export const COSTS_INCREMENTAL = 'ag.metrics.costs.incremental';
 export const COSTS_CUMULATIVE = 'ag.metrics.costs.cumulative';
 export const PARTS = ['prompt', 'completion', 'total'] as const;
+/** The full keys, built once rather than per span. */
+export const INCREMENTAL_KEYS = PARTS.map((p) => `${COSTS_INCREMENTAL}.${p}`);
+export const CUMULATIVE_KEYS = PARTS.map((p) => `${COSTS_CUMULATIVE}.${p}`);
 
 /** True for a key of a slot that comes before `metrics.costs.cumulative` (or is it, when `through`). */
 function before(key: string, throughCumulative: boolean): boolean {
@@ -23,7 +26,7 @@ export function slotEnd(list: AttributeList, throughCumulative: boolean): number
   return 0;
 }
 
-/** Writes `<prefix>.prompt/.completion/.total` at `at`, in that order. */
-export function insertTriple(list: AttributeList, at: number, prefix: string, values: readonly AttrValue[]): void {
-  for (let j = 0; j < 3; j++) list.insert(at + j, `${prefix}.${PARTS[j]}`, values[j]);
+/** Writes the three keys (INCREMENTAL_KEYS or CUMULATIVE_KEYS) at `at`, in their order. */
+export function insertTriple(list: AttributeList, at: number, keys: readonly string[], values: readonly AttrValue[]): void {
+  list.insert(at, keys, values);
 }
