@@ -1,7 +1,7 @@
 // The running daemon built from a loaded config: one ingest stream per pipeline, one runner per
 // (pipeline, exporter), one consumer per receiver that runs the synchronous processors once and appends
 // to every stream the receiver feeds.
-import { SYNC_PROCESSORS, type Authenticator, type Batcher, type Exporter, type Extension, type IngestConsumer, type Receiver, type SyncProcessor } from './component.ts';
+import { SYNC_PROCESSORS, type Authenticator, type Batcher, type Exporter, type Extension, type IngestConsumer, type ProcessorContext, type Receiver, type SyncProcessor } from './component.ts';
 import { DeadLetterFile, defaultDeadLetterPath } from './deadletter.ts';
 import { RefusedError } from './errors.ts';
 import type { Logger } from './log.ts';
@@ -96,7 +96,8 @@ export class Graph {
       let p = processors.get(id);
       if (!p) {
         const entry = spec.processors.get(id) ?? { id, type: id, config: {} };
-        p = registry.get('processor', entry.type)!.create(entry.config, { id, logger: logger.child({ component: id }) });
+        const context: ProcessorContext = { id, logger: logger.child({ component: id }), metrics: (outcomes) => this.metrics.processor(id, outcomes) };
+        p = registry.get('processor', entry.type)!.create(entry.config, context);
         processors.set(id, p!);
       }
       return p!;

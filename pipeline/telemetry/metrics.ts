@@ -66,6 +66,14 @@ export interface StreamMetrics {
   groupCommitted(records: number): void;
 }
 
+/** What a processor counts: its spans by an outcome of its own (cost: `priced`, `unknown_model`). */
+export interface ProcessorMetrics {
+  /** Adds `spans` (a processor counts once per batch, never per span). */
+  spans(outcome: string, spans: number): void;
+}
+
+export const NO_PROCESSOR_METRICS: ProcessorMetrics = { spans() {} };
+
 /** One pipeline's stream and exporters as read at scrape time. */
 export interface PipelineGauges {
   id: string;
@@ -117,6 +125,7 @@ export class ServiceMetrics {
   readonly #batchSize: Histogram<'pipeline' | 'exporter'>;
   readonly #fsyncDuration: Histogram<'pipeline'>;
   readonly #groupCommit: Histogram<'pipeline'>;
+  readonly #processorSpans: Counter<'processor' | 'outcome'>;
   #pipelines: () => PipelineGauges[] = () => [];
   #processMetrics = false;
 
@@ -170,7 +179,22 @@ export class ServiceMetrics {
       name: `${PREFIX}stream_group_commit_records`, help: 'Records (accepted requests) written by one group commit of a disk stream.',
       labelNames: ['pipeline'], buckets: SIZE_BUCKETS, registers,
     });
+    this.#processorSpans = new Counter({
+      name: `${PREFIX}processor_spans_total`, help: 'Spans a processor handled, by an outcome of its own (cost: priced, unknown_model).',
+      labelNames: ['processor', 'outcome'], registers,
+    });
     this.#scrapeGauges(registers);
+  }
+
+  /** Counters of one processor; `outcomes` are its series at 0 from the start. Outcomes come from the code. */
+  processor(id: string, outcomes: readonly string[]): ProcessorMetrics {
+    const child = childrenOf((outcome: string) => this.#processorSpans.labels(id, outcome));
+    for (const outcome of outcomes) child(outcome).inc(0);
+    return {
+      spans: (outcome, spans) => {
+        if (spans > 0) child(outcome).inc(spans);
+      },
+    };
   }
 
   /** Counters of one receiver on one transport. Label children are made once: a request only adds. */

@@ -8,6 +8,8 @@ import { calcPrice } from '@pydantic/genai-prices';
 import { describe, expect, it } from 'vitest';
 import type { WorkingBatch } from '../../model/batch.ts';
 import type { AttrValue, Span } from '../../model/span.ts';
+import { silentLogger } from '../../pipeline/log.ts';
+import { ServiceMetrics } from '../../pipeline/telemetry/metrics.ts';
 import { NamespaceProcessor } from '../namespace/processor.ts';
 import { checkCostConfig } from './config.ts';
 import { factory } from './factory.ts';
@@ -94,6 +96,17 @@ describe('cost: what it leaves alone', () => {
     expect([p.priced, p.unknown]).toEqual([1, 2]);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toEqual([expect.stringContaining('no price'), { model: 'acme-llm-9', provider: undefined }]);
+  });
+
+  it('counts priced and unknown-model spans once per batch in the daemon\'s metrics, at 0 from the start', async () => {
+    const metrics = new ServiceMetrics();
+    const p = factory.create({ span_types: ['chat'], max_cached_models: 8 }, { id: 'cost', logger: silentLogger, metrics: (o) => metrics.processor('cost', o) });
+    const lines = async () => (await metrics.text()).split('\n').filter((l) => l.startsWith('tracehop_processor_spans_total'));
+    expect(await lines()).toEqual(['tracehop_processor_spans_total{processor="cost",outcome="priced"} 0', 'tracehop_processor_spans_total{processor="cost",outcome="unknown_model"} 0']);
+    const batch: WorkingBatch = { origin: 'otlp', spans: [span(genai('gpt-4o', 1, 1)), span(genai('gpt-4o', 2, 2)), span(genai('acme-llm-9', 1, 1))] };
+    new NamespaceProcessor({ semconv: 'all' }).process(batch);
+    p.process(batch);
+    expect(await lines()).toEqual(['tracehop_processor_spans_total{processor="cost",outcome="priced"} 2', 'tracehop_processor_spans_total{processor="cost",outcome="unknown_model"} 1']);
   });
 
   it('no model or no tokens: nothing to price, nothing counted', () => {

@@ -7,6 +7,7 @@ import type { WorkingBatch } from '../../model/batch.ts';
 import type { AttrValue, Attributes, Span } from '../../model/span.ts';
 import type { SyncProcessor } from '../../pipeline/component.ts';
 import type { Logger } from '../../pipeline/log.ts';
+import { NO_PROCESSOR_METRICS, type ProcessorMetrics } from '../../pipeline/telemetry/metrics.ts';
 import { DEFAULT_MAX_CACHED_MODELS, DEFAULT_SPAN_TYPES } from './config.ts';
 import { PriceTable } from './price-table.ts';
 import type { UserPrices } from './prices-file.ts';
@@ -18,7 +19,12 @@ export interface CostOptions {
   span_types?: string[];
   max_cached_models?: number;
   logger?: Logger;
+  /** Counts `priced` and `unknown_model` spans once per batch (tracehop_processor_spans_total). */
+  metrics?: ProcessorMetrics;
 }
+
+/** The outcomes this processor counts. */
+export const OUTCOMES = ['priced', 'unknown_model'] as const;
 
 /** What the processor read from one span's attributes. */
 interface Seen {
@@ -53,6 +59,7 @@ export class CostProcessor implements SyncProcessor {
   private readonly table: PriceTable;
   private readonly types: Set<string>;
   private readonly logger: Logger | undefined;
+  private readonly metrics: ProcessorMetrics;
   /** Unknown model names already logged (one warning each), bounded like the price cache. */
   private readonly logged = new Set<string>();
   private readonly maxLogged: number;
@@ -64,6 +71,7 @@ export class CostProcessor implements SyncProcessor {
     this.table = new PriceTable(options.user, this.maxLogged);
     this.types = new Set(options.span_types ?? DEFAULT_SPAN_TYPES);
     this.logger = options.logger;
+    this.metrics = options.metrics ?? NO_PROCESSOR_METRICS;
   }
 
   private static blank(): Seen {
@@ -72,11 +80,15 @@ export class CostProcessor implements SyncProcessor {
 
   process(batch: WorkingBatch): void {
     const spans = batch.spans;
+    const priced = this.priced;
+    const unknown = this.unknown;
     let added: Uint8Array | undefined;
     for (let i = 0; i < spans.length; i++) {
       if (this.price(spans[i])) (added ??= new Uint8Array(spans.length))[i] = 1;
     }
     if (added !== undefined && batch.metricsPropagated === true) propagateCosts(spans, added);
+    this.metrics.spans('priced', this.priced - priced);
+    this.metrics.spans('unknown_model', this.unknown - unknown);
   }
 
   /** Adds the span's incremental costs when it has none and they can be computed; true when it did. */

@@ -1,6 +1,6 @@
 // The cost processor in a running daemon, fed by the real OpenTelemetry JS SDK over OTLP/HTTP: a gpt-4o
 // chat span gets tokens x the table's prices, a model from the user's prices file gets the file's, an
-// unknown model gets none (and a warning), and the workflow above them sums the costs (propagate_metrics).
+// unknown model gets none (a warning, a count in /metrics), and the workflow above them sums the costs (propagate_metrics).
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -65,6 +65,9 @@ describe('cost processor end to end', () => {
       expect(costs('unknown')).toEqual([undefined, undefined, undefined]);
       near(costs('workflow', 'cumulative'), [table[0] + file[0], table[1] + file[1], table[0] + table[1] + file[0] + file[1]]);
       expect(daemon.logs.some((l) => l.level === 'warn' && l.msg.includes('no price') && l.model === 'mystery-model-1')).toBe(true);
+      const metrics = (await (await fetch(`${daemon.url('metrics')}/metrics`)).text()).split('\n');
+      expect(metrics).toContain('tracehop_processor_spans_total{processor="cost",outcome="priced"} 2');
+      expect(metrics).toContain('tracehop_processor_spans_total{processor="cost",outcome="unknown_model"} 1');
     } finally {
       await daemon.stop();
     }
