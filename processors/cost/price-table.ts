@@ -34,7 +34,10 @@ function isFlat(v: unknown): v is number | undefined {
 export class PriceTable {
   private readonly user: UserPrices | undefined;
   private readonly maxEntries: number;
-  private readonly cache = new Map<string, Price | typeof UNKNOWN>();
+  /** Provider ('' for none) -> model name as the span gave it -> what it resolved to. Two levels, so a
+   *  lookup hashes the span's own strings rather than building a joined key per span. */
+  private readonly cache = new Map<string, Map<string, Price | typeof UNKNOWN>>();
+  private entries = 0;
 
   constructor(user: UserPrices | undefined, maxEntries: number) {
     this.user = user;
@@ -43,13 +46,19 @@ export class PriceTable {
 
   /** The costs of `tokens` for `model` (as the span names it) for a call at `startNs` (Unix ns), or undefined for an unknown model. */
   costs(provider: string | undefined, model: string, tokens: Tokens, startNs: bigint): Costs | undefined {
-    const key = provider === undefined ? model : `${provider}\u0000${model}`;
-    let price = this.cache.get(key);
+    let models = this.cache.get(provider ?? '');
+    let price = models?.get(model);
     if (price === undefined) {
       // A full cache starts again rather than growing with every model name clients invent.
-      if (this.cache.size >= this.maxEntries) this.cache.clear();
+      if (this.entries >= this.maxEntries) {
+        this.cache.clear();
+        this.entries = 0;
+        models = undefined;
+      }
+      if (models === undefined) this.cache.set(provider ?? '', (models = new Map()));
       price = this.resolve(provider, model);
-      this.cache.set(key, price);
+      models.set(model, price);
+      this.entries++;
     }
     if (price === UNKNOWN) return undefined;
     if (price.kind === 'flat') {
