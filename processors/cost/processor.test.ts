@@ -65,6 +65,12 @@ describe('cost: known models, tokens x the table\'s prices', () => {
     expect([...s.attributes]).toEqual(before);
   });
 
+  it('a cache of one model still prices every model right as it starts again', () => {
+    const p = new CostProcessor({ max_cached_models: 1 });
+    const spans = run(p, [span(genai('gpt-4o', 1000, 0)), span(genai('claude-3-5-sonnet', 1000, 0)), span(genai('gpt-4o', 1000, 0)), span(genai('acme-x', 1, 1))]);
+    expect(spans.map((s) => costs(s)[0])).toEqual([1000 * 2.5 / 1e6, 1000 * 3 / 1e6, 1000 * 2.5 / 1e6, undefined]);
+  });
+
   it('a tiered price (gemini-1.5-pro over 128k prompt tokens) is the library\'s own calculation', () => {
     const [s] = run(new CostProcessor(), [span(genai('gemini-1.5-pro', 200_000, 1000, { 'gen_ai.system': 'google' }))]);
     const want = calcPrice({ input_tokens: 200_000, output_tokens: 1000 }, 'gemini-1.5-pro', { providerId: 'google' })!;
