@@ -9,6 +9,7 @@ import { factory as healthCheck } from '../extensions/health_check/factory.ts';
 import { factory as batch } from '../processors/batch/factory.ts';
 import { factory as namespace } from '../processors/namespace/factory.ts';
 import { factory as limit } from '../processors/limit/factory.ts';
+import { factory as cost } from '../processors/cost/factory.ts';
 import { factory as httpReceiver } from '../receivers/http/factory.ts';
 import { factory as otlpReceiver } from '../receivers/otlp/factory.ts';
 
@@ -20,6 +21,7 @@ export function builtinRegistry(): Registry {
     .register(otlpReceiver)
     .register(namespace)
     .register(limit)
+    .register(cost)
     .register(batch)
     .register(fileExporter)
     .register(kafkaExporter)

@@ -7,7 +7,7 @@ import type { Span } from '../model/span.ts';
 import type { WorkingBatch } from '../model/batch.ts';
 import type { StreamReader, StreamRecord } from './stream/stream.ts';
 import type { ServiceStatus } from './status.ts';
-import type { ReceiverMetricsFor } from './telemetry/metrics.ts';
+import type { ProcessorMetrics, ReceiverMetricsFor } from './telemetry/metrics.ts';
 
 /** A JSON schema (ajv, draft 2020-12 subset) describing one component's config, with `default`s. */
 export type JsonSchema = Record<string, unknown>;
@@ -102,6 +102,12 @@ export interface Receiver {
 
 // ---- processors --------------------------------------------------------------------------------
 
+export interface ProcessorContext extends ComponentContext {
+  /** Where the processor counts its spans by outcome (`outcomes`: the series it starts at 0, from its
+   *  factory); absent where no graph runs (a processor built by hand, in a test). */
+  metrics?(outcomes: readonly string[]): ProcessorMetrics;
+}
+
 /** namespace: runs before the acknowledgement, on each request's accepted spans. */
 export interface SyncProcessor {
   readonly sync: true;
@@ -154,4 +160,4 @@ export interface DeliveryConfig {
 
 /** The synchronous processor types, in the order they run whatever order a pipeline lists them in
  *  (docs/decisions/0002): namespace first, so the others see every SDK's spans in one shape. */
-export const SYNC_PROCESSORS = ['namespace', 'limit'] as const;
+export const SYNC_PROCESSORS = ['namespace', 'cost', 'limit'] as const;

@@ -3,7 +3,7 @@
 // to every stream the receiver feeds. A reload builds the next graph from the running one
 // (`new Graph(spec, options, previous)`, then `takeOver`): it keeps the previous graph's streams, and its
 // receivers and extensions whose settings did not change (docs/decisions/0660).
-import { SYNC_PROCESSORS, type Authenticator, type Batcher, type Exporter, type Extension, type IngestConsumer, type Receiver, type SyncProcessor } from './component.ts';
+import { SYNC_PROCESSORS, type Authenticator, type Batcher, type Exporter, type Extension, type IngestConsumer, type ProcessorContext, type Receiver, type SyncProcessor } from './component.ts';
 import { DeadLetterFile, defaultDeadLetterPath } from './deadletter.ts';
 import { RefusedError } from './errors.ts';
 import type { Logger } from './log.ts';
@@ -120,7 +120,8 @@ export class Graph {
       let p = processors.get(id);
       if (!p) {
         const entry = spec.processors.get(id) ?? { id, type: id, config: {} };
-        p = registry.get('processor', entry.type)!.create(entry.config, { id, logger: logger.child({ component: id }) });
+        const context: ProcessorContext = { id, logger: logger.child({ component: id }), metrics: (outcomes) => this.metrics.processor(id, outcomes) };
+        p = registry.get('processor', entry.type)!.create(entry.config, context);
         processors.set(id, p!);
       }
       return p!;

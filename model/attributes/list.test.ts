@@ -100,6 +100,21 @@ describe('AttributeList', () => {
     expect(list.valueArray.at(-1)).toBe('y');
   });
 
+  it('inserts members at a position, the end and the start, and a large list\'s lookups find every member after it', () => {
+    const list = new AttributeList();
+    for (let i = 0; i < 20; i++) list.append(`k${i}`, i);
+    for (let i = 0; i < 20; i++) list.get(`k${i}`); // builds the index
+    list.insert(3, ['new', 'new2'], ['n', 'm']);
+    expect(list.keyArray.slice(2, 6)).toEqual(['k2', 'new', 'new2', 'k3']);
+    expect(list.valueArray.slice(2, 6)).toEqual([2, 'n', 'm', 3]);
+    expect(list.get('new2')).toBe('m');
+    expect(list.get('k19')).toBe(19);
+    expect(list.size).toBe(22);
+    list.insert(22, ['end'], [1]);
+    list.insert(0, ['first'], [0]);
+    expect([list.keyArray[0], list.keyArray.at(-1), list.size]).toEqual(['first', 'end', 24]);
+  });
+
   it('calls forEach with value, key, the list and thisArg, in order', () => {
     const list = new AttributeList().set('a', 1).set('b', null);
     const seen: unknown[] = [];

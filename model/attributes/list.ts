@@ -63,6 +63,26 @@ export class AttributeList implements Map<string, AttrValue> {
     this.valueArray.push(value);
   }
 
+  /**
+   * Adds members at position `at` (0..size), in their order, moving the later members on: for a
+   * processor that adds keys where the canonical order puts them (ag-namespace.md §3.6). The keys must
+   * not be present. One move of the tail for all of them (a splice per key allocates and moves each time).
+   */
+  insert(at: number, keys: readonly string[], values: readonly AttrValue[]): void {
+    const k = this.keyArray;
+    const v = this.valueArray;
+    const n = keys.length;
+    for (let i = k.length - 1; i >= at; i--) {
+      k[i + n] = k[i];
+      v[i + n] = v[i];
+    }
+    for (let j = 0; j < n; j++) {
+      k[at + j] = keys[j];
+      v[at + j] = values[j];
+    }
+    this.index = undefined;
+  }
+
   /** Position of `key`, or -1. */
   private find(key: string): number {
     const keys = this.keyArray;

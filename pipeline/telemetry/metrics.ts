@@ -66,6 +66,14 @@ export interface StreamMetrics {
   groupCommitted(records: number): void;
 }
 
+/** What a processor counts: its spans by an outcome of its own (cost: `priced`, `unknown_model`). */
+export interface ProcessorMetrics {
+  /** Adds `spans` (a processor counts once per batch, never per span). */
+  spans(outcome: string, spans: number): void;
+}
+
+export const NO_PROCESSOR_METRICS: ProcessorMetrics = { spans() {} };
+
 /** One pipeline's stream and exporters as read at scrape time. */
 export interface PipelineGauges {
   id: string;
@@ -118,6 +126,7 @@ export class ServiceMetrics {
   readonly #fsyncDuration: Histogram<'pipeline'>;
   readonly #groupCommit: Histogram<'pipeline'>;
   readonly #reloads: Counter<'result'>;
+  readonly #processorSpans: Counter<'processor' | 'outcome'>;
   #pipelines: () => PipelineGauges[] = () => [];
   #processMetrics = false;
 
@@ -171,6 +180,10 @@ export class ServiceMetrics {
       name: `${PREFIX}stream_group_commit_records`, help: 'Records (accepted requests) written by one group commit of a disk stream.',
       labelNames: ['pipeline'], buckets: SIZE_BUCKETS, registers,
     });
+    this.#processorSpans = new Counter({
+      name: `${PREFIX}processor_spans_total`, help: 'Spans a processor handled, by an outcome of its own (cost: priced, unknown_model).',
+      labelNames: ['processor', 'outcome'], registers,
+    });
     this.#reloads = new Counter({
       name: `${PREFIX}config_reloads_total`, help: 'Config reloads (SIGHUP, POST /-/reload) by result: applied, invalid (refused), failed (a component could not start).',
       labelNames: ['result'], registers,
@@ -182,6 +195,17 @@ export class ServiceMetrics {
   /** One reload, by its result. */
   reloaded(result: 'applied' | 'invalid' | 'failed'): void {
     this.#reloads.labels(result).inc();
+  }
+
+  /** Counters of one processor; `outcomes` are its series at 0 from the start. Outcomes come from the code. */
+  processor(id: string, outcomes: readonly string[]): ProcessorMetrics {
+    const child = childrenOf((outcome: string) => this.#processorSpans.labels(id, outcome));
+    for (const outcome of outcomes) child(outcome).inc(0);
+    return {
+      spans: (outcome, spans) => {
+        if (spans > 0) child(outcome).inc(spans);
+      },
+    };
   }
 
   /** Counters of one receiver on one transport. Label children are made once: a request only adds. */

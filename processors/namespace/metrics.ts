@@ -3,6 +3,7 @@
 import type { TreeMap } from '../../model/attributes/trie.ts';
 import { uint64ToNumber } from '../../model/byte-order.ts';
 import type { Span } from '../../model/span.ts';
+import { DETACHED, forEachTraceTree } from '../../model/trace-tree.ts';
 import type { Cleaned } from './layout.ts';
 
 const MAX_U64 = 0xffff_ffff_ffff_ffffn;
@@ -45,33 +46,12 @@ function triple(sums: Float64Array, at: number): TreeMap | undefined {
  * cannot be attached keep their client values. Bottom-up sums replace client values when non-zero.
  */
 export function propagateMetrics(spans: Span[], cleaned: Cleaned[]): void {
-  const traces = new Map<string, number[]>();
-  for (let i = 0; i < spans.length; i++) {
-    const t = spans[i].traceId;
-    const list = traces.get(t);
-    if (list === undefined) traces.set(t, [i]);
-    else list.push(i);
-  }
-  for (const members of traces.values()) {
-    members.sort((a, b) => (spans[a].startNs < spans[b].startNs ? -1 : spans[a].startNs > spans[b].startNs ? 1 : 0));
+  forEachTraceTree(spans, (members, parentPos) => {
     const n = members.length;
-    // Position in start order of each attached span, by span id.
-    const attachedAt = new Map<string, number>();
-    const parentPos = new Int32Array(n).fill(-2); // -2: not attached, -1: root
-    for (let p = 0; p < n; p++) {
-      const s = spans[members[p]];
-      if (s.parentId === undefined) parentPos[p] = -1;
-      else {
-        const q = attachedAt.get(s.parentId);
-        if (q === undefined) continue;
-        parentPos[p] = q;
-      }
-      if (!attachedAt.has(s.spanId)) attachedAt.set(s.spanId, p);
-    }
     // Per position: tokens prompt/completion/total, costs prompt/completion/total, errors.
     const sums = new Float64Array(n * 7);
     for (let p = n - 1; p >= 0; p--) {
-      if (parentPos[p] === -2) continue;
+      if (parentPos[p] === DETACHED) continue;
       const c = cleaned[members[p]];
       const at = p * 7;
       for (let j = 0; j < 3; j++) {
@@ -87,5 +67,5 @@ export function propagateMetrics(spans: Span[], cleaned: Cleaned[]): void {
       const parent = parentPos[p];
       if (parent >= 0) for (let j = 0; j < 7; j++) sums[parent * 7 + j] += sums[at + j];
     }
-  }
+  });
 }

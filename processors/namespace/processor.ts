@@ -105,6 +105,7 @@ export class NamespaceProcessor implements SyncProcessor {
       settle(spans[i], cleaned[i], linked);
     }
     propagateMetrics(spans, cleaned);
+    batch.metricsPropagated = true;
     for (let i = 0; i < n; i++) writeBack(spans[i], work[i].c, work[i].q);
   }
 }
