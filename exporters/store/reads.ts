@@ -4,6 +4,8 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { readSpan, STORED_SPAN_COLUMNS, type AttributesForm, type StoredSpan } from './read-span.ts';
 import { placeSpans, preOrder, spansMap, type TreeSpan } from './trace-map.ts';
+import { runFlatQuery, type QueryResult } from './query.ts';
+import type { FlatQuery } from './query-body.ts';
 
 /** A stored span with what the trace map needs to place it. */
 export interface LoadedSpan extends TreeSpan {
@@ -63,5 +65,10 @@ export class TraceReads {
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
       throw error;
     }
+  }
+
+  /** §6: the flat query, checked by parseFlatQuery (query-body.ts). */
+  query(project: string, query: FlatQuery): QueryResult {
+    return runFlatQuery(this.#db, this, project, query);
   }
 }
