@@ -32,8 +32,6 @@ function isRetryable(error: unknown): boolean {
 }
 
 export class StoreExporter implements Exporter {
-  /** Tells the receiver that this exporter can serve reads. */
-  readonly servesReads = true;
   readonly #options: StoreExporterOptions;
   readonly #path: string;
   readonly #now: () => number;
@@ -125,4 +123,9 @@ export class StoreExporter implements Exporter {
       db.close();
     }
   }
+}
+
+/** The read side of `exporter` when it is a store exporter (the http receiver's read routes), else undefined. */
+export function storeReadsOf(exporter: unknown): (() => TraceReads | undefined) | undefined {
+  return exporter instanceof StoreExporter ? () => exporter.reads() : undefined;
 }

@@ -13,6 +13,9 @@ import { isServableTarget } from '../common/request-target.ts';
 import type { HttpReceiverConfig } from './config.ts';
 import { TracingApiHandler } from './handler.ts';
 import { createOtlpRoute } from './otlp-route.ts';
+import { ReadRoutes } from './read-routes.ts';
+import { storeReadsOf } from '../../exporters/store/store-exporter.ts';
+import { StartupError } from '../../pipeline/errors.ts';
 import { detailReply, INTERNAL_ERROR, JSON_CONTENT_TYPE, type Reply } from './replies.ts';
 
 const BAD_REQUEST = detailReply(400, 'Bad Request');
@@ -37,12 +40,24 @@ export class HttpReceiver implements Receiver {
       ? authenticateFor(config.auth, context.authenticator)
       : config.api_keys.length > 0 ? keySetCheck(new KeySet(config.api_keys.map((key) => ({ key })))) : undefined;
     const metrics = context.metrics?.('http');
-    this.#handler = new TracingApiHandler(config, consumer, createOtlpRoute({ config, consumer, logger, metrics }), authenticate, metrics);
+    const reads = this.#readRoutes(config, context);
+    this.#handler = new TracingApiHandler(config, consumer, createOtlpRoute({ config, consumer, logger, metrics }), authenticate, metrics, reads);
     warnIfOpen(config.endpoint, authenticate !== undefined, logger, 'http receiver');
     this.#listener = new HttpListener({
       endpoint: config.endpoint, tls: config.tls, timeouts: config, name: 'http receiver',
       errorBody: (_status, message) => JSON.stringify({ detail: message }),
     }, (incoming, outgoing, host) => void this.#serve(incoming, outgoing, host), logger);
+  }
+
+  /** The read routes over the store exporter `read.store` names (the config loader resolved it), if any. */
+  #readRoutes(config: HttpReceiverConfig, context: ReceiverContext): ReadRoutes | undefined {
+    const id = config.read?.store;
+    if (id === undefined) return undefined;
+    const reads = storeReadsOf(context.exporter?.(id));
+    if (reads === undefined) {
+      throw new StartupError(`http receiver: read.store "${id}" is not a store exporter of a pipeline (list it in a pipeline's exporters)`);
+    }
+    return new ReadRoutes(config, reads);
   }
 
   async #reply(incoming: IncomingMessage): Promise<Reply> {
