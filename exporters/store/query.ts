@@ -8,6 +8,34 @@ import { parseRecord, readSpan, STORED_SPAN_COLUMNS, type StoredSpan } from './r
 import { placeSpans, preOrder } from './trace-map.ts';
 import { traceMap, type TraceReads } from './reads.ts';
 
+/** A query ran past its deadline (`read.query_timeout`): abandoned, answered 503. */
+export class QueryTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`The query took longer than query_timeout (${timeoutMs} ms); narrow it (window, filter, limit) or retry`);
+    this.name = 'QueryTimeoutError';
+  }
+}
+
+/** Rows between two looks at the clock. */
+const ROWS_PER_CLOCK_CHECK = 256;
+
+/**
+ * Looks at the clock every few rows and throws QueryTimeoutError past `timeoutMs`. Reads run on the
+ * event loop, so the check is what bounds how long one query holds it.
+ */
+class Deadline {
+  readonly #timeoutMs: number;
+  readonly #end: number;
+  #rows = 0;
+  constructor(timeoutMs: number) {
+    this.#timeoutMs = timeoutMs;
+    this.#end = performance.now() + timeoutMs;
+  }
+  tick(): void {
+    if (++this.#rows % ROWS_PER_CLOCK_CHECK === 0 && performance.now() > this.#end) throw new QueryTimeoutError(this.#timeoutMs);
+  }
+}
+
 export type QueryResult =
   | { count: number; traces: Record<string, unknown> }
   | { count: number; spans: Array<Record<string, unknown>> };
@@ -38,13 +66,16 @@ function candidates(db: DatabaseSync, project: string, query: FlatQuery): Iterab
   return statement.iterate(...params) as Iterable<StoredSpan>;
 }
 
-export function runFlatQuery(db: DatabaseSync, reads: TraceReads, project: string, query: FlatQuery): QueryResult {
+/** `timeoutMs`: the longest the query may run (`read.query_timeout`); Infinity: no bound. */
+export function runFlatQuery(db: DatabaseSync, reads: TraceReads, project: string, query: FlatQuery, timeoutMs = Infinity): QueryResult {
+  const deadline = new Deadline(timeoutMs);
   const form = query.format === 'opentelemetry' ? 'flat' : 'nested';
   const empty = query.oldestNs !== undefined && query.newestNs !== undefined && query.oldestNs >= query.newestNs;
   if (query.focus === 'span') {
     const spans: Array<Record<string, unknown>> = [];
     if (!empty) {
       for (const row of candidates(db, project, query)) {
+        deadline.tick();
         if (!matchesFilter(query.filter, parseRecord(row.record))) continue;
         spans.push(readSpan(row, form));
         if (spans.length >= query.limit) break;
@@ -60,6 +91,7 @@ export function runFlatQuery(db: DatabaseSync, reads: TraceReads, project: strin
   let boundary: bigint | undefined;
   if (!empty) {
     for (const row of candidates(db, project, query)) {
+      deadline.tick();
       if (boundary !== undefined && row.start_ns < boundary) break;
       if (newest.has(row.trace_id) || !sampled(row.trace_id, query.rate)) continue;
       if (!matchesFilter(query.filter, parseRecord(row.record))) continue;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../pipeline/log.ts';
 import { parseFlatQuery, type FlatQuery, type Problem } from './query-body.ts';
+import { QueryTimeoutError } from './query.ts';
 import type { TraceReads } from './reads.ts';
 import { StoreExporter } from './store-exporter.ts';
 import { A, B, C, D, E, FIXTURE_F, G, T, T2, ingested } from './test-fixture.ts';
@@ -197,5 +198,16 @@ describe('flat query (§6, §12)', () => {
     expect(spanIds({ focus: 'span', filter: { conditions: [{ field: 'attributes', key: 'ag.data', operator: 'exists' }] } })).toEqual([A]);
     expect(spanIds({ focus: 'span', filter: { conditions: [{ field: 'end_time', operator: 'btwn', value: ['2026-04-16T18:18:19Z', '2026-04-16T18:18:20Z'] }] } })).toEqual([C, B, A]);
     expect(spanIds({ focus: 'span', filter: { conditions: [{ field: 'span_kind', value: 'SPAN_KIND_UNSPECIFIED' }, { field: 'span_type', operator: 'in', value: ['llm'] }] } })).toEqual([B]);
+  });
+});
+
+describe('query_timeout (§9.2)', () => {
+  it('abandons a query that runs past its deadline', async () => {
+    await store.export(ingested(Array.from({ length: 600 }, (_, i) => ({
+      trace_id: T2, span_id: (i + 16).toString(16).padStart(16, '0'), span_name: 'bulk', start_time: 1776363000 + i, end_time: 1776363000 + i,
+    }))));
+    const q = parseFlatQuery({ focus: 'span', filter: { conditions: [{ field: 'attributes', key: 'nowhere', operator: 'exists' }] } }, LIMITS) as FlatQuery;
+    expect(() => reads.query('', q, 1e-9)).toThrow(QueryTimeoutError);
+    expect(reads.query('', q)).toEqual({ count: 0, spans: [] });
   });
 });

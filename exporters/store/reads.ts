@@ -67,8 +67,8 @@ export class TraceReads {
     }
   }
 
-  /** §6: the flat query, checked by parseFlatQuery (query-body.ts). */
-  query(project: string, query: FlatQuery): QueryResult {
-    return runFlatQuery(this.#db, this, project, query);
+  /** §6: the flat query, checked by parseFlatQuery (query-body.ts); throws QueryTimeoutError past `timeoutMs`. */
+  query(project: string, query: FlatQuery, timeoutMs = Infinity): QueryResult {
+    return runFlatQuery(this.#db, this, project, query, timeoutMs);
   }
 }

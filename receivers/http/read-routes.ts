@@ -6,6 +6,7 @@ import { parseJsonBytes, stringifyJson } from '../../codec/json/parse.ts';
 import { normaliseTraceId } from '../../model/ids.ts';
 import { parseFlatQuery } from '../../exporters/store/query-body.ts';
 import type { TraceReads } from '../../exporters/store/reads.ts';
+import { QueryTimeoutError } from '../../exporters/store/query.ts';
 import { declaredTooLarge, decodeBody, readBody } from './body.ts';
 import type { HttpReceiverConfig } from './config.ts';
 import { detailReply, validationReply, type Reply } from './replies.ts';
@@ -65,7 +66,12 @@ export class ReadRoutes {
     if (Array.isArray(query)) return validationReply(query);
     const reads = this.#reads();
     if (reads === undefined) return this.#notOpen();
-    return { status: 200, body: stringifyJson(reads.query(scope, query)) };
+    try {
+      return { status: 200, body: stringifyJson(reads.query(scope, query, this.#config.read.query_timeout || Infinity)) };
+    } catch (error) {
+      if (!(error instanceof QueryTimeoutError)) throw error;
+      return detailReply(503, error.message, { 'retry-after': String(this.#retryAfterSeconds) });
+    }
   }
 
   /** The JSON body with the write routes' transport, size, depth and JSON checks; empty reads as {}. */
