@@ -1,7 +1,10 @@
 // One delivered batch -> one transaction of upserts (read-api.md §9.2). The key (project, trace_id,
 // span_id) makes at-least-once redelivery collapse onto one row; `created_at` is kept, `updated_at` set
 // only when the new record differs from the stored one. The `traces` table then gets each touched
-// trace's span count, record bytes (what pruning frees, roughly) and write time.
+// trace's span count, write time and a running sum of the record bytes written for it: pruning's guess of
+// what deleting the trace frees. The sum also counts replaced records, so it overestimates after
+// redelivery; pruning measures the file again after each round, so a wrong guess costs a round, never a
+// wrong bound. (Summing length(record) in SQL would read every record of the trace on every batch.)
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { BatchLinesEncoder } from '../../codec/record/index.ts';
 import type { Span } from '../../model/span.ts';
@@ -37,22 +40,24 @@ export class SpanWriter {
         record = excluded.record`);
     this.#touch = db.prepare(`
       INSERT INTO traces (project, trace_id, span_count, bytes, last_write)
-      SELECT ?1, ?2, count(*), coalesce(sum(length(record)), 0), ?3 FROM spans WHERE project = ?1 AND trace_id = ?2
+      SELECT ?1, ?2, count(*), ?4, ?3 FROM spans WHERE project = ?1 AND trace_id = ?2
       ON CONFLICT (project, trace_id) DO UPDATE SET
-        span_count = excluded.span_count, bytes = excluded.bytes, last_write = excluded.last_write`);
+        span_count = excluded.span_count, bytes = traces.bytes + excluded.bytes, last_write = excluded.last_write`);
   }
 
   /** Writes the spans in one transaction at store-clock time `nowMs`; throws (rolled back) on failure. */
   write(spans: readonly Span[], nowMs: number): void {
     if (spans.length === 0) return;
     const lines = this.#encoder.encode(spans);
-    const touched = new Map<string, [string, string]>();
+    /** Per touched trace: project, trace id, record bytes written. */
+    const touched = new Map<string, [string, string, number]>();
     this.#db.exec('BEGIN IMMEDIATE');
     try {
       let start = 0;
       for (const span of spans) {
         const end = lines.indexOf(NEWLINE, start);
         const record = lines.toString('utf8', start, end);
+        const bytes = end - start;
         start = end + 1;
         const project = span.project ?? '';
         this.#upsert.run(
@@ -60,9 +65,12 @@ export class SpanWriter {
           span.traceType ?? null, span.kind, span.status.code, span.sessionId ?? null, span.userId ?? null,
           columnNs(span.startNs), columnNs(span.endNs), nowMs, record,
         );
-        touched.set(project + '/' + span.traceId, [project, span.traceId]);
+        const key = project + '/' + span.traceId;
+        const entry = touched.get(key);
+        if (entry === undefined) touched.set(key, [project, span.traceId, bytes]);
+        else entry[2] += bytes;
       }
-      for (const [project, traceId] of touched.values()) this.#touch.run(project, traceId, nowMs);
+      for (const [project, traceId, bytes] of touched.values()) this.#touch.run(project, traceId, nowMs, bytes);
       this.#db.exec('COMMIT');
     } catch (error) {
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK');

@@ -46,6 +46,8 @@ describe('receivers.http.read', () => {
     expect(problems(config('  file: {path: out.jsonl}', 'read: {store: file}'))).toEqual([
       'c.yaml:2:24 receivers.http.read.store: "file" is not a store exporter (define it under exporters with type store)',
     ]);
+    const unused = config('  store: {}\n  file: {path: out.jsonl}', 'read: {store: store}').replace('exporters: [store, file]', 'exporters: [file]');
+    expect(problems(unused)).toEqual(['c.yaml:2:24 receivers.http.read.store: store exporter "store" is in no pipeline (list it in a pipeline\'s exporters)']);
     expect(problems(config('  store: {}', 'read: {default_limit: 20000}'))[0]).toContain('read.default_limit: must not exceed read.max_limit (10000)');
   });
 });

@@ -31,6 +31,8 @@ export class HttpReceiver implements Receiver {
   readonly #cors: Cors;
   readonly #listener: HttpListener;
   #closing = false;
+  /** What start() refuses with, found while building. */
+  #startProblem: string | undefined;
 
   constructor(config: HttpReceiverConfig, context: ReceiverContext) {
     const { consumer, logger } = context;
@@ -54,8 +56,10 @@ export class HttpReceiver implements Receiver {
     const id = config.read?.store;
     if (id === undefined) return undefined;
     const reads = storeReadsOf(context.exporter?.(id));
+    // The config loader checked the id; without a graph (a receiver built by hand) there is nothing to read.
     if (reads === undefined) {
-      throw new StartupError(`http receiver: read.store "${id}" is not a store exporter of a pipeline (list it in a pipeline's exporters)`);
+      this.#startProblem = `http receiver: read.store "${id}" is not a running store exporter (list it in a pipeline's exporters)`;
+      return undefined;
     }
     return new ReadRoutes(config, reads);
   }
@@ -79,6 +83,7 @@ export class HttpReceiver implements Receiver {
   }
 
   start(): Promise<void> {
+    if (this.#startProblem !== undefined) return Promise.reject(new StartupError(this.#startProblem));
     return this.#listener.start();
   }
 
