@@ -71,6 +71,15 @@ describe('fetch a trace (§4, §5.1)', () => {
     expect(reads.getTrace('p1', T)).toBeDefined();
   });
 
+  it('keeps a span named __proto__ as a member of the map', async () => {
+    const trace = '22222222222222222222222222222222';
+    await store.export(ingested([{ trace_id: trace, span_id: '3333333333333333', span_name: '__proto__', start_time: 1776363498, end_time: 1776363499 }]));
+    const text = JSON.stringify(reads.getTrace('', trace));
+    const spans = JSON.parse(text).spans;
+    expect(Object.keys(spans)).toEqual(['__proto__']);
+    expect(Object.getOwnPropertyDescriptor(spans, '__proto__')!.value.span_id).toBe('3333333333333333');
+  });
+
   it('places every span of a parent cycle once, from the earliest', async () => {
     const X = '1111111111111111', Y = '2222222222222222';
     const trace = '11111111111111111111111111111111';

@@ -84,6 +84,9 @@ export function spansMap<S extends TreeSpan>(
     else group.push(object);
   }
   const out: Record<string, unknown> = {};
-  for (const [key, group] of groups) out[key] = group.length === 1 ? group[0] : group;
+  // defineProperty, not `out[key] =`: a span named `__proto__` must become a member, not a prototype.
+  for (const [key, group] of groups) {
+    Object.defineProperty(out, key, { value: group.length === 1 ? group[0] : group, enumerable: true, writable: true, configurable: true });
+  }
   return out;
 }
