@@ -192,6 +192,9 @@ describe('flat query (§6, §12)', () => {
     expect(query({ rate: 0 })).toEqual({ count: 0, traces: {} });
     expect(query({ rate: 1 }).count).toBe(2);
     expect(query({ interval: 60 })).toEqual(query({}));
+    // 0x4bf92f35 % 100 = 49, 0x0af76519 % 100 = 33: at 0.4 only T2 is kept, at 0.5 both.
+    expect(Object.keys(query({ rate: 0.4 }).traces as object)).toEqual([T2]);
+    expect(Object.keys(query({ rate: 0.5 }).traces as object)).toEqual([T2, T]);
     expect(Object.keys(query({}).traces as object)).toEqual([T2, T]);
   });
 
