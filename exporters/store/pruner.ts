@@ -102,12 +102,15 @@ export class Pruner {
     }
   }
 
-  /** Gives the free pages back to the file system and checkpoints the WAL, then logs one line. */
+  /**
+   * Gives the free pages back to the file system and checkpoints the WAL, then logs one line. PASSIVE:
+   * a read in progress keeps its snapshot, and the writer never waits for it.
+   */
   #finish(reason: 'size' | 'age', traces: number, before: number): PruneOutcome {
     const bytes = before - this.usedBytes();
     if (traces > 0) {
       this.#db.exec('PRAGMA incremental_vacuum');
-      this.#db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+      this.#db.exec('PRAGMA wal_checkpoint(PASSIVE)');
       this.#logger.info('store pruned', { reason, traces, bytes });
     }
     return { traces, bytes };

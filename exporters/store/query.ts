@@ -16,14 +16,14 @@ export class QueryTimeoutError extends Error {
   }
 }
 
-/** Rows between two looks at the clock. */
-const ROWS_PER_CLOCK_CHECK = 256;
+/** Rows between two pauses (and looks at the clock). */
+const ROWS_PER_PAUSE = 256;
 
 /**
- * Looks at the clock every few rows and throws QueryTimeoutError past `timeoutMs`. Reads run on the
- * event loop, so the check is what bounds how long one query holds it.
+ * Every few rows: throws QueryTimeoutError past `timeoutMs`, else gives the event loop a turn, so that a
+ * long scan does not hold up the write routes' acknowledgements and the exporters (read-api.md §9.2).
  */
-class Deadline {
+class Pacer {
   readonly #timeoutMs: number;
   readonly #end: number;
   #rows = 0;
@@ -31,8 +31,13 @@ class Deadline {
     this.#timeoutMs = timeoutMs;
     this.#end = performance.now() + timeoutMs;
   }
-  tick(): void {
-    if (++this.#rows % ROWS_PER_CLOCK_CHECK === 0 && performance.now() > this.#end) throw new QueryTimeoutError(this.#timeoutMs);
+  /** True when the caller should await pause() before the next row. */
+  due(): boolean {
+    return ++this.#rows % ROWS_PER_PAUSE === 0;
+  }
+  async pause(): Promise<void> {
+    if (performance.now() > this.#end) throw new QueryTimeoutError(this.#timeoutMs);
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
 }
 
@@ -67,15 +72,15 @@ function candidates(db: DatabaseSync, project: string, query: FlatQuery): Iterab
 }
 
 /** `timeoutMs`: the longest the query may run (`read.query_timeout`); Infinity: no bound. */
-export function runFlatQuery(db: DatabaseSync, reads: TraceReads, project: string, query: FlatQuery, timeoutMs = Infinity): QueryResult {
-  const deadline = new Deadline(timeoutMs);
+export async function runFlatQuery(db: DatabaseSync, reads: TraceReads, project: string, query: FlatQuery, timeoutMs = Infinity): Promise<QueryResult> {
+  const pacer = new Pacer(timeoutMs);
   const form = query.format === 'opentelemetry' ? 'flat' : 'nested';
   const empty = query.oldestNs !== undefined && query.newestNs !== undefined && query.oldestNs >= query.newestNs;
   if (query.focus === 'span') {
     const spans: Array<Record<string, unknown>> = [];
     if (!empty) {
       for (const row of candidates(db, project, query)) {
-        deadline.tick();
+        if (pacer.due()) await pacer.pause();
         if (!matchesFilter(query.filter, parseRecord(row.record))) continue;
         spans.push(readSpan(row, form));
         if (spans.length >= query.limit) break;
@@ -91,7 +96,7 @@ export function runFlatQuery(db: DatabaseSync, reads: TraceReads, project: strin
   let boundary: bigint | undefined;
   if (!empty) {
     for (const row of candidates(db, project, query)) {
-      deadline.tick();
+      if (pacer.due()) await pacer.pause();
       if (boundary !== undefined && row.start_ns < boundary) break;
       if (newest.has(row.trace_id) || !sampled(row.trace_id, query.rate)) continue;
       if (!matchesFilter(query.filter, parseRecord(row.record))) continue;

@@ -27,18 +27,30 @@ export function traceMap(spans: readonly LoadedSpan[], form: AttributesForm = 'n
   return { spans: spansMap(placeSpans(spans), (s) => readSpan(s.row, form), (s) => s.name) };
 }
 
+const SPANS_OF_TRACE = `SELECT ${STORED_SPAN_COLUMNS} FROM spans WHERE project = ? AND trace_id = ?`;
+
+/**
+ * Reads go through their own read-only connection: in WAL mode each read sees the last commit before it
+ * began, and a query that yields to the event loop between rows (query.ts) holds no lock the writer
+ * waits for. Deleting is a write, on the exporter's connection, in one transaction with its read.
+ */
 export class TraceReads {
-  readonly #db: DatabaseSync;
+  readonly #writer: DatabaseSync;
+  readonly #reader: DatabaseSync;
   readonly #trace: StatementSync;
+  readonly #traceToDelete: StatementSync;
   readonly #delete: StatementSync;
   readonly #deleteTrace: StatementSync;
 
-  constructor(db: DatabaseSync) {
-    this.#db = db;
-    this.#trace = db.prepare(`SELECT ${STORED_SPAN_COLUMNS} FROM spans WHERE project = ? AND trace_id = ?`);
+  constructor(writer: DatabaseSync, reader: DatabaseSync) {
+    this.#writer = writer;
+    this.#reader = reader;
+    this.#trace = reader.prepare(SPANS_OF_TRACE);
     this.#trace.setReadBigInts(true);
-    this.#delete = db.prepare('DELETE FROM spans WHERE project = ? AND trace_id = ?');
-    this.#deleteTrace = db.prepare('DELETE FROM traces WHERE project = ? AND trace_id = ?');
+    this.#traceToDelete = writer.prepare(SPANS_OF_TRACE);
+    this.#traceToDelete.setReadBigInts(true);
+    this.#delete = writer.prepare('DELETE FROM spans WHERE project = ? AND trace_id = ?');
+    this.#deleteTrace = writer.prepare('DELETE FROM traces WHERE project = ? AND trace_id = ?');
   }
 
   /** The stored spans of one trace (none: empty). */
@@ -54,21 +66,22 @@ export class TraceReads {
 
   /** §5.2: deletes every span of the trace in one transaction; the links of the deleted spans in pre-order. */
   deleteTrace(project: string, traceId: string): SpanLink[] {
-    this.#db.exec('BEGIN IMMEDIATE');
+    const db = this.#writer;
+    db.exec('BEGIN IMMEDIATE');
     try {
-      const spans = this.spansOf(project, traceId);
+      const spans = (this.#traceToDelete.all(project, traceId) as unknown as StoredSpan[]).map(loaded);
       this.#delete.run(project, traceId);
       this.#deleteTrace.run(project, traceId);
-      this.#db.exec('COMMIT');
+      db.exec('COMMIT');
       return preOrder(placeSpans(spans)).map((s) => ({ trace_id: traceId, span_id: s.spanId }));
     } catch (error) {
-      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      if (db.isTransaction) db.exec('ROLLBACK');
       throw error;
     }
   }
 
-  /** §6: the flat query, checked by parseFlatQuery (query-body.ts); throws QueryTimeoutError past `timeoutMs`. */
-  query(project: string, query: FlatQuery, timeoutMs = Infinity): QueryResult {
-    return runFlatQuery(this.#db, this, project, query, timeoutMs);
+  /** §6: the flat query, checked by parseFlatQuery (query-body.ts); rejects with QueryTimeoutError past `timeoutMs`. */
+  query(project: string, query: FlatQuery, timeoutMs = Infinity): Promise<QueryResult> {
+    return runFlatQuery(this.#reader, this, project, query, timeoutMs);
   }
 }

@@ -2,7 +2,7 @@
 // counts as delivered (the stream cursor moves) only once it is committed. The same open database
 // serves the http receiver's reads through `reads()`.
 import { resolve } from 'node:path';
-import type { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync } from 'node:sqlite';
 import type { Exporter } from '../../pipeline/component.ts';
 import { RetryableError, StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
@@ -36,6 +36,8 @@ export class StoreExporter implements Exporter {
   readonly #path: string;
   readonly #now: () => number;
   #db: DatabaseSync | undefined;
+  /** The read-only connection of the reads. */
+  #reader: DatabaseSync | undefined;
   #writer: SpanWriter | undefined;
   #pruner: Pruner | undefined;
   #reads: TraceReads | undefined;
@@ -57,7 +59,12 @@ export class StoreExporter implements Exporter {
     this.#db = db;
     this.#writer = new SpanWriter(db);
     this.#pruner = new Pruner(db, this.#options.maxBytes, this.#options.logger);
-    this.#reads = new TraceReads(db);
+    try {
+      this.#reader = new DatabaseSync(this.#path, { readOnly: true, timeout: 5000 });
+    } catch (error) {
+      throw new StartupError(`store exporter: cannot open ${this.#path} for reading: ${(error as Error).message}`, { cause: error });
+    }
+    this.#reads = new TraceReads(db, this.#reader);
     try {
       this.#pruner.pruneForSize();
       this.pruneForAge();
@@ -116,6 +123,7 @@ export class StoreExporter implements Exporter {
     if (this.#stopped) return;
     this.#stopped = true;
     clearInterval(this.#ageTimer);
+    if (this.#reader?.isOpen) this.#reader.close();
     const db = this.#db;
     this.#db = undefined;
     if (db?.isOpen) {

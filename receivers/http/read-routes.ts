@@ -67,7 +67,7 @@ export class ReadRoutes {
     const reads = this.#reads();
     if (reads === undefined) return this.#notOpen();
     try {
-      return { status: 200, body: stringifyJson(reads.query(scope, query, this.#config.read.query_timeout || Infinity)) };
+      return { status: 200, body: stringifyJson(await reads.query(scope, query, this.#config.read.query_timeout || Infinity)) };
     } catch (error) {
       if (!(error instanceof QueryTimeoutError)) throw error;
       return detailReply(503, error.message, { 'retry-after': String(this.#retryAfterSeconds) });
