@@ -7,20 +7,24 @@ import { isJsonObject } from '../../codec/json/parse.ts';
 import { normaliseTraceId } from '../../model/ids.ts';
 import type { Condition, Filter } from './query-body.ts';
 
-type Record_ = Record<string, unknown>;
+/** A decoded span record (flat attributes), as stored. */
+type SpanRecord = Record<string, unknown>;
 
 export function isCondition(c: Filter | Condition): c is Condition {
   return 'field' in c;
 }
 
-export function matchesFilter(filter: Filter, record: Record_): boolean {
-  const results = () => filter.conditions.map((c) => (isCondition(c) ? matchesCondition(c, record) : matchesFilter(c, record)));
+export function matchesFilter(filter: Filter, record: SpanRecord): boolean {
+  const matches = (c: Filter | Condition) => (isCondition(c) ? matchesCondition(c, record) : matchesFilter(c, record));
+  const { conditions } = filter;
+  // No condition matches everything, whatever the operator (§6.2: `conditions` defaults to []).
+  if (conditions.length === 0) return true;
   switch (filter.operator) {
-    case 'and': return filter.conditions.every((c) => (isCondition(c) ? matchesCondition(c, record) : matchesFilter(c, record)));
-    case 'or': return filter.conditions.length === 0 || filter.conditions.some((c) => (isCondition(c) ? matchesCondition(c, record) : matchesFilter(c, record)));
-    case 'not': return !results()[0];
-    case 'nand': return !results().every(Boolean);
-    case 'nor': return !results().some(Boolean);
+    case 'and': return conditions.every(matches);
+    case 'or': return conditions.some(matches);
+    case 'not': return !matches(conditions[0]);
+    case 'nand': return !conditions.every(matches);
+    case 'nor': return !conditions.some(matches);
   }
 }
 
@@ -89,7 +93,7 @@ function matchesScalar(c: Condition, stored: unknown): boolean {
 
 const NEGATED: Record<string, Condition['operator']> = { is_not: 'is', not_in: 'in' };
 
-function matchesCondition(c: Condition, record: Record_): boolean {
+function matchesCondition(c: Condition, record: SpanRecord): boolean {
   const positive = NEGATED[c.operator];
   if (positive !== undefined) return !matchesCondition({ ...c, operator: positive }, record);
   switch (c.kind) {
@@ -108,7 +112,7 @@ function matchesCondition(c: Condition, record: Record_): boolean {
       return c.operator === 'gt' ? stored > v : c.operator === 'gte' ? stored >= v : c.operator === 'lt' ? stored < v : stored <= v;
     }
     case 'attributes':
-      return matchesAttribute(c, (record.attributes ?? {}) as Record_);
+      return matchesAttribute(c, (record.attributes ?? {}) as SpanRecord);
     case 'links':
       return matchesEntries(c, record.links, (entry, given) =>
         (given.trace_id === undefined || entry.trace_id === given.trace_id) && (given.span_id === undefined || entry.span_id === given.span_id));
@@ -119,15 +123,15 @@ function matchesCondition(c: Condition, record: Record_): boolean {
   }
 }
 
-function matchesEntries(c: Condition, stored: unknown, equal: (entry: Record_, given: Record<string, string>) => boolean): boolean {
-  const list = Array.isArray(stored) ? (stored as Record_[]) : [];
+function matchesEntries(c: Condition, stored: unknown, equal: (entry: SpanRecord, given: Record<string, string>) => boolean): boolean {
+  const list = Array.isArray(stored) ? (stored as SpanRecord[]) : [];
   if (c.operator === 'exists') return list.length > 0;
   if (c.operator === 'not_exists') return list.length === 0;
   const given = c.value as Array<Record<string, string>>;
   return list.some((entry) => given.some((g) => equal(entry, g)));
 }
 
-function matchesAttribute(c: Condition, attributes: Record_): boolean {
+function matchesAttribute(c: Condition, attributes: SpanRecord): boolean {
   const key = c.key!;
   const has = Object.hasOwn(attributes, key);
   const stored = has ? attributes[key] : undefined;
@@ -150,7 +154,7 @@ function matchesAttribute(c: Condition, attributes: Record_): boolean {
 }
 
 /** `is`: a scalar or list equal at exactly `key`; an object: every entry of its flatten stored under `key`. */
-function attributeIs(attributes: Record_, key: string, value: unknown): boolean {
+function attributeIs(attributes: SpanRecord, key: string, value: unknown): boolean {
   if (isJsonObject(value)) {
     for (const [sub, v] of flattenObject(value)) {
       const at = key + '.' + sub;
