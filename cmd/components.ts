@@ -1,6 +1,7 @@
 // Every built-in component. A new component is a folder plus one line here.
 import { Registry } from '../pipeline/registry.ts';
 import { factory as fileExporter } from '../exporters/file/factory.ts';
+import { factory as storeExporter } from '../exporters/store/factory.ts';
 import { factory as kafkaExporter } from '../exporters/kafka/factory.ts';
 import { factory as otlpExporter } from '../exporters/otlp/factory.ts';
 import { factory as stdoutExporter } from '../exporters/stdout/factory.ts';
@@ -26,5 +27,6 @@ export function builtinRegistry(): Registry {
     .register(fileExporter)
     .register(kafkaExporter)
     .register(otlpExporter)
-    .register(stdoutExporter);
+    .register(stdoutExporter)
+    .register(storeExporter);
 }

@@ -122,6 +122,7 @@ class Loader {
     const pipelines = this.pipelines(service, sections, registry);
     const enabled = this.enabledExtensions(service.extensions, extensions);
     this.checkAuthenticators(sections.receivers, enabled);
+    this.resolveReadStores(sections.receivers, sections.exporters, pipelines);
     const { pipelines: _, extensions: __, ...serviceRest } = service;
     const memory_spike_limit_mib = this.spikeLimit(service);
     return {
@@ -167,6 +168,34 @@ class Loader {
       }
     };
     for (const [id, entry] of receivers) visit(entry.config, ['receivers', id]);
+  }
+
+  /**
+   * `receivers.http.read.store` (read-api.md §10) names a `store` exporter; unset, it is the config's only
+   * store exporter (filled in here, so the receiver sees the id), none when there is none, and a problem
+   * when there are several.
+   */
+  private resolveReadStores(receivers: Map<string, ComponentEntry>, exporters: Map<string, ComponentEntry>, pipelines: PipelineEntry[]): void {
+    const stores = [...exporters.values()].filter((e) => e.type === 'store').map((e) => e.id);
+    // Only exporters of a pipeline run: a store in none would have nothing to read from.
+    const running = (store: string) => pipelines.some((p) => p.exporters.includes(store));
+    for (const [id, entry] of receivers) {
+      if (entry.type !== 'http') continue;
+      const read = entry.config.read as { store?: string } | undefined;
+      if (read === undefined) continue;
+      if (read.store !== undefined) {
+        if (exporters.get(read.store)?.type !== 'store') {
+          this.problem(['receivers', id, 'read', 'store'], `"${read.store}" is not a store exporter (define it under exporters with type store)`);
+        } else if (!running(read.store)) {
+          this.problem(['receivers', id, 'read', 'store'], `store exporter "${read.store}" is in no pipeline (list it in a pipeline's exporters)`);
+        }
+      } else if (stores.length > 1) {
+        this.problem(['receivers', id], `several store exporters (${stores.join(', ')}): name the one serving reads in read.store`);
+      } else if (stores.length === 1) {
+        if (running(stores[0])) read.store = stores[0];
+        else this.problem(['receivers', id], `store exporter "${stores[0]}" is in no pipeline: list it in a pipeline's exporters to serve reads`);
+      }
+    }
   }
 
   /** Replaces env references in every string scalar, keeping node positions for error messages. */

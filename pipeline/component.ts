@@ -60,6 +60,9 @@ export interface ReceiverContext extends ComponentContext {
   /** Where the receiver counts accepted and refused spans and its requests, per transport; absent where
    *  no graph runs (a receiver built by hand, in a test): then nothing is counted. */
   metrics?: ReceiverMetricsFor;
+  /** The exporter with this id when a pipeline runs it (the http receiver reads from a `store` exporter);
+   *  absent where no graph runs. */
+  exporter?(id: string): Exporter | undefined;
 }
 
 // ---- extensions ----------------------------------------------------------------------------------

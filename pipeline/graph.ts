@@ -218,6 +218,7 @@ export class Graph {
       const receiver = registry.get('receiver', entry.type)!.create(entry.config, {
         id, logger: logger.child({ component: id }), consumer: slot, authenticator,
         metrics: (transport: 'http' | 'grpc') => this.metrics.receiver(id, transport),
+        exporter: (exporterId: string) => this.exporters.get(exporterId),
       }) as Receiver;
       this.receivers.set(id, receiver);
     }

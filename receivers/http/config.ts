@@ -27,6 +27,19 @@ export interface HttpReceiverConfig extends ReadTimeouts {
   cors: CorsConfig;
   /** HTTPS instead of HTTP (and mutual TLS with a client CA); absent: plain HTTP. */
   tls?: TlsConfig;
+  /** The read routes (read-api.md §10). */
+  read: ReadConfig;
+}
+
+export interface ReadConfig {
+  /** Id of the `store` exporter serving reads; the config loader fills in the only one. Unset: reads 501. */
+  store?: string;
+  /** `limit` of a query that gives none. */
+  default_limit: number;
+  /** Largest `limit`. */
+  max_limit: number;
+  /** Milliseconds: the longest read. */
+  query_timeout: number;
 }
 
 export const schema: JsonSchema = object({
@@ -41,6 +54,12 @@ export const schema: JsonSchema = object({
   cors: corsSchema,
   tls: tlsSchema,
   auth: authSchema,
+  read: object({
+    store: { type: 'string', minLength: 1 },
+    default_limit: integer(100, 1),
+    max_limit: integer(10_000, 1),
+    query_timeout: duration('5s'),
+  }),
   ...readTimeoutProperties,
 });
 
@@ -54,5 +73,6 @@ export const defaultConfig: HttpReceiverConfig = {
   api_keys: [],
   retry_after: 1000,
   cors: NO_CORS,
+  read: { default_limit: 100, max_limit: 10_000, query_timeout: 5000 },
   ...READ_TIMEOUT_DEFAULTS,
 };

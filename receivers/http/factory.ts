@@ -12,5 +12,7 @@ export const factory: Factory<HttpReceiverConfig, Receiver, ReceiverContext> = {
     ...tlsProblems(config.tls, 'tls'),
     ...(config.auth !== undefined && config.api_keys.length > 0
       ? [{ key: 'api_keys', message: 'use auth (an api_keys extension) or api_keys, not both' }] : []),
+    ...(config.read !== undefined && config.read.default_limit > config.read.max_limit
+      ? [{ key: 'read.default_limit', message: `must not exceed read.max_limit (${config.read.max_limit})` }] : []),
   ],
 };

@@ -15,11 +15,12 @@ import { reasonOfStatus, refusedByReason } from '../common/refusal.ts';
 import { declaredTooLarge, decodeBody, readBody } from './body.ts';
 import type { HttpReceiverConfig } from './config.ts';
 import type { OtlpRoute } from './otlp-route.ts';
+import type { ReadRoutes } from './read-routes.ts';
 import {
   allRejectedReply, detailReply, methodNotAllowed, NOT_FOUND, refusedReply, UNAUTHORIZED, validationReply,
   type Reply,
 } from './replies.ts';
-import { matchRoute, type RouteMatch, type WriteRoute } from './routes.ts';
+import { matchRoute, type ReadRoute, type RouteMatch, type WriteRoute } from './routes.ts';
 import { checkSimpleTrace, simpleTraceEcho, simpleTraceSpan } from './simple-trace.ts';
 import { checkTraceBody, checkTraceSpans } from './single-trace.ts';
 import { tracingBodyOf } from './tracing-body.ts';
@@ -56,10 +57,16 @@ const WRITE_ROUTE_LABELS: Record<WriteRoute, string> = {
   ingest: '/tracing/spans/ingest', traces: '/tracing/traces', simple: '/simple/traces',
 };
 
+const READ_ROUTE_LABELS: Record<ReadRoute, string> = {
+  get_trace: '/tracing/traces/{trace_id}', delete_trace: '/tracing/traces/{trace_id}', query: '/tracing/spans/query',
+};
+
 function routeLabel(match: RouteMatch): string {
   switch (match.kind) {
     case 'write':
       return WRITE_ROUTE_LABELS[match.route];
+    case 'read':
+      return READ_ROUTE_LABELS[match.route];
     case 'otlp':
       return '/otlp/v1/traces';
     case 'unavailable':
@@ -98,9 +105,15 @@ export class TracingApiHandler {
   readonly #ids = new RandomIds();
   readonly #spans = new TracingSpans();
   readonly #metrics: ReceiverMetrics;
+  /** The read routes, when a trace store serves this receiver (read-api.md §10). */
+  readonly #reads: ReadRoutes | undefined;
 
-  constructor(config: HttpReceiverConfig, consumer: IngestConsumer, otlp: OtlpRoute, authenticate: Authenticate, metrics = NO_RECEIVER_METRICS) {
+  constructor(
+    config: HttpReceiverConfig, consumer: IngestConsumer, otlp: OtlpRoute, authenticate: Authenticate, metrics = NO_RECEIVER_METRICS,
+    reads?: ReadRoutes,
+  ) {
     this.#metrics = metrics;
+    this.#reads = reads;
     this.#config = config;
     this.#consumer = consumer;
     this.#otlp = otlp;
@@ -116,7 +129,7 @@ export class TracingApiHandler {
   handle(incoming: IncomingMessage): Promise<Reply> | Reply {
     const started = performance.now();
     const method = incoming.method ?? 'GET';
-    const match = matchRoute(method, incoming.url ?? '/');
+    const match = matchRoute(method, incoming.url ?? '/', this.#reads !== undefined);
     const reply = this.#answer(method, match, incoming);
     const route = routeLabel(match);
     if (!(reply instanceof Promise)) return this.#counted(route, reply, started);
@@ -139,6 +152,7 @@ export class TracingApiHandler {
     if (this.#authenticate !== undefined && identity === undefined) return UNAUTHORIZED;
     if (match.kind === 'unavailable') return detailReply(501, match.detail);
     if (match.kind === 'otlp') return this.#otlp(method, incoming, identity?.project);
+    if (match.kind === 'read') return this.#reads!.answer(match.route, match.id, incoming, identity?.project);
     return this.#write(match.route, incoming, identity?.project);
   }
 

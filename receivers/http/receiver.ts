@@ -13,6 +13,9 @@ import { isServableTarget } from '../common/request-target.ts';
 import type { HttpReceiverConfig } from './config.ts';
 import { TracingApiHandler } from './handler.ts';
 import { createOtlpRoute } from './otlp-route.ts';
+import { ReadRoutes } from './read-routes.ts';
+import { storeReadsOf } from '../../exporters/store/store-exporter.ts';
+import { StartupError } from '../../pipeline/errors.ts';
 import { detailReply, INTERNAL_ERROR, JSON_CONTENT_TYPE, type Reply } from './replies.ts';
 
 const BAD_REQUEST = detailReply(400, 'Bad Request');
@@ -28,6 +31,8 @@ export class HttpReceiver implements Receiver {
   readonly #cors: Cors;
   readonly #listener: HttpListener;
   #closing = false;
+  /** What start() refuses with, found while building. */
+  #startProblem: string | undefined;
 
   constructor(config: HttpReceiverConfig, context: ReceiverContext) {
     const { consumer, logger } = context;
@@ -37,12 +42,26 @@ export class HttpReceiver implements Receiver {
       ? authenticateFor(config.auth, context.authenticator)
       : config.api_keys.length > 0 ? keySetCheck(new KeySet(config.api_keys.map((key) => ({ key })))) : undefined;
     const metrics = context.metrics?.('http');
-    this.#handler = new TracingApiHandler(config, consumer, createOtlpRoute({ config, consumer, logger, metrics }), authenticate, metrics);
+    const reads = this.#readRoutes(config, context);
+    this.#handler = new TracingApiHandler(config, consumer, createOtlpRoute({ config, consumer, logger, metrics }), authenticate, metrics, reads);
     warnIfOpen(config.endpoint, authenticate !== undefined, logger, 'http receiver');
     this.#listener = new HttpListener({
       endpoint: config.endpoint, tls: config.tls, timeouts: config, name: 'http receiver',
       errorBody: (_status, message) => JSON.stringify({ detail: message }),
     }, (incoming, outgoing, host) => void this.#serve(incoming, outgoing, host), logger);
+  }
+
+  /** The read routes over the store exporter `read.store` names (the config loader resolved it), if any. */
+  #readRoutes(config: HttpReceiverConfig, context: ReceiverContext): ReadRoutes | undefined {
+    const id = config.read?.store;
+    if (id === undefined) return undefined;
+    const reads = storeReadsOf(context.exporter?.(id));
+    // The config loader checked the id; without a graph (a receiver built by hand) there is nothing to read.
+    if (reads === undefined) {
+      this.#startProblem = `http receiver: read.store "${id}" is not a running store exporter (list it in a pipeline's exporters)`;
+      return undefined;
+    }
+    return new ReadRoutes(config, reads);
   }
 
   async #reply(incoming: IncomingMessage): Promise<Reply> {
@@ -64,6 +83,7 @@ export class HttpReceiver implements Receiver {
   }
 
   start(): Promise<void> {
+    if (this.#startProblem !== undefined) return Promise.reject(new StartupError(this.#startProblem));
     return this.#listener.start();
   }
 

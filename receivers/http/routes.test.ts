@@ -45,4 +45,17 @@ describe('matchRoute', () => {
     const m = matchRoute('DELETE', '/api/tracing/traces/abc/');
     expect(m.kind === 'unavailable' && m.detail.startsWith('DELETE /tracing/traces/abc ')).toBe(true);
   });
+
+  it('serves GET and DELETE of a trace and the flat query only with a store (read-api.md §1.2, §1.3)', () => {
+    expect(matchRoute('GET', '/tracing/traces/abc')).toMatchObject({ kind: 'unavailable' });
+    expect(matchRoute('GET', '/api/preview/tracing/traces/abc/', true)).toEqual({ kind: 'read', route: 'get_trace', id: 'abc' });
+    expect(matchRoute('DELETE', '/tracing/traces/abc', true)).toEqual({ kind: 'read', route: 'delete_trace', id: 'abc' });
+    expect(matchRoute('POST', '/tracing/spans/query', true)).toEqual({ kind: 'read', route: 'query' });
+    expect(matchRoute('GET', '/tracing/spans/query', true)).toEqual({ kind: 'method_not_allowed', allow: 'POST' });
+    expect(matchRoute('PUT', '/tracing/traces/abc', true)).toEqual({
+      kind: 'unavailable', detail: "PUT /tracing/traces/abc is not available: tracehop's trace store does not serve this route",
+    });
+    expect(matchRoute('POST', '/tracing/spans/analytics', true)).toMatchObject({ kind: 'unavailable' });
+    expect(matchRoute('POST', '/tracing/traces/abc', true)).toEqual({ kind: 'method_not_allowed', allow: 'GET, PUT, PATCH, DELETE' });
+  });
 });

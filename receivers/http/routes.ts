@@ -5,11 +5,16 @@ import { LANGFUSE_PATH } from '../otlp/paths.ts';
 
 export type WriteRoute = 'ingest' | 'traces' | 'simple';
 
+/** The routes served from the trace store (read-api.md §1.2) that tracehop answers so far. */
+export type ReadRoute = 'get_trace' | 'delete_trace' | 'query';
+
 export type RouteMatch =
   /** One of the tracing write routes, method POST. */
   | { kind: 'write'; route: WriteRoute }
   /** `/otlp/v1/traces` (or Langfuse's `/public/otel/v1/traces`), any method: the OTLP/HTTP handler decides. */
   | { kind: 'otlp'; path: string }
+  /** read-api.md §1.2, only with a store: `id` is the raw `{trace_id}` segment (not decoded yet). */
+  | { kind: 'read'; route: ReadRoute; id?: string }
   /** §1.3: answered 501 after auth; `detail` names the method and route. */
   | { kind: 'unavailable'; detail: string }
   | { kind: 'not_found' }
@@ -50,6 +55,10 @@ function writeOnly(method: string, path: string): string {
   return `${method} ${path} is not available: tracehop is write-only and no trace store is configured`;
 }
 
+function notServed(method: string, path: string): string {
+  return `${method} ${path} is not available: tracehop's trace store does not serve this route`;
+}
+
 /** One non-empty path segment after `prefix` (a `{trace_id}`), or undefined. */
 function idAfter(path: string, prefix: string): string | undefined {
   if (!path.startsWith(prefix) || path.length === prefix.length) return undefined;
@@ -57,8 +66,10 @@ function idAfter(path: string, prefix: string): string | undefined {
   return id.includes('/') ? undefined : id;
 }
 
-export function matchRoute(method: string, rawUrl: string): RouteMatch {
+/** `withStore`: a trace store serves this receiver's reads (read-api.md §10); without one every read is 501. */
+export function matchRoute(method: string, rawUrl: string, withStore = false): RouteMatch {
   const path = normalisePath(rawUrl);
+  const unavailable = withStore ? notServed : writeOnly;
 
   const write = WRITE_ROUTES[path];
   if (write !== undefined) {
@@ -67,23 +78,25 @@ export function matchRoute(method: string, rawUrl: string): RouteMatch {
   if (path === '/otlp/v1/traces' || path === LANGFUSE_PATH) return { kind: 'otlp', path };
 
   if (QUERY_ROUTES.has(path)) {
-    return method === 'POST'
-      ? { kind: 'unavailable', detail: writeOnly(method, path) }
-      : { kind: 'method_not_allowed', allow: 'POST' };
+    if (method !== 'POST') return { kind: 'method_not_allowed', allow: 'POST' };
+    if (withStore && path === '/tracing/spans/query') return { kind: 'read', route: 'query' };
+    return { kind: 'unavailable', detail: unavailable(method, path) };
   }
-  if (idAfter(path, '/tracing/traces/') !== undefined) {
-    return TRACE_BY_ID.includes(method)
-      ? { kind: 'unavailable', detail: writeOnly(method, path) }
-      : { kind: 'method_not_allowed', allow: TRACE_BY_ID.join(', ') };
+  const traceId = idAfter(path, '/tracing/traces/');
+  if (traceId !== undefined) {
+    if (!TRACE_BY_ID.includes(method)) return { kind: 'method_not_allowed', allow: TRACE_BY_ID.join(', ') };
+    if (withStore && method === 'GET') return { kind: 'read', route: 'get_trace', id: traceId };
+    if (withStore && method === 'DELETE') return { kind: 'read', route: 'delete_trace', id: traceId };
+    return { kind: 'unavailable', detail: unavailable(method, path) };
   }
   if (path === '/simple/traces/query' && method === 'POST') {
-    return { kind: 'unavailable', detail: writeOnly(method, path) };
+    return { kind: 'unavailable', detail: unavailable(method, path) };
   }
   if (idAfter(path, '/simple/traces/') !== undefined) {
     // `/simple/traces/query` also matches `{trace_id}` for the other methods, as in the backend's router.
     const allow = path === '/simple/traces/query' ? [...SIMPLE_BY_ID, 'POST'] : SIMPLE_BY_ID;
     return SIMPLE_BY_ID.includes(method)
-      ? { kind: 'unavailable', detail: writeOnly(method, path) }
+      ? { kind: 'unavailable', detail: unavailable(method, path) }
       : { kind: 'method_not_allowed', allow: allow.join(', ') };
   }
   if (isNewerRouter(path, '/traces') || isNewerRouter(path, '/spans')) {
@@ -92,7 +105,7 @@ export function matchRoute(method: string, rawUrl: string): RouteMatch {
       kind: 'unavailable',
       detail: isWrite
         ? `${method} ${path} is not available in tracehop: send spans to POST /tracing/spans/ingest`
-        : writeOnly(method, path),
+        : unavailable(method, path),
     };
   }
   return { kind: 'not_found' };

@@ -1,0 +1,218 @@
+// Evaluating a checked filter (read-api.md §6.2) on one decoded span record, and the part of it that
+// SQL can run on the indexed columns first. The SQL part only narrows: every candidate row is still
+// evaluated here, so the two can never disagree.
+import { parseTimestamp } from '../../codec/tracing/time.ts';
+import { flattenObject } from '../../model/attributes/flatten.ts';
+import { isJsonObject } from '../../codec/json/parse.ts';
+import { normaliseTraceId } from '../../model/ids.ts';
+import type { Condition, Filter } from './query-body.ts';
+
+/** A decoded span record (flat attributes), as stored. */
+type SpanRecord = Record<string, unknown>;
+
+export function isCondition(c: Filter | Condition): c is Condition {
+  return 'field' in c;
+}
+
+export function matchesFilter(filter: Filter, record: SpanRecord): boolean {
+  const matches = (c: Filter | Condition) => (isCondition(c) ? matchesCondition(c, record) : matchesFilter(c, record));
+  const { conditions } = filter;
+  // No condition matches everything, whatever the operator (§6.2: `conditions` defaults to []).
+  if (conditions.length === 0) return true;
+  switch (filter.operator) {
+    case 'and': return conditions.every(matches);
+    case 'or': return conditions.some(matches);
+    case 'not': return !matches(conditions[0]);
+    case 'nand': return !conditions.every(matches);
+    case 'nor': return !conditions.some(matches);
+  }
+}
+
+/** JSON equality of attribute values: same type, numbers (and bigints) by value, lists item by item. */
+function sameValue(a: unknown, b: unknown): boolean {
+  const numeric = (x: unknown) => typeof x === 'number' || typeof x === 'bigint';
+  if (numeric(a) && numeric(b)) {
+    if (typeof a === 'number' && typeof b === 'number') return a === b;
+    // A bigint is beyond 2^53: equal only to the same integer, never to a rounded double.
+    const exact = (x: unknown) => (typeof x === 'bigint' ? x : Number.isInteger(x) ? BigInt(x as number) : undefined);
+    const x = exact(a), y = exact(b);
+    return x !== undefined && x === y;
+  }
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
+  return a === b;
+}
+
+function compareOrder(stored: unknown, value: unknown): number | undefined {
+  if ((typeof stored === 'number' || typeof stored === 'bigint') && (typeof value === 'number' || typeof value === 'bigint')) {
+    const s = Number(stored), v = Number(value);
+    return s < v ? -1 : s > v ? 1 : 0;
+  }
+  if (typeof stored === 'string' && typeof value === 'string') return codePointCompare(stored, value);
+  return undefined;
+}
+
+/** Code-point order (UTF-16 order differs above U+FFFF). */
+export function codePointCompare(a: string, b: string): number {
+  if (a === b) return 0;
+  const x = [...a], y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = x[i].codePointAt(0)! - y[i].codePointAt(0)!;
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return x.length < y.length ? -1 : x.length > y.length ? 1 : 0;
+}
+
+function ordered(op: string, stored: unknown, value: unknown): boolean {
+  if (op === 'btwn') {
+    const [low, high] = value as unknown[];
+    const a = compareOrder(stored, low), b = compareOrder(stored, high);
+    return a !== undefined && b !== undefined && a >= 0 && b <= 0;
+  }
+  const c = compareOrder(stored, value);
+  if (c === undefined) return false;
+  return op === 'gt' ? c > 0 : op === 'gte' ? c >= 0 : op === 'lt' ? c < 0 : c <= 0;
+}
+
+function textMatch(op: string, stored: string, value: string, caseSensitive: boolean): boolean {
+  const s = caseSensitive ? stored : stored.toLowerCase();
+  const v = caseSensitive ? value : value.toLowerCase();
+  return op === 'contains' ? s.includes(v) : op === 'startswith' ? s.startsWith(v) : s.endsWith(v);
+}
+
+/** A text or id field's stored value against a positive operator (negations are handled by the caller). */
+function matchesScalar(c: Condition, stored: unknown): boolean {
+  if (stored === undefined) return false;
+  switch (c.operator) {
+    case 'is': return stored === c.value;
+    case 'in': return (c.value as unknown[]).includes(stored);
+    case 'contains': case 'startswith': case 'endswith':
+      return typeof stored === 'string' && textMatch(c.operator, stored, c.value as string, c.caseSensitive);
+    default: return ordered(c.operator, stored, c.value);
+  }
+}
+
+const NEGATED: Record<string, Condition['operator']> = { is_not: 'is', not_in: 'in' };
+
+function matchesCondition(c: Condition, record: SpanRecord): boolean {
+  const positive = NEGATED[c.operator];
+  if (positive !== undefined) return !matchesCondition({ ...c, operator: positive }, record);
+  switch (c.kind) {
+    case 'id': case 'text': case 'enum': {
+      const stored = record[c.field] ?? undefined;
+      if (c.operator === 'exists') return stored !== undefined;
+      if (c.operator === 'not_exists') return stored === undefined;
+      return matchesScalar(c, stored);
+    }
+    case 'time': {
+      const stored = parseTimestamp(record[c.field]);
+      if (stored === undefined) return false;
+      if (c.operator === 'is') return stored === c.value;
+      if (c.operator === 'btwn') return stored >= (c.value as bigint[])[0] && stored <= (c.value as bigint[])[1];
+      const v = c.value as bigint;
+      return c.operator === 'gt' ? stored > v : c.operator === 'gte' ? stored >= v : c.operator === 'lt' ? stored < v : stored <= v;
+    }
+    case 'attributes':
+      return matchesAttribute(c, (record.attributes ?? {}) as SpanRecord);
+    case 'links':
+      return matchesEntries(c, record.links, (entry, given) =>
+        (given.trace_id === undefined || entry.trace_id === given.trace_id) && (given.span_id === undefined || entry.span_id === given.span_id));
+    case 'references':
+      return matchesEntries(c, record.references, (entry, given) =>
+        (given.id === undefined || normaliseTraceId(entry.id) === given.id)
+        && (given.slug === undefined || entry.slug === given.slug) && (given.version === undefined || entry.version === given.version));
+  }
+}
+
+function matchesEntries(c: Condition, stored: unknown, equal: (entry: SpanRecord, given: Record<string, string>) => boolean): boolean {
+  const list = Array.isArray(stored) ? (stored as SpanRecord[]) : [];
+  if (c.operator === 'exists') return list.length > 0;
+  if (c.operator === 'not_exists') return list.length === 0;
+  const given = c.value as Array<Record<string, string>>;
+  return list.some((entry) => given.some((g) => equal(entry, g)));
+}
+
+function matchesAttribute(c: Condition, attributes: SpanRecord): boolean {
+  const key = c.key!;
+  const has = Object.hasOwn(attributes, key);
+  const stored = has ? attributes[key] : undefined;
+  switch (c.operator) {
+    case 'exists': case 'not_exists': {
+      const prefix = key + '.';
+      const found = has || Object.keys(attributes).some((k) => k.startsWith(prefix));
+      return c.operator === 'exists' ? found : !found;
+    }
+    case 'is': return attributeIs(attributes, key, c.value);
+    case 'in': return (c.value as unknown[]).some((v) => attributeIs(attributes, key, v));
+    case 'contains':
+      if (Array.isArray(stored)) return stored.some((item) => sameValue(item, c.value));
+      return typeof stored === 'string' && typeof c.value === 'string' && textMatch('contains', stored, c.value, c.caseSensitive);
+    case 'startswith': case 'endswith':
+      return typeof stored === 'string' && typeof c.value === 'string' && textMatch(c.operator, stored, c.value, c.caseSensitive);
+    default:
+      return has && ordered(c.operator, stored, c.value);
+  }
+}
+
+/** `is`: a scalar or list equal at exactly `key`; an object: every entry of its flatten stored under `key`. */
+function attributeIs(attributes: SpanRecord, key: string, value: unknown): boolean {
+  if (isJsonObject(value)) {
+    for (const [sub, v] of flattenObject(value)) {
+      const at = key + '.' + sub;
+      if (!Object.hasOwn(attributes, at) || !sameValue(attributes[at], v)) return false;
+    }
+    return true;
+  }
+  return Object.hasOwn(attributes, key) && sameValue(attributes[key], value);
+}
+
+// ---- the SQL part ------------------------------------------------------------------------------
+
+export interface SqlPart {
+  where: string[];
+  params: Array<string | number | bigint | null>;
+}
+
+const COLUMN_OF: Record<string, string> = {
+  trace_id: 'trace_id', span_id: 'span_id', parent_id: 'parent_id', span_name: 'span_name',
+  span_type: 'span_type', trace_type: 'trace_type', start_time: 'start_ns', end_time: 'end_ns',
+};
+const MAX_COLUMN_NS = (1n << 63n) - 1n;
+
+/**
+ * SQL conditions implied by the top-level `and` of the filter, on the indexed columns; the rest is left
+ * to matchesFilter. Kinds and status codes stay in JS (their columns hold numbers, the filter names).
+ */
+export function sqlPart(filter: Filter): SqlPart {
+  const part: SqlPart = { where: [], params: [] };
+  if (filter.operator !== 'and') return part;
+  for (const c of filter.conditions) {
+    if (!isCondition(c)) continue;
+    const column = COLUMN_OF[c.field];
+    if (column === undefined) continue;
+    if (c.kind === 'time') {
+      // Clamped columns cannot tell times from 2^63 ns on apart: leave such values to JS.
+      const values = (Array.isArray(c.value) ? c.value : [c.value]) as bigint[];
+      if (values.some((v) => v > MAX_COLUMN_NS)) continue;
+      const op = { is: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' }[c.operator as string];
+      if (op !== undefined) {
+        part.where.push(`${column} ${op} ?`);
+        part.params.push(c.value as bigint);
+      } else if (c.operator === 'btwn') {
+        part.where.push(`${column} BETWEEN ? AND ?`);
+        part.params.push(...values);
+      }
+      continue;
+    }
+    if (c.operator === 'is') {
+      part.where.push(`${column} = ?`);
+      part.params.push(c.value as string);
+    } else if (c.operator === 'in') {
+      const values = c.value as string[];
+      part.where.push(`${column} IN (${values.map(() => '?').join(', ')})`);
+      part.params.push(...values);
+    } else if (c.field === 'parent_id' && (c.operator === 'exists' || c.operator === 'not_exists')) {
+      part.where.push(`parent_id IS ${c.operator === 'exists' ? 'NOT ' : ''}NULL`);
+    }
+  }
+  return part;
+}

@@ -1,0 +1,106 @@
+// The routes served from the trace store (read-api.md §1.2, §5, §6): `GET` / `DELETE
+// /tracing/traces/{trace_id}` and `POST /tracing/spans/query`. The handler has already matched the route
+// and checked auth; this runs the rest of §2.1: the body checks, the path id (400), the body (422).
+import type { IncomingMessage } from 'node:http';
+import { parseJsonBytes, stringifyJson } from '../../codec/json/parse.ts';
+import { normaliseTraceId } from '../../model/ids.ts';
+import { parseFlatQuery } from '../../exporters/store/query-body.ts';
+import type { TraceReads } from '../../exporters/store/reads.ts';
+import { QueryTimeoutError } from '../../exporters/store/query.ts';
+import { declaredTooLarge, decodeBody, readBody } from './body.ts';
+import type { HttpReceiverConfig } from './config.ts';
+import { detailReply, validationReply, type Reply } from './replies.ts';
+import type { ReadRoute } from './routes.ts';
+import { checkTransport } from './transport.ts';
+
+const INVALID_TRACE_ID = detailReply(400, 'Invalid trace_id.');
+
+function isReply(v: unknown): v is Reply {
+  return typeof v === 'object' && v !== null && 'status' in v;
+}
+
+/** A `{trace_id}` path segment: percent-decoded, then any trace-id form of ingest-api.md §4.3. */
+export function pathTraceId(segment: string): string | undefined {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+  return normaliseTraceId(decoded);
+}
+
+export class ReadRoutes {
+  readonly #config: HttpReceiverConfig;
+  /** The store's read side; undefined while the store is not open (503). */
+  readonly #reads: () => TraceReads | undefined;
+  readonly #retryAfterSeconds: number;
+
+  constructor(config: HttpReceiverConfig, reads: () => TraceReads | undefined) {
+    this.#config = config;
+    this.#reads = reads;
+    this.#retryAfterSeconds = Math.ceil(config.retry_after / 1000);
+  }
+
+  /** `project`: of the accepted key; '' (no project) when none (§2.4). */
+  async answer(route: ReadRoute, id: string | undefined, incoming: IncomingMessage, project: string | undefined): Promise<Reply> {
+    const scope = project ?? '';
+    if (route === 'query') return this.#query(incoming, scope);
+    const traceId = pathTraceId(id!);
+    if (traceId === undefined) return INVALID_TRACE_ID;
+    const reads = this.#reads();
+    if (reads === undefined) return this.#notOpen();
+    if (route === 'get_trace') {
+      const trace = reads.getTrace(scope, traceId);
+      return { status: 200, body: trace === undefined ? '{"count":0}' : stringifyJson({ count: 1, traces: { [traceId]: trace } }) };
+    }
+    const links = reads.deleteTrace(scope, traceId);
+    return { status: 202, body: JSON.stringify({ count: links.length, links }) };
+  }
+
+  async #query(incoming: IncomingMessage, scope: string): Promise<Reply> {
+    const body = await this.#body(incoming);
+    if (isReply(body)) return body;
+    const { default_limit: defaultLimit, max_limit: maxLimit } = this.#config.read;
+    const query = parseFlatQuery(body, { defaultLimit, maxLimit });
+    if (Array.isArray(query)) return validationReply(query);
+    const reads = this.#reads();
+    if (reads === undefined) return this.#notOpen();
+    try {
+      return { status: 200, body: stringifyJson(await reads.query(scope, query, this.#config.read.query_timeout || Infinity)) };
+    } catch (error) {
+      if (!(error instanceof QueryTimeoutError)) throw error;
+      return detailReply(503, error.message, { 'retry-after': String(this.#retryAfterSeconds) });
+    }
+  }
+
+  /** The JSON body with the write routes' transport, size, depth and JSON checks; empty reads as {}. */
+  async #body(incoming: IncomingMessage): Promise<unknown> {
+    const codings = checkTransport(incoming.headers);
+    if (isReply(codings)) return codings;
+    const limit = this.#config.max_request_body_size;
+    const declared = declaredTooLarge(incoming, limit);
+    if (declared !== undefined) return declared;
+    const raw = await readBody(incoming, limit);
+    if (isReply(raw)) return raw;
+    const bytes = decodeBody(raw, codings, limit);
+    if (isReply(bytes)) return bytes;
+    const { max_nesting_depth: maxDepth, max_values_per_request: maxValues } = this.#config;
+    const parsed = parseJsonBytes(bytes, maxDepth, maxValues);
+    if (parsed.ok) return parsed.value;
+    switch (parsed.problem) {
+      case 'empty':
+        return {};
+      case 'too_deep':
+        return detailReply(413, parsed.message);
+      case 'too_many_values':
+        return detailReply(413, `Request holds more than max_values_per_request (${maxValues}) JSON objects and arrays`);
+      default:
+        return validationReply([{ loc: ['body'], msg: parsed.message, type: 'json_invalid' }]);
+    }
+  }
+
+  #notOpen(): Reply {
+    return detailReply(503, 'The trace store is not open yet', { 'retry-after': String(this.#retryAfterSeconds) });
+  }
+}
