@@ -199,6 +199,7 @@ export class Graph {
       return extension as Authenticator;
     };
 
+    const exporters = this.exporters;
     for (const [id, entry] of spec.receivers) {
       const fed = this.pipelines.filter((_, i) => spec.pipelines[i].receivers.includes(id));
       if (fed.length === 0) continue;
@@ -218,7 +219,8 @@ export class Graph {
       const receiver = registry.get('receiver', entry.type)!.create(entry.config, {
         id, logger: logger.child({ component: id }), consumer: slot, authenticator,
         metrics: (transport: 'http' | 'grpc') => this.metrics.receiver(id, transport),
-        exporter: (exporterId: string) => this.exporters.get(exporterId),
+        // The running graph's exporter: a receiver a reload keeps outlives the exporters it was built beside.
+        exporter: (exporterId: string) => lineage.current.exporters.get(exporterId) ?? exporters.get(exporterId),
       }) as Receiver;
       this.receivers.set(id, receiver);
     }

@@ -1,6 +1,7 @@
 // A stored row -> the span of the read responses (read-api.md §3): the span record's keys in its order,
 // `attributes` in the nested shape (flat only for `format: opentelemetry`), empty `events` / `links` /
 // `references` and the record's `project` left out, then `created_at` and `updated_at` (store clock).
+import { AttributeList } from '../../model/attributes/list.ts';
 import { parseJsonBytes } from '../../codec/json/parse.ts';
 import { formatTimeNs } from '../../codec/record/index.ts';
 import { nestedShape } from '../../model/attributes/unflatten.ts';
@@ -47,7 +48,7 @@ export function readSpan(row: StoredSpan, form: AttributesForm = 'nested'): Reco
     if (key === 'project') continue;
     if (LIST_FIELDS.has(key) && Array.isArray(value) && value.length === 0) continue;
     if (key === 'attributes' && form === 'nested') {
-      out.attributes = nestedShape(new Map(Object.entries(value as Record<string, AttrValue>)));
+      out.attributes = nestedShape(new AttributeList(Object.entries(value as Record<string, AttrValue>)));
       continue;
     }
     out[key] = value;

@@ -1,3 +1,4 @@
+import { AttributeList } from '../../model/attributes/list.ts';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,7 +81,7 @@ describe('store exporter: writing (§9.1, §9.2)', () => {
     const span = makeSpan({
       traceId: TRACE, spanId: 'a1b2c3d4e5f60718', parentId: '00f067aa0ba902b7', name: 'llm', spanType: 'llm',
       traceType: 'invocation', kind: 3, status: { code: 2 }, sessionId: 's1', userId: 'u1', project: 'p1',
-      startNs: 18_446_744_073_709_551_615n, attributes: new Map([['big', 9_007_199_254_740_993n]]),
+      startNs: 18_446_744_073_709_551_615n, attributes: new AttributeList([['big', 9_007_199_254_740_993n]]),
     });
     await e.export([span]);
     await e.shutdown();
@@ -172,7 +173,7 @@ describe('store exporter: start-up checks (§9.3)', () => {
 function bigTrace(i: number, spans = 100): Span[] {
   const traceId = (i + 1).toString(16).padStart(32, '0');
   return Array.from({ length: spans }, (_, j) => makeSpan({
-    traceId, spanId: (j + 1).toString(16).padStart(16, '0'), attributes: new Map([['ag.data.inputs.text', 'x'.repeat(1000)]]),
+    traceId, spanId: (j + 1).toString(16).padStart(16, '0'), attributes: new AttributeList([['ag.data.inputs.text', 'x'.repeat(1000)]]),
   }));
 }
 

@@ -55,13 +55,14 @@ export class HttpReceiver implements Receiver {
   #readRoutes(config: HttpReceiverConfig, context: ReceiverContext): ReadRoutes | undefined {
     const id = config.read?.store;
     if (id === undefined) return undefined;
-    const reads = storeReadsOf(context.exporter?.(id));
+    // Asked per request: a reload replaces the store exporter while this receiver keeps listening.
+    const reads = () => storeReadsOf(context.exporter?.(id));
     // The config loader checked the id; without a graph (a receiver built by hand) there is nothing to read.
-    if (reads === undefined) {
+    if (reads() === undefined) {
       this.#startProblem = `http receiver: read.store "${id}" is not a running store exporter (list it in a pipeline's exporters)`;
       return undefined;
     }
-    return new ReadRoutes(config, reads);
+    return new ReadRoutes(config, () => reads()?.());
   }
 
   async #reply(incoming: IncomingMessage): Promise<Reply> {

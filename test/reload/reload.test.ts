@@ -210,3 +210,44 @@ describe('reload without loss', () => {
     expect(new Set(acknowledged).size).toBe(acknowledged.length);
   }, 300_000);
 });
+
+describe('reload with a store', () => {
+  it('the http receiver it keeps reads from the store exporter that replaced the old one', async () => {
+    const config = (timeout: string) => `receivers:
+  http: {endpoint: 127.0.0.1:0}
+processors:
+  batch: {timeout: ${timeout}}
+exporters:
+  store: {path: ./store.db}
+service:
+  pipelines:
+    traces: {receivers: [http], processors: [batch], exporters: [store]}
+`;
+    const daemon = await startDaemon(config('10ms'));
+    try {
+      const base = daemon.url('http');
+      const send = (n: number) => fetch(`${base}/tracing/spans/ingest`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ spans: [{ trace_id: n.toString(16).padStart(32, '0'), span_id: n.toString(16).padStart(16, '0'), span_name: `s${n}`, start_time: '2026-01-01T00:00:00Z', end_time: '2026-01-01T00:00:01Z' }] }),
+      });
+      const read = async (n: number) => {
+        for (let i = 0; i < 200; i++) {
+          const body = await (await fetch(`${base}/tracing/traces/${n.toString(16).padStart(32, '0')}`)).json() as { count: number };
+          if (body.count === 1) return body;
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        return undefined;
+      };
+      expect((await send(1)).status).toBe(202);
+      expect(await read(1)).toMatchObject({ count: 1 });
+      await writeFile(join(daemon.dir, 'tracehop.yaml'), config('20ms'));
+      expect((await reload(daemon.endpoints.metrics[0])).status).toBe(200);
+      expect(daemon.endpoints.http[0]).toBe(base);
+      expect((await send(2)).status).toBe(202);
+      expect(await read(2)).toMatchObject({ count: 1 });
+      expect(await read(1)).toMatchObject({ count: 1 });
+    } finally {
+      expect(await daemon.stop()).toBe(0);
+    }
+  }, 60_000);
+});
