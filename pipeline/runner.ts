@@ -6,16 +6,8 @@ import { PermanentError, RetryableError } from './errors.ts';
 import type { Logger } from './log.ts';
 import type { Span } from '../model/span.ts';
 import type { IngestStream, StreamReader, StreamRecord } from './stream/stream.ts';
+import type { ExporterStatus } from './status.ts';
 import { NO_EXPORTER_METRICS, type ExporterMetrics } from './telemetry/metrics.ts';
-
-export interface ExporterStatus {
-  exporter: string;
-  pipeline: string;
-  /** Date.now() of the first failed attempt since the last successful export; undefined when not failing. */
-  failingSince: number | undefined;
-  /** Spans in the stream this exporter has not committed yet. */
-  backlogSpans: number;
-}
 
 export interface RetryPolicy {
   initial_interval: number;

@@ -1,10 +1,17 @@
 // What the running daemon reports about its components when asked (the health_check extension): read
 // from the receivers, streams and export runners at that moment, nothing counted per span.
-import type { ExporterStatus } from './runner.ts';
 import type { StreamHealth } from './stream/stream.ts';
 
-export type { ExporterStatus } from './runner.ts';
 export type { StreamHealth } from './stream/stream.ts';
+
+export interface ExporterStatus {
+  exporter: string;
+  pipeline: string;
+  /** Date.now() of the first failed attempt since the last successful export; undefined when not failing. */
+  failingSince: number | undefined;
+  /** Spans in the stream this exporter has not committed yet. */
+  backlogSpans: number;
+}
 
 export interface ReceiverStatus {
   id: string;

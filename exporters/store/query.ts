@@ -5,8 +5,7 @@ import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import { matchesFilter, sqlPart } from './filter.ts';
 import type { FlatQuery } from './query-body.ts';
 import { parseRecord, readSpan, STORED_SPAN_COLUMNS, type StoredSpan } from './read-span.ts';
-import { placeSpans, preOrder } from './trace-map.ts';
-import { traceMap, type TraceReads } from './reads.ts';
+import { placeSpans, preOrder, traceMap, type LoadedSpan } from './trace-map.ts';
 
 /** A query ran past its deadline (`read.query_timeout`): abandoned, answered 503. */
 export class QueryTimeoutError extends Error {
@@ -72,7 +71,7 @@ function candidates(db: DatabaseSync, project: string, query: FlatQuery): Iterab
 }
 
 /** `timeoutMs`: the longest the query may run (`read.query_timeout`); Infinity: no bound. */
-export async function runFlatQuery(db: DatabaseSync, reads: TraceReads, project: string, query: FlatQuery, timeoutMs = Infinity): Promise<QueryResult> {
+export async function runFlatQuery(db: DatabaseSync, spansOf: (project: string, traceId: string) => LoadedSpan[], project: string, query: FlatQuery, timeoutMs = Infinity): Promise<QueryResult> {
   const pacer = new Pacer(timeoutMs);
   const form = query.format === 'opentelemetry' ? 'flat' : 'nested';
   const empty = query.oldestNs !== undefined && query.newestNs !== undefined && query.oldestNs >= query.newestNs;
@@ -107,10 +106,10 @@ export async function runFlatQuery(db: DatabaseSync, reads: TraceReads, project:
   const order = [...newest].sort(([a, sa], [b, sb]) => (sa !== sb ? (sa > sb ? -1 : 1) : a > b ? -1 : a < b ? 1 : 0));
   const traceIds = order.slice(0, query.limit).map(([id]) => id);
   if (query.format === 'opentelemetry') {
-    const spans = traceIds.flatMap((id) => preOrder(placeSpans(reads.spansOf(project, id))).map((s) => readSpan(s.row, 'flat')));
+    const spans = traceIds.flatMap((id) => preOrder(placeSpans(spansOf(project, id))).map((s) => readSpan(s.row, 'flat')));
     return { count: spans.length, spans };
   }
   const traces: Record<string, unknown> = {};
-  for (const id of traceIds) traces[id] = traceMap(reads.spansOf(project, id));
+  for (const id of traceIds) traces[id] = traceMap(spansOf(project, id));
   return { count: traceIds.length, traces };
 }

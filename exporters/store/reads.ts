@@ -2,29 +2,14 @@
 // map, delete a trace, and the flat query. Every method takes the caller's scope (`project`, '' for
 // none, §2.4): a trace of another project reads exactly like an unknown one.
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { readSpan, STORED_SPAN_COLUMNS, type AttributesForm, type StoredSpan } from './read-span.ts';
-import { placeSpans, preOrder, spansMap, type TreeSpan } from './trace-map.ts';
+import { STORED_SPAN_COLUMNS, type StoredSpan } from './read-span.ts';
+import { loaded, placeSpans, preOrder, traceMap, type LoadedSpan } from './trace-map.ts';
 import { runFlatQuery, type QueryResult } from './query.ts';
 import type { FlatQuery } from './query-body.ts';
-
-/** A stored span with what the trace map needs to place it. */
-export interface LoadedSpan extends TreeSpan {
-  row: StoredSpan;
-  name: string;
-}
 
 export interface SpanLink {
   trace_id: string;
   span_id: string;
-}
-
-export function loaded(row: StoredSpan): LoadedSpan {
-  return { row, spanId: row.span_id, parentId: row.parent_id, startNs: row.start_ns, name: row.span_name };
-}
-
-/** `{"spans": {...}}` of §4 for the stored spans of one trace. */
-export function traceMap(spans: readonly LoadedSpan[], form: AttributesForm = 'nested'): Record<string, unknown> {
-  return { spans: spansMap(placeSpans(spans), (s) => readSpan(s.row, form), (s) => s.name) };
 }
 
 const SPANS_OF_TRACE = `SELECT ${STORED_SPAN_COLUMNS} FROM spans WHERE project = ? AND trace_id = ?`;
@@ -82,6 +67,6 @@ export class TraceReads {
 
   /** §6: the flat query, checked by parseFlatQuery (query-body.ts); rejects with QueryTimeoutError past `timeoutMs`. */
   query(project: string, query: FlatQuery, timeoutMs = Infinity): Promise<QueryResult> {
-    return runFlatQuery(this.#reader, this, project, query, timeoutMs);
+    return runFlatQuery(this.#reader, (scope, id) => this.spansOf(scope, id), project, query, timeoutMs);
   }
 }

@@ -2,6 +2,22 @@
 // not stored) at the top level, children under their parent whatever their start times, spans caught in
 // a parent cycle placed from the earliest one; siblings by start time, then span id; same-name siblings
 // form a list.
+import { readSpan, type AttributesForm, type StoredSpan } from './read-span.ts';
+
+/** A stored span with what the trace map needs to place it. */
+export interface LoadedSpan extends TreeSpan {
+  row: StoredSpan;
+  name: string;
+}
+
+export function loaded(row: StoredSpan): LoadedSpan {
+  return { row, spanId: row.span_id, parentId: row.parent_id, startNs: row.start_ns, name: row.span_name };
+}
+
+/** `{"spans": {...}}` of §4 for the stored spans of one trace. */
+export function traceMap(spans: readonly LoadedSpan[], form: AttributesForm = 'nested'): Record<string, unknown> {
+  return { spans: spansMap(placeSpans(spans), (s) => readSpan(s.row, form), (s) => s.name) };
+}
 
 export interface TreeSpan {
   spanId: string;
