@@ -18,7 +18,7 @@ export interface TraceSummary {
   startTime: string | undefined;
   /** From the earliest start to the latest end of its spans. */
   durationMs: number | undefined;
-  /** `error` when a span has STATUS_CODE_ERROR, else the first top-level span's status. */
+  /** `error` when a span has STATUS_CODE_ERROR, else the root's status. */
   status: 'error' | 'ok' | 'unset';
   errors: number;
   spans: number;
@@ -80,9 +80,9 @@ export function spanDurationMs(span: SpanObject): number | undefined {
   return start !== undefined && end !== undefined ? end - start : undefined;
 }
 
-/** The root's cumulative total when the spans carry one, else the sum of every span's incremental total. */
-function traceTotal(spans: SpanAtDepth[], metric: 'tokens' | 'costs'): number | undefined {
-  const cumulative = numberAt(spans[0]?.span.attributes, 'ag', 'metrics', metric, 'cumulative', 'total');
+/** The root's cumulative total when it carries one, else the sum of every span's incremental total. */
+function traceTotal(root: SpanObject, spans: SpanAtDepth[], metric: 'tokens' | 'costs'): number | undefined {
+  const cumulative = numberAt(root.attributes, 'ag', 'metrics', metric, 'cumulative', 'total');
   if (cumulative !== undefined) return cumulative;
   let sum: number | undefined;
   for (const { span } of spans) {
@@ -98,8 +98,13 @@ export function spanType(span: SpanObject): string | undefined {
   return typeof type === 'string' ? type : undefined;
 }
 
+/** The span a trace is named after: its first root; an orphan only when no root is stored. */
+function rootOf(spans: SpanAtDepth[]): SpanObject {
+  return spans.find((s) => s.depth === 0 && s.span.parent_id === undefined)?.span ?? spans[0]?.span ?? {};
+}
+
 export function summarise(traceId: string, spans: SpanAtDepth[]): TraceSummary {
-  const first = spans[0]?.span ?? {};
+  const first = rootOf(spans);
   let startMs = Infinity;
   let endMs = -Infinity;
   let errors = 0;
@@ -118,8 +123,8 @@ export function summarise(traceId: string, spans: SpanAtDepth[]): TraceSummary {
     status: errors > 0 ? 'error' : first.status_code === 'STATUS_CODE_OK' ? 'ok' : 'unset',
     errors,
     spans: spans.length,
-    tokens: traceTotal(spans, 'tokens'),
-    cost: traceTotal(spans, 'costs'),
+    tokens: traceTotal(first, spans, 'tokens'),
+    cost: traceTotal(first, spans, 'costs'),
   };
 }
 
