@@ -98,8 +98,8 @@ export function parseJsonBytes(bytes: Uint8Array, maxDepth: number, maxValues = 
  * JSON.stringify that writes `bigint` values as exact number literals (the inverse of the exact parse),
  * for echoing a client's values back.
  */
-export function stringifyJson(value: unknown): string {
-  return JSON.stringify(value, bigintAsNumber);
+export function stringifyJson(value: unknown, indent?: number): string {
+  return JSON.stringify(value, bigintAsNumber, indent);
 }
 
 const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;

@@ -69,6 +69,8 @@ function routeLabel(match: RouteMatch): string {
       return READ_ROUTE_LABELS[match.route];
     case 'otlp':
       return '/otlp/v1/traces';
+    case 'page':
+      return '/';
     case 'unavailable':
       return 'unavailable';
     default:
@@ -152,6 +154,7 @@ export class TracingApiHandler {
     if (this.#authenticate !== undefined && identity === undefined) return UNAUTHORIZED;
     if (match.kind === 'unavailable') return detailReply(501, match.detail);
     if (match.kind === 'otlp') return this.#otlp(method, incoming, identity?.project);
+    if (match.kind === 'page') return this.#reads!.page.answer(incoming.url ?? '/', identity?.project ?? '');
     if (match.kind === 'read') return this.#reads!.answer(match.route, match.id, incoming, identity?.project);
     return this.#write(match.route, incoming, identity?.project);
   }

@@ -12,6 +12,7 @@ import type { HttpReceiverConfig } from './config.ts';
 import { detailReply, validationReply, type Reply } from './replies.ts';
 import type { ReadRoute } from './routes.ts';
 import { checkTransport } from './transport.ts';
+import { TracePage } from './page/trace-page.ts';
 
 const INVALID_TRACE_ID = detailReply(400, 'Invalid trace_id.');
 
@@ -35,11 +36,14 @@ export class ReadRoutes {
   /** The store's read side; undefined while the store is not open (503). */
   readonly #reads: () => TraceReads | undefined;
   readonly #retryAfterSeconds: number;
+  /** `GET /`: the page to look at traces, over the same store. */
+  readonly page: TracePage;
 
   constructor(config: HttpReceiverConfig, reads: () => TraceReads | undefined) {
     this.#config = config;
     this.#reads = reads;
     this.#retryAfterSeconds = Math.ceil(config.retry_after / 1000);
+    this.page = new TracePage(config, reads);
   }
 
   /** `project`: of the accepted key; '' (no project) when none (§2.4). */

@@ -21,6 +21,14 @@ describe('normalisePath (ingest-api.md §1.1)', () => {
 });
 
 describe('matchRoute', () => {
+  it('serves the page on / with a store (GET, HEAD), and leaves / unknown without one', () => {
+    expect(matchRoute('GET', '/?trace=abc', true)).toEqual({ kind: 'page' });
+    expect(matchRoute('HEAD', '/api/', true)).toEqual({ kind: 'page' });
+    expect(matchRoute('POST', '/', true)).toEqual({ kind: 'method_not_allowed', allow: 'GET, HEAD' });
+    expect(matchRoute('GET', '/', false)).toEqual({ kind: 'not_found' });
+    expect(matchRoute('GET', '/index.html', true)).toEqual({ kind: 'not_found' });
+  });
+
   it('finds the write routes for POST only', () => {
     expect(matchRoute('POST', '/api/tracing/spans/ingest/')).toEqual({ kind: 'write', route: 'ingest' });
     expect(matchRoute('POST', '/preview/simple/traces')).toEqual({ kind: 'write', route: 'simple' });

@@ -15,6 +15,8 @@ export type RouteMatch =
   | { kind: 'otlp'; path: string }
   /** read-api.md §1.2, only with a store: `id` is the raw `{trace_id}` segment (not decoded yet). */
   | { kind: 'read'; route: ReadRoute; id?: string }
+  /** `GET /` with a store: the page to look at traces (page/trace-page.ts). */
+  | { kind: 'page' }
   /** §1.3: answered 501 after auth; `detail` names the method and route. */
   | { kind: 'unavailable'; detail: string }
   | { kind: 'not_found' }
@@ -76,6 +78,10 @@ export function matchRoute(method: string, rawUrl: string, withStore = false): R
     return method === 'POST' ? { kind: 'write', route: write } : { kind: 'method_not_allowed', allow: 'POST' };
   }
   if (path === '/otlp/v1/traces' || path === LANGFUSE_PATH) return { kind: 'otlp', path };
+  // Without a store there is nothing to show: `/` stays unknown (404).
+  if (withStore && path === '/') {
+    return method === 'GET' || method === 'HEAD' ? { kind: 'page' } : { kind: 'method_not_allowed', allow: 'GET, HEAD' };
+  }
 
   if (QUERY_ROUTES.has(path)) {
     if (method !== 'POST') return { kind: 'method_not_allowed', allow: 'POST' };

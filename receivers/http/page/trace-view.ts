@@ -1,0 +1,140 @@
+// What the page shows of a trace, from the read side's trace map (read-api.md §4): its spans in
+// pre-order with their depth in the tree, and a one-line summary (name, type, duration, status, tokens,
+// cost) from the spans' fields and their `ag.metrics` attributes (ag-namespace.md §4).
+
+/** A span of the read responses (read-api.md §3): record fields, `attributes` in the nested shape. */
+export type SpanObject = Record<string, unknown>;
+
+export interface SpanAtDepth {
+  span: SpanObject;
+  /** 0 for the top level (roots and orphans). */
+  depth: number;
+}
+
+export interface TraceSummary {
+  traceId: string;
+  name: string;
+  type: string | undefined;
+  startTime: string | undefined;
+  /** From the earliest start to the latest end of its spans. */
+  durationMs: number | undefined;
+  /** `error` when a span has STATUS_CODE_ERROR, else the root's status. */
+  status: 'error' | 'ok' | 'unset';
+  errors: number;
+  spans: number;
+  tokens: number | undefined;
+  cost: number | undefined;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The value at a path of nested objects, or undefined. */
+export function valueAt(root: unknown, ...keys: string[]): unknown {
+  let v = root;
+  for (const k of keys) {
+    if (!isObject(v)) return undefined;
+    v = v[k];
+  }
+  return v;
+}
+
+function numberAt(root: unknown, ...keys: string[]): number | undefined {
+  const v = valueAt(root, ...keys);
+  return typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : undefined;
+}
+
+/** The spans of a trace map's `spans` in pre-order (siblings in the map's order), without recursion. */
+export function spansInOrder(spans: unknown): SpanAtDepth[] {
+  const out: SpanAtDepth[] = [];
+  const stack: SpanAtDepth[] = [];
+  const pushChildren = (map: unknown, depth: number): void => {
+    if (!isObject(map)) return;
+    const nodes = Object.values(map).flatMap((n) => (Array.isArray(n) ? n : [n])).filter(isObject);
+    for (let i = nodes.length - 1; i >= 0; i--) stack.push({ span: nodes[i], depth });
+  };
+  pushChildren(spans, 0);
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const { spans: children, ...span } = node.span;
+    out.push({ span, depth: node.depth });
+    pushChildren(children, node.depth + 1);
+  }
+  return out;
+}
+
+/** Milliseconds since the epoch of a §4.4 output time (digits past milliseconds are dropped). */
+function timeMs(v: unknown): number | undefined {
+  if (typeof v !== 'string') return undefined;
+  const ms = Date.parse(v.replace(/(\.\d{3})\d+/, '$1'));
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** A span's own duration: its computed `ag.metrics.duration.cumulative`, else end - start. */
+export function spanDurationMs(span: SpanObject): number | undefined {
+  const computed = numberAt(span.attributes, 'ag', 'metrics', 'duration', 'cumulative');
+  if (computed !== undefined) return computed;
+  const start = timeMs(span.start_time);
+  const end = timeMs(span.end_time);
+  return start !== undefined && end !== undefined ? end - start : undefined;
+}
+
+/** The root's cumulative total when it carries one, else the sum of every span's incremental total. */
+function traceTotal(root: SpanObject, spans: SpanAtDepth[], metric: 'tokens' | 'costs'): number | undefined {
+  const cumulative = numberAt(root.attributes, 'ag', 'metrics', metric, 'cumulative', 'total');
+  if (cumulative !== undefined) return cumulative;
+  let sum: number | undefined;
+  for (const { span } of spans) {
+    const own = numberAt(span.attributes, 'ag', 'metrics', metric, 'incremental', 'total');
+    if (own !== undefined) sum = (sum ?? 0) + own;
+  }
+  return sum;
+}
+
+/** A span's type for display: its span type, or its trace type on a root without one. */
+export function spanType(span: SpanObject): string | undefined {
+  const type = span.span_type ?? span.trace_type;
+  return typeof type === 'string' ? type : undefined;
+}
+
+/** The span a trace is named after: its first root; an orphan only when no root is stored. */
+function rootOf(spans: SpanAtDepth[]): SpanObject {
+  return spans.find((s) => s.depth === 0 && s.span.parent_id === undefined)?.span ?? spans[0]?.span ?? {};
+}
+
+export function summarise(traceId: string, spans: SpanAtDepth[]): TraceSummary {
+  const first = rootOf(spans);
+  let startMs = Infinity;
+  let endMs = -Infinity;
+  let errors = 0;
+  for (const { span } of spans) {
+    startMs = Math.min(startMs, timeMs(span.start_time) ?? Infinity);
+    endMs = Math.max(endMs, timeMs(span.end_time) ?? -Infinity);
+    if (span.status_code === 'STATUS_CODE_ERROR') errors++;
+  }
+  const type = first.span_type ?? first.trace_type;
+  return {
+    traceId,
+    name: typeof first.span_name === 'string' ? first.span_name : '',
+    type: typeof type === 'string' ? type : undefined,
+    startTime: typeof first.start_time === 'string' ? first.start_time : undefined,
+    durationMs: endMs >= startMs ? endMs - startMs : undefined,
+    status: errors > 0 ? 'error' : first.status_code === 'STATUS_CODE_OK' ? 'ok' : 'unset',
+    errors,
+    spans: spans.length,
+    tokens: traceTotal(first, spans, 'tokens'),
+    cost: traceTotal(first, spans, 'costs'),
+  };
+}
+
+/** `attributes` without what the page shows on its own (`ag.data.inputs`, `ag.data.outputs`, `ag.metrics`). */
+export function otherAttributes(attributes: unknown): Record<string, unknown> {
+  if (!isObject(attributes)) return {};
+  const { ag, ...rest } = attributes;
+  if (!isObject(ag)) return attributes;
+  const { data, metrics: _metrics, ...agRest } = ag;
+  const keptData = isObject(data) ? Object.fromEntries(Object.entries(data).filter(([k]) => k !== 'inputs' && k !== 'outputs')) : data;
+  const keptAg = { ...agRest, ...(keptData !== undefined && !(isObject(keptData) && Object.keys(keptData).length === 0) ? { data: keptData } : {}) };
+  return Object.keys(keptAg).length === 0 ? rest : { ag: keptAg, ...rest };
+}
