@@ -94,6 +94,7 @@ describe('the Langfuse Python SDK delivers to tracehop', () => {
         'ag.user.id': 'user-7',
         'ag.meta.request.model': 'gpt-4o-mini',
         'ag.meta.request.temperature': 0.2,
+        'ag.meta.response.model': 'gpt-4o-mini',
         'ag.meta.request.max_tokens': 64,
         'ag.meta.trace.name': 'qa',
         'ag.meta.tags': ['demo'],

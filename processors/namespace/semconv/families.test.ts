@@ -322,6 +322,12 @@ describe('Langfuse', () => {
     expect(map(langfuse, { 'langfuse.observation.type': 'unheard-of' })).toEqual({});
   });
 
+  it('the one model name fills both model slots, as every family fills them', () => {
+    expect(map(langfuse, { 'langfuse.observation.type': 'generation', 'langfuse.observation.model.name': 'gpt-4o-mini' })).toEqual({
+      'ag.type.span': 'chat', 'ag.meta.request.model': 'gpt-4o-mini', 'ag.meta.response.model': 'gpt-4o-mini',
+    });
+  });
+
   it('generations: messages as prompt and completion; usage and cost keys renamed, numbers only', () => {
     expect(map(langfuse, {
       'langfuse.observation.type': 'generation', 'langfuse.observation.input': '[{"role":"user","content":"hi"}]',

@@ -86,6 +86,8 @@ const rows: Row[] = [
   { kind: 'custom', dst: 'ag.data.inputs', sources: ['langfuse.observation.input'], note: "an object: its members; a generation's list: `ag.data.inputs.prompt`; else `ag.data.inputs.input`", run: input },
   { kind: 'custom', dst: 'ag.data.outputs', sources: ['langfuse.observation.output'], note: "a generation's reply: `ag.data.outputs.completion`; else the decoded value", run: output },
   { kind: 'copy', src: 'langfuse.observation.model.name', dst: 'ag.meta.request.model' },
+  // One model name, as OpenInference's: it fills both model slots (namespace README, "Model slots").
+  { kind: 'copy', src: 'langfuse.observation.model.name', dst: 'ag.meta.response.model' },
   { kind: 'custom', dst: 'ag.meta.request', sources: ['langfuse.observation.model.parameters'], note: 'members of the decoded object', run: modelParameters },
   { kind: 'custom', dst: 'ag.metrics.tokens.incremental', sources: ['langfuse.observation.usage_details'], note: '`input` -> `prompt`, `output` -> `completion`, `total`; other keys as they are', run: usage },
   { kind: 'custom', dst: 'ag.metrics.costs.incremental', sources: ['langfuse.observation.cost_details'], note: '`input` -> `prompt`, `output` -> `completion`, `total`; other keys as they are', run: costs },
