@@ -150,7 +150,7 @@ async function tracehopHttp(ctx: BenchContext, name: string, body: (i: number) =
 
 async function otlpPair(
   ctx: BenchContext, name: string, tracehopExporter: string, collectorExporter: string, rate?: number, exporterIds = ['file', 'file'],
-  tracehopNodeOptions: string[] = [], body: (i: number) => Buffer = otlpProtoBody,
+  tracehopNodeOptions: string[] = [], body: (i: number) => Buffer = otlpProtoBody, storage = 'memory',
 ): Promise<Row[]> {
   const bodies = writeBodies(body);
   const binary = ctx.collector();
@@ -164,7 +164,7 @@ async function otlpPair(
   const first = collectorFirst(ctx.round) ? await runCollector() : undefined;
   const rows: Row[] = [];
   for (const nodeOptions of ['', ...tracehopNodeOptions]) {
-    const ours = await withTarget(startTracehop(name, tracehopConfig('otlp', tracehopExporter, 'memory', exporterIds[0]), ctx.pin, nodeOptions), (t) =>
+    const ours = await withTarget(startTracehop(name, tracehopConfig('otlp', tracehopExporter, storage, exporterIds[0]), ctx.pin, nodeOptions), (t) =>
       measure(t, load(`${t.endpoints.otlp[0]}/v1/traces`, 'application/x-protobuf', bodies, ctx, rate), ctx.pin));
     rows.push({ scenario: name, target: nodeOptions ? `tracehop (NODE_OPTIONS=${nodeOptions})` : 'tracehop', measurement: ours });
   }
@@ -248,6 +248,13 @@ export const scenarios: Scenario[] = [
       `  kafka:\n    brokers: [${bootstrap}]\n    topic: ${kafkaTopic}\n    encoding: otlp_proto\n    create_topic: {partitions: 1, replication_factor: 1}`,
       `  kafka:\n    brokers: [${bootstrap}]\n    traces:\n      topic: ${kafkaTopic}_otelcol\n      encoding: otlp_proto`,
       undefined, ['kafka', 'kafka'])),
+  },
+  {
+    // The otlp-proto pair with tracehop on its shipped default, the disk stream with fsync: always (every
+    // 200 on disk), against the Collector's in-memory queue, which loses what it holds on a crash.
+    name: 'otlp-proto-durable',
+    run: (ctx) => otlpPair(ctx, 'otlp-proto-durable', fileExporter, '  file:\n    path: DIR/spans.json\n    rotation: {max_megabytes: 100, max_backups: 2}',
+      undefined, undefined, [], otlpProtoBody, '{type: disk, directory: DIR/stream, fsync: always}'),
   },
   {
     name: 'durable-vs-memory',
