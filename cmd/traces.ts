@@ -30,13 +30,23 @@ async function read(options: ReadClientOptions, path: string, init: RequestInit 
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   if (options.apiKey) headers.authorization = `ApiKey ${options.apiKey}`;
   const url = options.endpoint.replace(/\/+$/, '') + path;
-  const response = await fetch(url, { ...init, headers });
+  let response: Response;
+  try {
+    response = await fetch(url, { ...init, headers });
+  } catch (error) {
+    // fetch says only `fetch failed`; the URL and the cause (ECONNREFUSED...) are what the user needs.
+    throw new Error(`cannot reach ${url}`, { cause: (error as Error).cause ?? error });
+  }
   const text = await response.text();
   if (response.status !== 200) {
     const hint = response.status === 501 ? ' (the daemon has no store exporter serving reads)' : '';
     throw new Error(`${url} answered ${response.status}${hint}: ${text.trim().slice(0, 300)}`);
   }
-  return JSON.parse(text) as TraceMapAnswer;
+  try {
+    return JSON.parse(text) as TraceMapAnswer;
+  } catch {
+    throw new Error(`${url} answered 200 with something that is not JSON (is it tracehop's tracing API?): ${text.trim().slice(0, 100)}`);
+  }
 }
 
 /** Prints the most recent traces, one line each; exit 0 (also when none is stored, said on stderr). */

@@ -147,7 +147,8 @@ describe('failures of the read commands', () => {
 
     const nobody = `http://127.0.0.1:${await freePort()}`;
     const refused = await runCli(['trace', T1, '--endpoint', nobody]);
-    expect(refused).toEqual({ code: 1, stdout: '', stderr: 'tracehop trace: fetch failed (ECONNREFUSED)\n' });
+    expect(refused).toEqual({ code: 1, stdout: '', stderr: `tracehop trace: cannot reach ${nobody}/tracing/traces/${T1} (ECONNREFUSED)\n` });
+
 
     const noStore = await startDaemon(CONFIG.replace(/    auth: .*\n/, '').replace('store:\n    path: ./data/store.db', 'file:\n    path: ./out.jsonl').replace('[store]', '[file]'));
     try {
