@@ -1,7 +1,9 @@
 // Command-line arguments: `tracehop [--config FILE] [--set path=value]...`, `tracehop validate [--config
 // FILE]`, `tracehop print-default-config`, `tracehop replay FILE [...]`, `tracehop tap [...]`,
-// `tracehop inspect DIR`, --version, --help.
+// `tracehop inspect DIR`, `tracehop traces [...]`, `tracehop trace ID [...]`, --version, --help.
+import { normaliseTraceId } from '../model/ids.ts';
 import type { TapOptions } from './tap.ts';
+import type { TraceOptions, TracesOptions } from './traces.ts';
 
 export type Command =
   | { kind: 'run'; config?: string; sets: string[] }
@@ -10,6 +12,8 @@ export type Command =
   | { kind: 'replay'; file: string; endpoint: string; apiKey?: string; batch: number }
   | { kind: 'inspect'; directory: string; json: boolean }
   | ({ kind: 'tap' } & TapOptions)
+  | ({ kind: 'traces' } & TracesOptions)
+  | ({ kind: 'trace' } & TraceOptions)
   | { kind: 'version' }
   | { kind: 'help' }
   | { kind: 'usage-error'; message: string };
@@ -30,6 +34,13 @@ export const USAGE = `Usage:
                                       print the spans passing a pipeline of a running daemon (one JSON line each;
                                       after its processors, or as received), from its telemetry address
                                       (default 127.0.0.1:8888)
+  tracehop traces [--limit N] [--endpoint URL] [--api-key KEY]
+                                      the most recent traces in a running daemon's trace store, one line each
+                                      (id, root span name, span count, start, duration; default 20 traces)
+  tracehop trace ID [--endpoint URL] [--api-key KEY]
+                                      one trace of the store as a tree of spans (name, type, duration, status);
+                                      both read the tracing API (default http://127.0.0.1:4319, the key also
+                                      from TRACEHOP_API_KEY) and exit 1 when it cannot answer
   tracehop inspect DIR [--json]       a disk stream's segments, readers' backlogs and quarantine, read-only
                                       (DIR: storage.directory, or one pipeline's stream inside it)
   tracehop --version                  print the version
@@ -69,6 +80,40 @@ function parseReplay(argv: string[], env: NodeJS.ProcessEnv): Command {
   return apiKey ? { kind: 'replay', file, endpoint, apiKey, batch } : { kind: 'replay', file, endpoint, batch };
 }
 
+/** Traces `tracehop traces` lists when no --limit is given: a screenful. */
+const DEFAULT_TRACES_LIMIT = 20;
+
+/** `traces` and `trace ID`: the read client's options, the endpoint and key as replay takes them. */
+function parseRead(argv: string[], env: NodeJS.ProcessEnv): Command {
+  const command = argv[0] as 'traces' | 'trace';
+  let endpoint = DEFAULT_REPLAY_ENDPOINT;
+  let apiKey = env.TRACEHOP_API_KEY || undefined;
+  let limit = DEFAULT_TRACES_LIMIT;
+  let id: string | undefined;
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith('-') && command === 'trace' && id === undefined) { id = arg; continue; }
+    const value = argv[++i];
+    if (!arg.startsWith('-') || !['--endpoint', '--api-key', ...(command === 'traces' ? ['--limit'] : [])].includes(arg)) {
+      return { kind: 'usage-error', message: `${command}: unknown argument "${arg}"` };
+    }
+    if (value === undefined) return { kind: 'usage-error', message: `${command}: ${arg} needs a value` };
+    if (arg === '--endpoint') endpoint = value;
+    else if (arg === '--api-key') apiKey = value;
+    else limit = Number(value);
+  }
+  if (!/^https?:\/\/./.test(endpoint)) return { kind: 'usage-error', message: `${command}: --endpoint must be an http(s) URL (got "${endpoint}")` };
+  const client = apiKey ? { endpoint, apiKey } : { endpoint };
+  if (command === 'traces') {
+    if (!Number.isInteger(limit) || limit < 1) return { kind: 'usage-error', message: 'traces: --limit must be a positive integer' };
+    return { kind: 'traces', ...client, limit };
+  }
+  if (id === undefined) return { kind: 'usage-error', message: 'trace needs a trace ID' };
+  const traceId = normaliseTraceId(id);
+  if (traceId === undefined) return { kind: 'usage-error', message: `trace: "${id}" is not a trace id (32 hex digits or a UUID)` };
+  return { kind: 'trace', ...client, traceId };
+}
+
 /** The telemetry address `tracehop tap` asks when none is given (the default of service.telemetry.metrics.address). */
 export const DEFAULT_TAP_ADDRESS = '127.0.0.1:8888';
 
@@ -95,6 +140,7 @@ function parseTap(argv: string[]): Command {
 export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Command {
   if (argv[0] === 'replay') return parseReplay(argv, env);
   if (argv[0] === 'tap') return parseTap(argv);
+  if (argv[0] === 'traces' || argv[0] === 'trace') return parseRead(argv, env);
   if (argv[0] === 'inspect') {
     const rest = argv.slice(1);
     const json = rest.includes('--json');

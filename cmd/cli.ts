@@ -7,6 +7,7 @@ import { builtinRegistry } from './components.ts';
 import { formatReport, inspectDirectory } from './inspect.ts';
 import { replay, replaySummary } from './replay.ts';
 import { tap } from './tap.ts';
+import { listTraces, showTrace } from './traces.ts';
 import { runDaemon } from './run.ts';
 import { version } from './version.ts';
 
@@ -59,6 +60,10 @@ async function main(argv: string[]): Promise<number> {
         return failed('tap', err);
       }
     }
+    case 'traces':
+      return listTraces(command, process.stdout, process.stderr).catch((err: unknown) => failed('traces', err));
+    case 'trace':
+      return showTrace(command, process.stdout, process.stderr).catch((err: unknown) => failed('trace', err));
     case 'inspect': {
       const reports = await inspectDirectory(command.directory).catch((err: Error) => err);
       if (reports instanceof Error) return failed('inspect', reports);

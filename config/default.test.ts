@@ -22,6 +22,15 @@ describe('the built-in default', () => {
     for (const [, { key, default: value }] of Object.entries(DEFAULT_ENDPOINT_VARIABLES)) expect(endpointAt({}, key)).toBe(value);
   });
 
+  it('keeps spans in a bounded store under ./data that the tracing API reads from', () => {
+    const config = loadConfigText(DEFAULT_CONFIG, DEFAULT_CONFIG_NAME, builtinRegistry(), {});
+    const store = config.exporters.get('store')!;
+    expect(store.type).toBe('store');
+    expect(store.config).toMatchObject({ path: './data/store.db', max_bytes: 268_435_456, max_age: 168 * 3_600_000 });
+    expect(config.pipelines.map((p) => [p.id, p.exporters])).toEqual([['traces', ['file', 'stdout', 'store']]]);
+    expect((config.receivers.get('http')!.config as { read: { store?: string } }).read.store).toBe('store');
+  });
+
   it('takes each endpoint from its environment variable when set', () => {
     let port = 20000;
     for (const [name, { key }] of Object.entries(DEFAULT_ENDPOINT_VARIABLES)) {

@@ -1,6 +1,8 @@
 // The config `tracehop` runs with when no --config is given: the tracing API and OTLP on loopback, the
-// health probes, the metrics (127.0.0.1:8888/metrics), spans to ./data/spans.jsonl and a summary line per
-// batch on stdout. Each endpoint can be moved with an environment variable (DEFAULT_ENDPOINT_VARIABLES),
+// health probes, the metrics (127.0.0.1:8888/metrics), spans to ./data/spans.jsonl, a summary line per
+// batch on stdout, and a trace store (./data/store.db) that the tracing API serves its read routes from, so
+// a trace just written can be read back with no backend. The store is bounded for a laptop: 256 MiB and a
+// week, the oldest traces pruned first. Each endpoint can be moved with an environment variable (DEFAULT_ENDPOINT_VARIABLES),
 // so a container or a second instance needs no config file.
 export const DEFAULT_CONFIG_NAME = '<built-in default>';
 
@@ -33,6 +35,10 @@ exporters:
     path: ./data/spans.jsonl
   stdout:
     verbosity: basic
+  store:
+    path: ./data/store.db
+    max_bytes: 268435456
+    max_age: 168h
 service:
   telemetry:
     metrics:
@@ -42,5 +48,5 @@ service:
     traces:
       receivers: [http, otlp]
       processors: [namespace, batch]
-      exporters: [file, stdout]
+      exporters: [file, stdout, store]
 `;

@@ -59,6 +59,7 @@ const WRITE_ROUTE_LABELS: Record<WriteRoute, string> = {
 
 const READ_ROUTE_LABELS: Record<ReadRoute, string> = {
   get_trace: '/tracing/traces/{trace_id}', delete_trace: '/tracing/traces/{trace_id}', query: '/tracing/spans/query',
+  traces_get: '/traces/{trace_id}', traces_delete: '/traces/{trace_id}', traces_list: '/traces',
 };
 
 function routeLabel(match: RouteMatch): string {
@@ -148,7 +149,7 @@ export class TracingApiHandler {
 
   #answer(method: string, match: RouteMatch, incoming: IncomingMessage): Promise<Reply> | Reply {
     if (match.kind === 'not_found') return NOT_FOUND;
-    if (match.kind === 'method_not_allowed') return methodNotAllowed(match.allow);
+    if (match.kind === 'method_not_allowed') return methodNotAllowed(match.allow, match.detail);
     // Before the body is read: a request without a valid key costs nothing more.
     const identity = this.#authenticate?.(incoming.headers.authorization);
     if (this.#authenticate !== undefined && identity === undefined) return UNAUTHORIZED;

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, type Daemon } from '../../test/helpers/daemon.ts';
 import { A, B, C, D, E, FIXTURE_F, T, T2 } from '../../exporters/store/test-fixture.ts';
+import { queryTraceIds } from './read-routes.ts';
 
 const K1 = 'key-project-one';
 const K2 = 'key-project-two';
@@ -125,5 +126,60 @@ describe('read routes on a daemon with a store', () => {
     const after = (await call('GET', `/tracing/traces/${T}`)).json;
     const withoutTimes = (v: unknown) => JSON.parse(JSON.stringify(v, (k, x) => (k === 'created_at' || k === 'updated_at' ? undefined : x)));
     expect(withoutTimes(after)).toEqual(withoutTimes(before));
+  });
+
+  it('the /traces router: GET /traces/{id}, GET /traces/?trace_id=.., DELETE /traces/{id} (§12 tests 5, 6, 22, 31, 35)', async () => {
+    await stored(T, 5);
+    await stored(T2, 1);
+    const tracing = (await call('GET', `/tracing/traces/${T}`)).json;
+    const one = await call('GET', `/traces/${T}`);
+    expect(one.status).toBe(200);
+    expect(one.json).toEqual({ count: 1, trace: { trace_id: T, spans: tracing.traces[T].spans } });
+    expect(Object.keys(one.json.trace)).toEqual(['trace_id', 'spans']);
+    expect((await call('GET', '/api/preview/traces/4BF92F35-77B3-4DA6-A3CE-929D0E0E4736/')).json).toEqual(one.json);
+    expect(await call('GET', '/traces/0123456789abcdef0123456789abcdef')).toMatchObject({ status: 200, json: { count: 0 } });
+    expect(await call('GET', '/traces/xyz')).toMatchObject({ status: 400, json: { detail: 'Invalid trace_id.' } });
+    expect(await call('GET', '/traces/query')).toMatchObject({ status: 405, json: { detail: 'GET /traces/query is not supported.' } });
+
+    const both = await call('GET', `/traces/?trace_id=${T2}&trace_ids=${T},${T2}`);
+    expect(both.status).toBe(200);
+    expect(both.json.count).toBe(2);
+    expect(both.json.traces.map((t: { trace_id: string }) => t.trace_id)).toEqual([T2, T]);
+    expect(both.json.traces[1]).toEqual(one.json.trace);
+    const unknownSkipped = await call('GET', `/traces?trace_ids=,%20${T}%20,,0123456789abcdef0123456789abcdef`);
+    expect(unknownSkipped.json.traces.map((t: { trace_id: string }) => t.trace_id)).toEqual([T]);
+    expect(await call('GET', '/traces/')).toMatchObject({ status: 400, json: { detail: 'At least one trace_id query parameter is required.' } });
+    expect(await call('GET', `/traces/?trace_id=${T}&trace_id=xyz`)).toMatchObject({ status: 400, json: { detail: 'Invalid trace_id.' } });
+
+    // Another project's key sees nothing and deletes nothing; no key is a 401.
+    expect((await call('GET', `/traces/${T}`, { key: K2 })).json).toEqual({ count: 0 });
+    expect((await call('GET', `/traces/?trace_id=${T}`, { key: K2 })).json).toEqual({ count: 0, traces: [] });
+    expect(await call('DELETE', `/traces/${T}`, { key: K2 })).toMatchObject({ status: 202, json: { count: 0 } });
+    expect((await call('GET', `/traces/${T}`)).json.count).toBe(1);
+    for (const [method, path] of [['GET', `/traces/${T}`], ['DELETE', `/traces/${T}`], ['GET', `/traces/?trace_id=${T}`]]) {
+      expect((await call(method, path, { key: null })).status).toBe(401);
+    }
+
+    const deleted = await call('DELETE', `/traces/${T2}`);
+    expect(deleted).toMatchObject({ status: 202, json: { count: 1, trace_id: T2 } });
+    expect((await call('GET', `/traces/${T2}`)).json).toEqual({ count: 0 });
+    expect(await call('DELETE', `/traces/${T2}`)).toMatchObject({ status: 202, json: { count: 0 } });
+    // Back as it was for any test after this one.
+    expect((await call('POST', '/tracing/spans/ingest', { body: { spans: FIXTURE_F.filter((s) => s.trace_id === T2) } })).status).toBe(202);
+    expect((await stored(T2, 1)).json.count).toBe(1);
+  });
+});
+
+describe('the ids of GET /traces/ (§5.3)', () => {
+  const U = '0123456789abcdef0123456789abcdef';
+  it('takes trace_id parameters, then trace_ids entries, normalised, first appearance wins', () => {
+    expect(queryTraceIds(`/traces/?trace_ids=${T2}, ${U.toUpperCase()} ,,&trace_id=${T}&trace_id=${T2}`, 10)).toEqual([T, T2, U]);
+  });
+  it('answers 400 for no id, an invalid id, or more than max_limit ids', () => {
+    const detail = (r: unknown) => JSON.parse((r as { body: string }).body).detail;
+    expect(detail(queryTraceIds('/traces/?trace_ids=,,', 10))).toBe('At least one trace_id query parameter is required.');
+    expect(detail(queryTraceIds(`/traces/?trace_ids=${T},nope`, 10))).toBe('Invalid trace_id.');
+    expect(detail(queryTraceIds(`/traces/?trace_ids=${T},${T2},${U}`, 2))).toBe('Too many trace ids: at most 2.');
+    expect(queryTraceIds(`/traces/?trace_ids=${T},${T2},${T}`, 2)).toEqual([T, T2]);
   });
 });

@@ -1,5 +1,6 @@
 // The routes served from the trace store (read-api.md §1.2, §5, §6): `GET` / `DELETE
-// /tracing/traces/{trace_id}` and `POST /tracing/spans/query`. The handler has already matched the route
+// /tracing/traces/{trace_id}`, `POST /tracing/spans/query`, and the `/traces` router's `GET` / `DELETE
+// /traces/{trace_id}` and `GET /traces/?trace_id=..`, which answer a `Trace` object per trace. The handler has already matched the route
 // and checked auth; this runs the rest of §2.1: the body checks, the path id (400), the body (422).
 import type { IncomingMessage } from 'node:http';
 import { parseJsonBytes, stringifyJson } from '../../codec/json/parse.ts';
@@ -15,6 +16,7 @@ import { checkTransport } from './transport.ts';
 import { TracePage } from './page/trace-page.ts';
 
 const INVALID_TRACE_ID = detailReply(400, 'Invalid trace_id.');
+const NO_TRACE_ID = detailReply(400, 'At least one trace_id query parameter is required.');
 
 function isReply(v: unknown): v is Reply {
   return typeof v === 'object' && v !== null && 'status' in v;
@@ -29,6 +31,28 @@ export function pathTraceId(segment: string): string | undefined {
     return undefined;
   }
   return normaliseTraceId(decoded);
+}
+
+/**
+ * The ids of `GET /traces/` (§5.3): every `trace_id` parameter, then the comma-separated entries of
+ * `trace_ids` (trimmed, empty ones skipped), normalised, duplicates dropped (first wins); or the 400.
+ */
+export function queryTraceIds(rawUrl: string, maxIds: number): string[] | Reply {
+  const q = rawUrl.indexOf('?');
+  const params = new URLSearchParams(q < 0 ? '' : rawUrl.slice(q + 1));
+  const given = [
+    ...params.getAll('trace_id'),
+    ...params.getAll('trace_ids').flatMap((list) => list.split(',').map((id) => id.trim()).filter((id) => id !== '')),
+  ];
+  const ids = new Set<string>();
+  for (const raw of given) {
+    const id = normaliseTraceId(raw);
+    if (id === undefined) return INVALID_TRACE_ID;
+    ids.add(id);
+  }
+  if (ids.size === 0) return NO_TRACE_ID;
+  if (ids.size > maxIds) return detailReply(400, `Too many trace ids: at most ${maxIds}.`);
+  return [...ids];
 }
 
 export class ReadRoutes {
@@ -50,16 +74,43 @@ export class ReadRoutes {
   async answer(route: ReadRoute, id: string | undefined, incoming: IncomingMessage, project: string | undefined): Promise<Reply> {
     const scope = project ?? '';
     if (route === 'query') return this.#query(incoming, scope);
+    if (route === 'traces_list') return this.#list(incoming.url ?? '/', scope);
     const traceId = pathTraceId(id!);
     if (traceId === undefined) return INVALID_TRACE_ID;
     const reads = this.#reads();
     if (reads === undefined) return this.#notOpen();
-    if (route === 'get_trace') {
-      const trace = reads.getTrace(scope, traceId);
-      return { status: 200, body: trace === undefined ? '{"count":0}' : stringifyJson({ count: 1, traces: { [traceId]: trace } }) };
+    switch (route) {
+      case 'get_trace': {
+        const trace = reads.getTrace(scope, traceId);
+        return { status: 200, body: trace === undefined ? '{"count":0}' : stringifyJson({ count: 1, traces: { [traceId]: trace } }) };
+      }
+      case 'traces_get': {
+        const trace = reads.getTrace(scope, traceId);
+        return { status: 200, body: trace === undefined ? '{"count":0}' : stringifyJson({ count: 1, trace: { trace_id: traceId, ...trace } }) };
+      }
+      case 'traces_delete': {
+        const deleted = reads.deleteTrace(scope, traceId).length > 0;
+        return { status: 202, body: deleted ? JSON.stringify({ count: 1, trace_id: traceId }) : '{"count":0}' };
+      }
+      case 'delete_trace': {
+        const links = reads.deleteTrace(scope, traceId);
+        return { status: 202, body: JSON.stringify({ count: links.length, links }) };
+      }
     }
-    const links = reads.deleteTrace(scope, traceId);
-    return { status: 202, body: JSON.stringify({ count: links.length, links }) };
+  }
+
+  /** §5.3 `GET /traces/`: the `Trace` of each id of the query string, in id order, unknown ids skipped. */
+  #list(rawUrl: string, scope: string): Reply {
+    const ids = queryTraceIds(rawUrl, this.#config.read.max_limit);
+    if (isReply(ids)) return ids;
+    const reads = this.#reads();
+    if (reads === undefined) return this.#notOpen();
+    const traces: Record<string, unknown>[] = [];
+    for (const traceId of ids) {
+      const trace = reads.getTrace(scope, traceId);
+      if (trace !== undefined) traces.push({ trace_id: traceId, ...trace });
+    }
+    return { status: 200, body: stringifyJson({ count: traces.length, traces }) };
   }
 
   async #query(incoming: IncomingMessage, scope: string): Promise<Reply> {

@@ -45,6 +45,6 @@ export const NOT_FOUND: Reply = detailReply(404, 'Not Found');
 export const UNAUTHORIZED: Reply = detailReply(401, 'Unauthorized', { 'www-authenticate': WWW_AUTHENTICATE });
 export const INTERNAL_ERROR: Reply = detailReply(500, 'Internal Server Error');
 
-export function methodNotAllowed(allow: string): Reply {
-  return detailReply(405, 'Method Not Allowed', { allow });
+export function methodNotAllowed(allow: string, detail = 'Method Not Allowed'): Reply {
+  return detailReply(405, detail, { allow });
 }

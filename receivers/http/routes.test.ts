@@ -66,4 +66,26 @@ describe('matchRoute', () => {
     expect(matchRoute('POST', '/tracing/spans/analytics', true)).toMatchObject({ kind: 'unavailable' });
     expect(matchRoute('POST', '/tracing/traces/abc', true)).toEqual({ kind: 'method_not_allowed', allow: 'GET, PUT, PATCH, DELETE' });
   });
+
+  it('serves the /traces router with a store: GET /traces/, GET and DELETE /traces/{id} (read-api.md §1.2 - §1.4)', () => {
+    expect(matchRoute('GET', '/api/traces/?trace_id=abc', true)).toEqual({ kind: 'read', route: 'traces_list' });
+    expect(matchRoute('GET', '/preview/traces/abc/', true)).toEqual({ kind: 'read', route: 'traces_get', id: 'abc' });
+    expect(matchRoute('DELETE', '/traces/abc', true)).toEqual({ kind: 'read', route: 'traces_delete', id: 'abc' });
+    expect(matchRoute('PATCH', '/traces/abc', true)).toEqual({ kind: 'method_not_allowed', allow: 'GET, PUT, DELETE' });
+    expect(matchRoute('DELETE', '/traces', true)).toEqual({ kind: 'method_not_allowed', allow: 'GET, POST' });
+    expect(matchRoute('PUT', '/traces/abc', true)).toEqual({
+      kind: 'unavailable', detail: "PUT /traces/abc is not available: tracehop's trace store does not serve this route",
+    });
+    for (const path of ['/traces', '/traces/ingest']) {
+      expect(matchRoute('POST', path, true)).toEqual({ kind: 'unavailable', detail: `POST ${path} is not available in tracehop: send spans to POST /tracing/spans/ingest` });
+    }
+    expect(matchRoute('POST', '/traces/query', true)).toMatchObject({ kind: 'unavailable' });
+    expect(matchRoute('GET', '/traces/query', true)).toEqual({ kind: 'method_not_allowed', allow: 'POST', detail: 'GET /traces/query is not supported.' });
+    expect(matchRoute('GET', '/api/traces/InGeSt/', true)).toEqual({ kind: 'method_not_allowed', allow: 'POST', detail: 'GET /traces/ingest is not supported.' });
+    // `query` is a trace id for the by-id methods, as in the backend's router (then 400).
+    expect(matchRoute('DELETE', '/traces/query', true)).toEqual({ kind: 'read', route: 'traces_delete', id: 'query' });
+    expect(matchRoute('GET', '/traces/a/b', true)).toMatchObject({ kind: 'unavailable' });
+    // Without a store the whole router stays 501 (ingest-api.md §1.3).
+    for (const method of ['GET', 'PATCH', 'DELETE']) expect(matchRoute(method, '/traces/query').kind).toBe('unavailable');
+  });
 });

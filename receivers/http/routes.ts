@@ -5,8 +5,11 @@ import { LANGFUSE_PATH } from '../otlp/paths.ts';
 
 export type WriteRoute = 'ingest' | 'traces' | 'simple';
 
-/** The routes served from the trace store (read-api.md §1.2) that tracehop answers so far. */
-export type ReadRoute = 'get_trace' | 'delete_trace' | 'query';
+/**
+ * The routes served from the trace store (read-api.md §1.2) that tracehop answers so far: the tracing
+ * router's (`/tracing/...`) and the newer `/traces` router's (`traces_*`), which answer in other shapes.
+ */
+export type ReadRoute = 'get_trace' | 'delete_trace' | 'query' | 'traces_get' | 'traces_delete' | 'traces_list';
 
 export type RouteMatch =
   /** One of the tracing write routes, method POST. */
@@ -20,7 +23,8 @@ export type RouteMatch =
   /** §1.3: answered 501 after auth; `detail` names the method and route. */
   | { kind: 'unavailable'; detail: string }
   | { kind: 'not_found' }
-  | { kind: 'method_not_allowed'; allow: string };
+  /** `detail`: when not the usual `Method Not Allowed` (read-api.md §1.4's `GET /traces/query`). */
+  | { kind: 'method_not_allowed'; allow: string; detail?: string };
 
 /** Strips `/api` segments, one `/preview`, one trailing slash (§1.1). `rawUrl` is the request target. */
 export function normalisePath(rawUrl: string): string {
@@ -105,6 +109,7 @@ export function matchRoute(method: string, rawUrl: string, withStore = false): R
       ? { kind: 'unavailable', detail: unavailable(method, path) }
       : { kind: 'method_not_allowed', allow: allow.join(', ') };
   }
+  if (withStore && isNewerRouter(path, '/traces')) return matchTracesRouter(method, path);
   if (isNewerRouter(path, '/traces') || isNewerRouter(path, '/spans')) {
     const isWrite = method === 'POST' && (path === '/traces' || path === '/traces/ingest');
     return {
@@ -115,6 +120,37 @@ export function matchRoute(method: string, rawUrl: string, withStore = false): R
     };
   }
   return { kind: 'not_found' };
+}
+
+const TRACES_BY_ID = ['GET', 'PUT', 'DELETE'];
+const TRACES_ROOT = ['GET', 'POST'];
+
+/**
+ * The `/traces` router with a store (read-api.md §1.2 - §1.4): `GET /traces/` (ids in the query string),
+ * `GET` and `DELETE /traces/{trace_id}`; `PUT /traces/{id}`, `POST /traces/`, `/traces/ingest` and
+ * `/traces/query` stay 501. `GET /traces/query` and `/traces/ingest` (any case) are Agenta's own 405.
+ */
+function matchTracesRouter(method: string, path: string): RouteMatch {
+  if (path === '/traces') {
+    if (!TRACES_ROOT.includes(method)) return { kind: 'method_not_allowed', allow: TRACES_ROOT.join(', ') };
+    if (method === 'GET') return { kind: 'read', route: 'traces_list' };
+    return { kind: 'unavailable', detail: `${method} ${path} is not available in tracehop: send spans to POST /tracing/spans/ingest` };
+  }
+  const id = idAfter(path, '/traces/');
+  if (id === undefined) return { kind: 'unavailable', detail: notServed(method, path) };
+  const named = id.toLowerCase();
+  if ((named === 'query' || named === 'ingest') && method === 'GET') {
+    return { kind: 'method_not_allowed', allow: 'POST', detail: `GET /traces/${named} is not supported.` };
+  }
+  if (method === 'POST' && id === 'ingest') {
+    return { kind: 'unavailable', detail: `${method} ${path} is not available in tracehop: send spans to POST /tracing/spans/ingest` };
+  }
+  if (method === 'POST' && id === 'query') return { kind: 'unavailable', detail: notServed(method, path) };
+  // As in the backend's router, `query` and `ingest` are trace ids for the other methods (and answer 400).
+  if (!TRACES_BY_ID.includes(method)) return { kind: 'method_not_allowed', allow: TRACES_BY_ID.join(', ') };
+  if (method === 'GET') return { kind: 'read', route: 'traces_get', id };
+  if (method === 'DELETE') return { kind: 'read', route: 'traces_delete', id };
+  return { kind: 'unavailable', detail: notServed(method, path) };
 }
 
 /** `/traces`, `/traces/...`: the backend's newer routers (§1.3). */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../config/default.ts';
 import { REQUIRED_NODE_MAJOR } from '../../cmd/node-version.ts';
-import { CLI, runCli, startDaemon, tempDir } from '../helpers/daemon.ts';
+import { CLI, REPO, runCli, startDaemon, tempDir } from '../helpers/daemon.ts';
 import { runProcess } from '../helpers/process.ts';
 
 /** Every endpoint of the built-in default on a free port, so the test runs beside anything. */
@@ -56,6 +56,41 @@ describe('the built-in default and the CLI conveniences', () => {
     }
     const written = await readFile(join(daemon.dir, 'moved', 'spans.jsonl'), 'utf8');
     expect(JSON.parse(written.trim()).span_id).toBe('00f067aa0ba902b7');
+  });
+
+  it("serves the README's example back: the span written with curl is read from the default's store", async () => {
+    // The body of the README's `curl ... /tracing/spans/ingest -d '...'`, so the test follows the README.
+    const readme = await readFile(join(REPO, 'README.md'), 'utf8');
+    const example = /curl -s -XPOST localhost:4319\/tracing\/spans\/ingest [^\n]*-d '([^']+)'/.exec(readme);
+    expect(example).not.toBeNull();
+    const body = example![1];
+    const { trace_id: traceId, span_id: spanId } = (JSON.parse(body) as { spans: { trace_id: string; span_id: string }[] }).spans[0];
+    const readTrace = new RegExp(`curl -s localhost:4319/tracing/traces/${traceId}`);
+    expect(readme).toMatch(readTrace);
+
+    const daemon = await startDaemon('', { args: [], env: FREE_PORTS });
+    try {
+      const api = daemon.url('http');
+      const written = await fetch(api + '/tracing/spans/ingest', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(written.status).toBe(202);
+      // Acknowledged means in the ingest stream; the store has it once the batch after it is committed.
+      let read: { count: number; traces?: Record<string, { spans: Record<string, Record<string, unknown>> }> } = { count: 0 };
+      for (const deadline = Date.now() + 20_000; read.count === 0 && Date.now() < deadline; ) {
+        const res = await fetch(`${api}/tracing/traces/${traceId}`);
+        expect(res.status).toBe(200);
+        read = (await res.json()) as typeof read;
+        if (read.count === 0) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(read.count).toBe(1);
+      const chat = read.traces![traceId].spans.chat;
+      expect(chat).toMatchObject({
+        trace_id: traceId, span_id: spanId, span_name: 'chat', span_type: 'chat',
+        start_time: '2026-04-16T18:18:18Z', end_time: '2026-04-16T18:18:19.5Z',
+        attributes: { ag: { type: { span: 'chat' }, data: { inputs: { q: 'hi' } } } },
+      });
+    } finally {
+      expect(await daemon.stop()).toBe(0);
+    }
   });
 
   it('a bad --set is a config problem: exit 2 with --set:N:COL, for validate and for run', async () => {

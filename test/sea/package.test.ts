@@ -1,6 +1,7 @@
 // `npm run package` as a user runs what it makes: the one executable, copied alone into an empty
 // directory, with no Node on the PATH, starts on the built-in default, answers its readiness probe, takes
-// a span through the tracing API, writes it where the default says and stops cleanly on SIGTERM.
+// a span through the tracing API, writes it where the default says, reads it back from the default's
+// trace store and stops cleanly on SIGTERM.
 import { execFile } from 'node:child_process';
 import { copyFile, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -46,7 +47,7 @@ describe('the single executable (npm run package)', () => {
     expect(stdout).toBe(`tracehop ${pkg.version}\n`);
   });
 
-  it('runs the built-in default: ready, takes a span, writes it, stops on SIGTERM', async () => {
+  it('runs the built-in default: ready, takes a span, writes it, reads it back, stops on SIGTERM', async () => {
     const daemon = await startDaemon('', { dir: home, args: [], env: ENV, command: [executable] });
     try {
       const ready = await fetch(daemon.url('health_check') + '/health/ready');
@@ -68,6 +69,16 @@ describe('the single executable (npm run package)', () => {
       }
       const record = JSON.parse(written.trim().split('\n')[0]) as { trace_id: string; span_name: string };
       expect([record.trace_id, record.span_name]).toEqual([traceId, 'packaged']);
+      // And kept in the default's trace store (node:sqlite inside the executable), read back over the API
+      // and with the executable's own `trace` command.
+      let read: { count: number; traces?: Record<string, { spans: Record<string, { span_name: string }> }> } = { count: 0 };
+      for (let i = 0; i < 200 && read.count === 0; i++) {
+        read = (await (await fetch(`${daemon.url('http')}/tracing/traces/${traceId}`)).json()) as typeof read;
+        if (read.count === 0) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(read.traces?.[traceId].spans.packaged.span_name).toBe('packaged');
+      const shown = await run(executable, ['trace', traceId, '--endpoint', daemon.url('http')], { cwd: home, env: ENV });
+      expect(shown.stdout).toBe(`trace ${traceId}: 1 span, from 2026-01-01T00:00:00Z, 1s\n  packaged  [task]  1s  UNSET\n`);
     } finally {
       expect(await daemon.stop('SIGTERM')).toBe(0);
     }
