@@ -9,6 +9,7 @@ import { factory as healthCheck } from '../extensions/health_check/factory.ts';
 import { factory as batch } from '../processors/batch/factory.ts';
 import { factory as namespace } from '../processors/namespace/factory.ts';
 import { factory as limit } from '../processors/limit/factory.ts';
+import { factory as redact } from '../processors/redact/factory.ts';
 import { factory as httpReceiver } from '../receivers/http/factory.ts';
 import { factory as otlpReceiver } from '../receivers/otlp/factory.ts';
 
@@ -19,6 +20,7 @@ export function builtinRegistry(): Registry {
     .register(httpReceiver)
     .register(otlpReceiver)
     .register(namespace)
+    .register(redact)
     .register(limit)
     .register(batch)
     .register(fileExporter)
