@@ -6,9 +6,9 @@ import type { AttrValue, Span } from '../../model/span.ts';
 import { silentLogger } from '../../pipeline/log.ts';
 import { factory as namespace } from '../namespace/factory.ts';
 import { seededRandom, pickWith } from '../../test/helpers/random.ts';
-import { CorpusMaker } from './corpus.fixture.ts';
+import { CorpusMaker } from '../../test/helpers/llm-corpus.ts';
 import { RedactProcessor } from './processor.ts';
-import { CARDS, IBANS, SecretMaker } from './secrets.fixture.ts';
+import { CARDS, IBANS, SecretMaker } from '../../test/helpers/redact-secrets.ts';
 
 const SPANS = 1200;
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { cardValid, ibanValid, luhnValid } from './checksums.ts';
 import { BUILTIN_RULES } from './detectors.ts';
 import { RedactProcessor } from './processor.ts';
-import { CARDS, IBANS, SecretMaker } from './secrets.fixture.ts';
+import { CARDS, IBANS, SecretMaker } from '../../test/helpers/redact-secrets.ts';
 import { makeSpan } from '../../test/helpers/spans.ts';
 
 const processor = new RedactProcessor();

@@ -8,7 +8,7 @@ import { StartupError } from '../../pipeline/errors.ts';
 import { makeSpan } from '../../test/helpers/spans.ts';
 import { checkRedactConfig, withDefaults, type RedactConfig } from './config.ts';
 import { RedactProcessor } from './processor.ts';
-import { SecretMaker } from './secrets.fixture.ts';
+import { SecretMaker } from '../../test/helpers/redact-secrets.ts';
 
 const KEY = 'a-test-key-of-32-bytes-0123456789';
 const ENV = { TRACEHOP_REDACT_HASH_KEY: KEY };

@@ -3,9 +3,9 @@
 // prices and versions, tool calls with JSON arguments, ids of every usual shape (UUIDs, trace ids, hex
 // digests, provider response ids), timestamps, URLs and code. None holds a secret: the corpus test
 // asserts redact changes none of them. Seeded, so a false positive reproduces.
-import { seededRandom, pickWith } from '../../test/helpers/random.ts';
+import { seededRandom, pickWith } from './random.ts';
 import type { AttrValue, Span } from '../../model/span.ts';
-import { makeSpan } from '../../test/helpers/spans.ts';
+import { makeSpan } from './spans.ts';
 
 const CITIES = ['Paris', 'Tokyo', 'São Paulo', 'Zürich', 'New York', 'Lagos', 'Mumbai', 'Sydney', 'Kraków', '東京'];
 const MODELS = ['gpt-4o', 'gpt-4o-2024-08-06', 'claude-3-5-sonnet-20241022', 'gemini-1.5-pro-002', 'mistral-large-2407', 'llama-3.1-70b-instruct'];

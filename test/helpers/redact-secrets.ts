@@ -1,8 +1,8 @@
 // Fake secrets of every kind the built-in detectors know, for the tests. Built at run time from a seeded
 // generator, so that no secret-shaped literal sits in the source (secret scanners would flag it) and a
 // failure reproduces from its seed. None of them was ever a real credential.
-import { seededRandom } from '../../test/helpers/random.ts';
-import { luhnValid } from './checksums.ts';
+import { seededRandom } from './random.ts';
+import { luhnValid } from '../../processors/redact/checksums.ts';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const UPPER_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
