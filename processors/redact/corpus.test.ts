@@ -74,4 +74,24 @@ describe('redact on a corpus of clean LLM spans', () => {
       expect(counts.length).toBeGreaterThan(0);
     }
   });
+
+  it('content: off keeps metrics, model, timings and status byte-identical to an unredacted run, and no payload', () => {
+    const plain = namespaced(2028);
+    const off = namespaced(2028);
+    new RedactProcessor({ content: 'off' }).process({ origin: 'otlp', spans: off });
+    const kept = (span: Span) => JSON.stringify({
+      metrics: [...span.attributes].filter(([k]) => k.startsWith('ag.metrics.') || k.includes('model') || k.includes('usage') || k.includes('token')),
+      times: [span.startNs, span.endNs, span.events?.filter((e) => !e.name.startsWith('gen_ai.')).map((e) => e.timeNs)],
+      status: span.status, kind: span.kind, type: [span.spanType, span.traceType],
+    }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+    expect(off.map(kept)).toEqual(plain.map(kept));
+    // Every span had a payload; none is left, and each says how many values went.
+    for (const span of off) {
+      expect([...span.attributes.keys()].filter((k) => k.startsWith('ag.data') || k.includes('prompt') || k.includes('completion') ||
+        k.includes('messages') || k.startsWith('traceloop.entity.input') || k.startsWith('traceloop.entity.output'))).toEqual([]);
+      expect(span.events?.filter((e) => e.name.startsWith('gen_ai.'))).toEqual([]);
+      expect(span.attributes.get('ag.meta.redact.content')).toBeGreaterThan(0);
+    }
+    expect(plain.some((s) => [...s.attributes.keys()].some((k) => k.startsWith('ag.metrics.')))).toBe(true);
+  });
 });
