@@ -24,6 +24,14 @@ const REMEMBER_CHARS = 64;
 const REMEMBER_AT_MOST = 32;
 /** Key decisions remembered per processor (the keys of a deployment repeat; a hostile client's need not). */
 const KEY_CACHE_AT_MOST = 10_000;
+/**
+ * Short values found clean are remembered across spans (roles, model names, finish reasons, service
+ * names repeat in every span, and the decoders hand out the same string for a repeated value, whose hash
+ * V8 keeps): one lookup instead of a scan. At most this many; the set starts over when full.
+ */
+const CLEAN_SHORT_AT_MOST = 4096;
+/** Shorter values are checked at once (a single `indexOf`), cheaper than the lookup. */
+const CACHE_SHORT_FROM = 9;
 const COUNT_PREFIX = 'ag.meta.redact.';
 
 /** What a key's value is in for. */
@@ -54,7 +62,10 @@ export class RedactProcessor implements SyncProcessor {
   private readonly allow: RegExp | undefined;
   private readonly deny: RegExp | undefined;
   private readonly content: RegExp | undefined;
+  /** Some key is allowed, denied or removed: each key's fate is looked up. */
+  private readonly keyRules: boolean;
   private readonly keyFates = new Map<string, KeyFate>();
+  private readonly cleanShort = new Set<string>();
   private readonly hmacKey: KeyObject | undefined;
   // Per-span scratch, reset by `process` for each span.
   private readonly counts: Uint32Array;
@@ -89,6 +100,7 @@ export class RedactProcessor implements SyncProcessor {
     this.allow = compileGlobs(config.allow_keys);
     this.deny = compileGlobs(config.deny_keys);
     this.content = config.content === 'off' ? compileContentKeys() : undefined;
+    this.keyRules = this.allow !== undefined || this.deny !== undefined || this.content !== undefined;
     this.counts = new Uint32Array(this.ruleNames.length);
     if (usesHash(config)) {
       const { key, problem } = hashKey(config, env);
@@ -167,7 +179,7 @@ export class RedactProcessor implements SyncProcessor {
   }
 
   private value(key: string, v: AttrValue): AttrValue | typeof REMOVE {
-    if (this.content !== undefined || this.allow !== undefined || this.deny !== undefined) {
+    if (this.keyRules) {
       switch (this.fate(key)) {
         case KeyFate.ALLOW: return v;
         case KeyFate.CONTENT: this.count(this.contentRule); return REMOVE;
@@ -220,6 +232,8 @@ export class RedactProcessor implements SyncProcessor {
   private text(s: string, mayDrop: boolean): string {
     if (s.length < this.minChars) return s;
     const remember = s.length >= REMEMBER_CHARS;
+    const cacheable = !remember && s.length >= CACHE_SHORT_FROM;
+    if (cacheable && this.cleanShort.has(s)) return s;
     if (remember) {
       // Lengths first: comparing two different strings of one length reads them.
       const n = s.length;
@@ -237,7 +251,12 @@ export class RedactProcessor implements SyncProcessor {
         if (this.dropHit) return s;
       }
     }
-    if (out === s && remember && this.clean.length < REMEMBER_AT_MOST) this.clean.push(s);
+    if (out === s) {
+      if (cacheable) {
+        if (this.cleanShort.size >= CLEAN_SHORT_AT_MOST) this.cleanShort.clear();
+        this.cleanShort.add(s);
+      } else if (this.clean.length < REMEMBER_AT_MOST) this.clean.push(s);
+    }
     return out;
   }
 
