@@ -17,8 +17,8 @@ export type BuiltinRule = (typeof BUILTIN_RULES)[number];
 /** The gate bits (see `gates`). */
 export const Gate = {
   EMAIL: 1, DIGITS: 2, PEM: 4, JWT: 8, BEARER: 16, SK_DASH: 32, AWS: 64, GITHUB: 128, GOOGLE: 256, SLACK: 512, STRIPE: 1024,
-  /** User rules: no gate, they always run. */
-  ALWAYS: 0x7fffffff,
+  /** User rules: no gate, they run on every string (the processor sets this bit itself). */
+  USER: 1 << 20,
 } as const;
 
 export interface Detector {

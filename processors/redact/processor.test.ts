@@ -125,8 +125,11 @@ describe('redact: keys and user rules', () => {
       rules: [
         { name: 'employee_id', pattern: 'EMP-\\d{6}' },
         { name: 'ticket', pattern: 'ticket=(?<secret>[a-z0-9]+)', ignore_case: true, action: 'hash' },
+        { name: 'codename', pattern: 'Falcon' },
       ],
-    }, { a: 'EMP-123456 filed TICKET=ab12', b: make.openai(), c: make.email() });
+    }, { a: 'EMP-123456 filed TICKET=ab12', b: make.openai(), c: make.email(), d: 'Falcon', e: 'Project Falcon launch plan' });
+    expect(span.attributes.get('d')).toBe('[REDACTED:codename]');
+    expect(span.attributes.get('e')).toBe('Project [REDACTED:codename] launch plan');
     expect(span.attributes.get('a')).toBe(`[REDACTED:employee_id] filed TICKET=[HASH:ticket:${hmac('ab12')}]`);
     expect(String(span.attributes.get('b')).startsWith('sk-')).toBe(true);
     expect(span.attributes.get('c')).toBe('[REDACTED:email]');

@@ -55,6 +55,8 @@ export class RedactProcessor implements SyncProcessor {
   /** The OR of every rule's gate: what `gates` needs to look for. */
   private readonly wanted: number;
   private readonly minChars: number;
+  /** Gate.USER when there are user rules: they run on every string, whatever `gates` says. */
+  private readonly userBit: number;
   private readonly ruleNames: string[];
   private readonly denyRule: number;
   private readonly contentRule: number;
@@ -85,7 +87,7 @@ export class RedactProcessor implements SyncProcessor {
     const detectors: Array<Detector & { own?: Action }> = [
       ...builtinDetectors(config.detectors),
       ...config.rules.map((r) => ({
-        rule: r.name, gate: Gate.ALWAYS, own: r.action,
+        rule: r.name, gate: Gate.USER, own: r.action,
         pattern: new RegExp(r.pattern, `g${r.ignore_case ? 'i' : ''}${/\(\?<secret>/.test(r.pattern) ? 'd' : ''}`),
       })),
     ];
@@ -94,6 +96,7 @@ export class RedactProcessor implements SyncProcessor {
     }));
     this.wanted = this.rules.reduce((bits, r) => bits | r.gate, 0);
     this.minChars = config.rules.length > 0 ? 1 : MIN_BUILTIN_CHARS;
+    this.userBit = config.rules.length > 0 ? Gate.USER : 0;
     this.denyRule = indexOf(DENY_RULE);
     this.contentRule = indexOf(CONTENT_RULE);
     this.denyAction = actionOf(DENY_RULE);
@@ -242,7 +245,7 @@ export class RedactProcessor implements SyncProcessor {
         if (seen.length === n && seen === s) return s;
       }
     }
-    const bits = gates(s, this.wanted);
+    const bits = gates(s, this.wanted) | this.userBit;
     let out = s;
     if (bits !== 0) {
       for (const rule of this.rules) {
