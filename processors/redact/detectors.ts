@@ -74,7 +74,7 @@ export function builtinDetectors(enabled: readonly string[]): Detector[] {
 const DIGIT_CLUSTER = /\d\d[ .()-]{0,2}\d\d[ .()-]?\d\d/;
 
 const c = (s: string, i: number) => s.charCodeAt(i);
-const K = 107, S = 115, R = 114, X = 120, O = 111, E = 101, Y = 121, G = 103, H = 104;
+const K = 107, S = 115, R = 114, X = 120, O = 111, E = 101, Y = 121, G = 103, H = 104, DASH = 45;
 
 /** Strings shorter than this can hold only an email address (a phone number has at least 8 digits and a +). */
 const MIN_PHONE_CHARS = 9;
@@ -118,12 +118,15 @@ export function gates(s: string, wanted: number): number {
   }
   let bits = 0;
   if (wanted & Gate.EMAIL && s.indexOf('@') >= 0) bits |= Gate.EMAIL;
-  if (wanted & Gate.PEM && s.indexOf('PRIVATE KEY') >= 0) bits |= Gate.PEM;
-  // `sk-` (OpenAI, Anthropic) and `xox?-` (Slack): look at what precedes each hyphen.
-  if (wanted & (Gate.SK_DASH | Gate.SLACK)) {
-    for (let i = s.indexOf('-', 2); i >= 0; i = s.indexOf('-', i + 1)) {
-      if (c(s, i - 1) === K && c(s, i - 2) === S) bits |= Gate.SK_DASH;
+  // `sk-` (OpenAI, Anthropic) and `xox?-` (Slack): what precedes each hyphen; `-----BEGIN` (PEM): what follows.
+  if (wanted & (Gate.SK_DASH | Gate.SLACK | Gate.PEM)) {
+    for (let i = s.indexOf('-'); i >= 0; i = s.indexOf('-', i + 1)) {
+      if (i >= 2 && c(s, i - 1) === K && c(s, i - 2) === S) bits |= Gate.SK_DASH;
       else if (i >= 4 && c(s, i - 4) === X && c(s, i - 3) === O && c(s, i - 2) === X) bits |= Gate.SLACK;
+      else if (c(s, i + 1) === DASH && s.startsWith('---BEGIN', i + 2)) {
+        bits |= Gate.PEM;
+        i += 9; // past the run of dashes, which would each be looked at again
+      }
     }
   }
   // `sk_` / `rk_` (Stripe), `gh?_` and `github_pat_` (GitHub), `aws_secret_access_key`: before each underscore.

@@ -118,7 +118,8 @@ export class RedactProcessor implements SyncProcessor {
 
   private span(span: Span): void {
     this.clean.length = 0;
-    span.name = this.name(span.name);
+    const name = this.name(span.name);
+    if (name !== span.name) span.name = name;
     this.attributes(span.attributes);
     if (span.events) {
       if (this.content !== undefined && span.events.some((e) => isMessageEvent(e.name))) {
@@ -127,7 +128,8 @@ export class RedactProcessor implements SyncProcessor {
         span.events = kept;
       }
       for (const event of span.events) {
-        event.name = this.name(event.name);
+        const eventName = this.name(event.name);
+        if (eventName !== event.name) event.name = eventName;
         this.attributes(event.attributes);
       }
     }
@@ -258,7 +260,7 @@ export class RedactProcessor implements SyncProcessor {
       if (cacheable) {
         if (this.cleanShort.size >= CLEAN_SHORT_AT_MOST) this.cleanShort.clear();
         this.cleanShort.add(s);
-      } else if (this.clean.length < REMEMBER_AT_MOST) this.clean.push(s);
+      } else if (remember && this.clean.length < REMEMBER_AT_MOST) this.clean.push(s);
     }
     return out;
   }
