@@ -17,6 +17,8 @@ export type BuiltinRule = (typeof BUILTIN_RULES)[number];
 /** The gate bits (see `gates`). */
 export const Gate = {
   EMAIL: 1, DIGITS: 2, PEM: 4, JWT: 8, BEARER: 16, SK_DASH: 32, AWS: 64, GITHUB: 128, GOOGLE: 256, SLACK: 512, STRIPE: 1024,
+  /** Thirteen digits or more (a short value) or a cluster (a long one): card numbers. */
+  CARD_DIGITS: 2048,
   /** User rules: no gate, they run on every string (the processor sets this bit itself). */
   USER: 1 << 20,
 } as const;
@@ -62,7 +64,7 @@ export function builtinDetectors(enabled: readonly string[]): Detector[] {
     { rule: 'email', gate: Gate.EMAIL, pattern: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z](?:[A-Za-z0-9-]{0,62}\.)+[A-Za-z]{2,24}(?![A-Za-z0-9-])/g },
     { rule: 'iban', gate: Gate.DIGITS, pattern: /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?(?![A-Za-z0-9])/g, valid: ibanValid },
     // 13 to 19 digits, together or in groups of four (Amex: 4-6-5); not a decimal's digits, nor a phone's.
-    { rule: 'card', gate: Gate.DIGITS, pattern: /(?<![\w.,+/-])(?:\d{13,19}|\d{4}(?:[ -]\d{4}){2,3}(?:[ -]\d{1,3})?|\d{4}[ -]\d{6}[ -]\d{4,5})(?![\w+]|[.,/-]\d)/g, valid: cardValid },
+    { rule: 'card', gate: Gate.CARD_DIGITS, pattern: /(?<![\w.,+/-])(?:\d{13,19}|\d{4}(?:[ -]\d{4}){2,3}(?:[ -]\d{1,3})?|\d{4}[ -]\d{6}[ -]\d{4,5})(?![\w+]|[.,/-]\d)/g, valid: cardValid },
     // International (+, a country code, 8 to 15 digits) or North American with separators: (555) 123-4567,
     // 555-123-4567, 555.123.4567. Bare digit runs are left alone (they are more often ids and timestamps).
     { rule: 'phone', gate: Gate.DIGITS, pattern: /(?<![\w+])\+[1-9]\d{0,2}(?:[ .-]?\(?\d{1,4}\)?){2,5}(?![\w]|[.,:]\d)|(?<![\w+.-])(?:\(\d{3}\) ?|\d{3}[-. ])\d{3}[-.]\d{4}(?![\w-]|[.,:]\d)/g, valid: phoneValid },
@@ -83,6 +85,7 @@ const MIN_TOKEN_CHARS = 17;
 /** Below this length one loop over the characters is cheaper than a dozen `indexOf` calls. */
 const SHORT_CHARS = 64;
 const DIGIT_GATE_MIN_DIGITS = 6;
+const CARD_MIN_DIGITS = 13;
 
 /** ASCII code -> the gates whose walks that character starts (filled once, read only after). */
 const CHAR_GATES = new Uint16Array(128);
@@ -100,7 +103,8 @@ function shortGates(s: string): number {
     if (code >= 48 && code <= 57) digits++;
     else if (code < 128) bits |= CHAR_GATES[code];
   }
-  return digits >= DIGIT_GATE_MIN_DIGITS ? bits | Gate.DIGITS : bits;
+  if (digits >= DIGIT_GATE_MIN_DIGITS) bits |= Gate.DIGITS;
+  return digits >= CARD_MIN_DIGITS ? bits | Gate.CARD_DIGITS : bits;
 }
 
 /**
@@ -110,7 +114,7 @@ function shortGates(s: string): number {
 export function gates(s: string, wanted: number): number {
   const n = s.length;
   if (n < MIN_PHONE_CHARS) return wanted & Gate.EMAIL && s.indexOf('@') >= 0 ? Gate.EMAIL : 0;
-  if (n < MIN_TOKEN_CHARS) wanted &= Gate.EMAIL | Gate.DIGITS;
+  if (n < MIN_TOKEN_CHARS) wanted &= Gate.EMAIL | Gate.DIGITS | Gate.CARD_DIGITS;
   if (wanted === 0) return 0;
   if (n < SHORT_CHARS) {
     wanted &= shortGates(s);
@@ -153,15 +157,15 @@ export function gates(s: string, wanted: number): number {
       if (c(s, i - 1) === Y && c(s, i - 2) === E) { bits |= Gate.JWT; break; }
     }
   }
-  // `Bearer`, `bearer`, `BEARER`: after each b or B (searching for `earer` would stop at every e).
+  // `bearer`, then `Bearer` and `BEARER` after each capital B (searching for `earer` would stop at every e).
   if (wanted & Gate.BEARER) {
-    for (let i = s.indexOf('b'); i >= 0; i = s.indexOf('b', i + 1)) if (s.startsWith('earer', i + 1)) { bits |= Gate.BEARER; break; }
-    if ((bits & Gate.BEARER) === 0) {
+    if (s.indexOf('bearer') >= 0) bits |= Gate.BEARER;
+    else {
       for (let i = s.indexOf('B'); i >= 0; i = s.indexOf('B', i + 1)) {
         if (s.startsWith('earer', i + 1) || s.startsWith('EARER', i + 1)) { bits |= Gate.BEARER; break; }
       }
     }
   }
-  if (wanted & Gate.DIGITS && DIGIT_CLUSTER.test(s)) bits |= Gate.DIGITS;
+  if (wanted & (Gate.DIGITS | Gate.CARD_DIGITS) && DIGIT_CLUSTER.test(s)) bits |= Gate.DIGITS | Gate.CARD_DIGITS;
   return bits;
 }
