@@ -11,6 +11,7 @@ import { factory as batch } from '../processors/batch/factory.ts';
 import { factory as namespace } from '../processors/namespace/factory.ts';
 import { factory as limit } from '../processors/limit/factory.ts';
 import { factory as cost } from '../processors/cost/factory.ts';
+import { factory as redact } from '../processors/redact/factory.ts';
 import { factory as httpReceiver } from '../receivers/http/factory.ts';
 import { factory as otlpReceiver } from '../receivers/otlp/factory.ts';
 
@@ -21,8 +22,9 @@ export function builtinRegistry(): Registry {
     .register(httpReceiver)
     .register(otlpReceiver)
     .register(namespace)
-    .register(limit)
     .register(cost)
+    .register(redact)
+    .register(limit)
     .register(batch)
     .register(fileExporter)
     .register(kafkaExporter)

@@ -162,5 +162,7 @@ export interface DeliveryConfig {
 }
 
 /** The synchronous processor types, in the order they run whatever order a pipeline lists them in
- *  (docs/decisions/0002): namespace first, so the others see every SDK's spans in one shape. */
-export const SYNC_PROCESSORS = ['namespace', 'cost', 'limit'] as const;
+ *  (docs/decisions/0002): namespace first, so the others see every SDK's spans in one shape; cost next,
+ *  from the model and tokens as the client sent them; redact before limit, so that a secret is never cut
+ *  in half by the size cap and its first half kept. */
+export const SYNC_PROCESSORS = ['namespace', 'cost', 'redact', 'limit'] as const;
