@@ -114,6 +114,8 @@ export interface ProcessorContext extends ComponentContext {
 /** namespace: runs before the acknowledgement, on each request's accepted spans. */
 export interface SyncProcessor {
   readonly sync: true;
+  /** Loads what it needs (a table); awaited before any receiver listens. Optional. */
+  start?(): Promise<void>;
   process(batch: WorkingBatch): void;
 }
 

@@ -239,10 +239,11 @@ export class Graph {
   }
 
 
-  /** Extensions, then exporters (their start-up errors come before any port is bound), streams, runners, receivers. */
+  /** Extensions, then processors and exporters (their start-up errors come before any port is bound), streams, runners, receivers. */
   async start(): Promise<void> {
     this.bindTelemetry();
     for (const extension of this.extensions.values()) await extension.start();
+    await this.startProcessors();
     for (const exporter of this.exporters.values()) await exporter.start();
     for (const p of this.pipelines) await p.stream.open();
     for (const runner of this.runners) runner.start();
@@ -260,6 +261,7 @@ export class Graph {
   async takeOver(previous: Graph, graceMs: number): Promise<void> {
     const started: Array<{ shutdown(): Promise<void> }> = [];
     try {
+      await this.startProcessors();
       for (const exporter of this.exporters.values()) {
         await exporter.start();
         started.push(exporter);
@@ -295,6 +297,10 @@ export class Graph {
       if (this.kept.streams.has(p.id)) await p.stream.handOver(p.runners.map((r) => r.exporterId));
     }
     for (const runner of this.runners) runner.start();
+  }
+
+  private async startProcessors(): Promise<void> {
+    for (const p of this.pipelines) for (const processor of p.sync) await processor.start?.();
   }
 
   /** Resolves once no `consume` call of this graph is in progress. */

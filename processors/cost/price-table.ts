@@ -4,7 +4,7 @@
 // what it found per (provider, model), misses included. A flat per-token price is then multiplied here;
 // a price that depends on the prompt's size (tiers) or on the time of the call is left to the library's
 // own calculation, which is only as slow as that lookup.
-import { calcPrice, findProvider } from '@pydantic/genai-prices';
+import type { PriceLibrary } from './library.ts';
 import { userPrice, type UserPrices } from './prices-file.ts';
 
 /** Token counts of one span. */
@@ -32,6 +32,7 @@ function isFlat(v: unknown): v is number | undefined {
 }
 
 export class PriceTable {
+  private readonly library: PriceLibrary;
   private readonly user: UserPrices | undefined;
   private readonly maxEntries: number;
   /** Provider ('' for none) -> model name as the span gave it -> what it resolved to. Two levels, so a
@@ -39,7 +40,8 @@ export class PriceTable {
   private readonly cache = new Map<string, Map<string, Price | typeof UNKNOWN>>();
   private entries = 0;
 
-  constructor(user: UserPrices | undefined, maxEntries: number) {
+  constructor(library: PriceLibrary, user: UserPrices | undefined, maxEntries: number) {
+    this.library = library;
     this.user = user;
     this.maxEntries = maxEntries;
   }
@@ -64,7 +66,7 @@ export class PriceTable {
     if (price.kind === 'flat') {
       return { prompt: (tokens.prompt * price.input) / 1e6, completion: (tokens.completion * price.output) / 1e6 };
     }
-    const r = calcPrice({ input_tokens: tokens.prompt, output_tokens: tokens.completion }, price.modelId, { providerId: price.providerId, timestamp: new Date(Number(startNs / 1_000_000n)) });
+    const r = this.library.calcPrice({ input_tokens: tokens.prompt, output_tokens: tokens.completion }, price.modelId, { providerId: price.providerId, timestamp: new Date(Number(startNs / 1_000_000n)) });
     return r === null ? undefined : { prompt: r.input_price, completion: r.output_price };
   }
 
@@ -73,6 +75,7 @@ export class PriceTable {
     if (own !== undefined) return { kind: 'flat', input: own.input, output: own.output };
     // The span's provider names vary (`openai`, `openai.chat`, `OpenAI`); the library matches them to its
     // providers. One it does not know is no reason to give up: the model name alone often tells.
+    const { calcPrice, findProvider } = this.library;
     const known = provider === undefined ? undefined : findProvider({ providerId: provider });
     const found = calcPrice({ input_tokens: 0, output_tokens: 0 }, model, known === undefined ? undefined : { providerId: known.id })
       ?? (known === undefined ? null : calcPrice({ input_tokens: 0, output_tokens: 0 }, model));

@@ -10,6 +10,7 @@ import type { Logger } from '../../pipeline/log.ts';
 import { NO_PROCESSOR_METRICS, type ProcessorMetrics } from '../../pipeline/telemetry/metrics.ts';
 import { DEFAULT_MAX_CACHED_MODELS, DEFAULT_SPAN_TYPES } from './config.ts';
 import { PriceTable } from './price-table.ts';
+import { loadPriceLibrary } from './library.ts';
 import type { UserPrices } from './prices-file.ts';
 import { propagateCosts } from './propagate.ts';
 import { COSTS_INCREMENTAL, INCREMENTAL_KEYS, insertTriple, slotEnd } from './slots.ts';
@@ -56,7 +57,9 @@ export class CostProcessor implements SyncProcessor {
   priced = 0;
   /** Spans of a priced type with a model and tokens, whose model neither table knows. */
   unknown = 0;
-  private readonly table: PriceTable;
+  /** Made by start(), once the price library is loaded. */
+  private table: PriceTable | undefined;
+  private readonly user: UserPrices | undefined;
   private readonly types: Set<string>;
   private readonly logger: Logger | undefined;
   private readonly metrics: ProcessorMetrics;
@@ -68,7 +71,7 @@ export class CostProcessor implements SyncProcessor {
 
   constructor(options: CostOptions = {}) {
     this.maxLogged = options.max_cached_models ?? DEFAULT_MAX_CACHED_MODELS;
-    this.table = new PriceTable(options.user, this.maxLogged);
+    this.user = options.user;
     this.types = new Set(options.span_types ?? DEFAULT_SPAN_TYPES);
     this.logger = options.logger;
     this.metrics = options.metrics ?? NO_PROCESSOR_METRICS;
@@ -78,7 +81,13 @@ export class CostProcessor implements SyncProcessor {
     return { type: undefined, requestModel: undefined, responseModel: undefined, providerName: undefined, provider: undefined, system: undefined, prompt: undefined, completion: undefined, total: undefined, clientCost: false };
   }
 
+  /** Loads the price library (the graph starts processors before any receiver listens). */
+  async start(): Promise<void> {
+    this.table ??= new PriceTable(await loadPriceLibrary(), this.user, this.maxLogged);
+  }
+
   process(batch: WorkingBatch): void {
+    if (this.table === undefined) throw new Error('cost processor used before start()');
     const spans = batch.spans;
     const priced = this.priced;
     const unknown = this.unknown;
@@ -104,8 +113,8 @@ export class CostProcessor implements SyncProcessor {
     const used = { prompt: prompt ?? 0, completion: s.completion ?? 0 };
     const provider = s.providerName ?? s.provider ?? s.system;
     // The response model is the one that ran (often a dated version); the request's names what was asked.
-    const costs = (s.responseModel === undefined ? undefined : this.table.costs(provider, s.responseModel, used, span.startNs))
-      ?? (s.requestModel === undefined || s.requestModel === s.responseModel ? undefined : this.table.costs(provider, s.requestModel, used, span.startNs));
+    const costs = (s.responseModel === undefined ? undefined : this.table!.costs(provider, s.responseModel, used, span.startNs))
+      ?? (s.requestModel === undefined || s.requestModel === s.responseModel ? undefined : this.table!.costs(provider, s.requestModel, used, span.startNs));
     if (costs === undefined) {
       this.unknown++;
       this.logUnknown(provider, (s.responseModel ?? s.requestModel)!);
