@@ -301,8 +301,15 @@ describe('the mapping gaps real SDKs showed (issue 24)', () => {
       'llm.input_messages.1.message.role': 'user', 'llm.input_messages.1.message.content': 'capital of France?',
       'llm.output_messages.0.message.role': 'assistant', 'llm.output_messages.0.message.content': 'Paris',
     });
-    const data = (m: Record<string, unknown>) => Object.fromEntries(Object.entries(m).filter(([k]) => k.startsWith('ag.data.') && !k.endsWith('finish_reason')));
+    const data = (m: Record<string, unknown>) => Object.fromEntries(Object.entries(m).filter(([k]) => k.startsWith('ag.data.')));
     expect(data(fromGenai)).toEqual(data(fromOpenInference));
+    // The message's finish reason is the response's metadata, as OpenInference's llm.finish_reason...
+    expect(fromGenai['ag.meta.response.finish_reasons']).toEqual(['stop']);
+    // ...unless the span says it outright.
+    expect(map(genai, {
+      'gen_ai.response.finish_reasons': ['length'],
+      'gen_ai.output.messages': '[{"role":"assistant","parts":[{"type":"text","content":"Par"}],"finish_reason":"stop"}]',
+    })).toEqual({ 'ag.meta.response.finish_reasons': ['length'], 'ag.data.outputs.completion.0.role': 'assistant', 'ag.data.outputs.completion.0.content': 'Par' });
     // A message with a part that is not text keeps its parts.
     expect(map(genai, { 'gen_ai.input.messages': '[{"role":"user","parts":[{"type":"text","content":"what is this?"},{"type":"uri","uri":"https://x/cat.png"}]}]' })).toEqual({
       'ag.data.inputs.prompt.0.role': 'user', 'ag.data.inputs.prompt.0.parts.0.type': 'text', 'ag.data.inputs.prompt.0.parts.0.content': 'what is this?',

@@ -63,8 +63,25 @@ function inputMessages(attrs: Attributes, out: RowOutput): void {
   messages(attrs, out, 'gen_ai.input.messages', 'ag.data.inputs.prompt');
 }
 
+/**
+ * The reply's messages, each without its `finish_reason`: that is the response's metadata, where
+ * `gen_ai.response.finish_reasons` puts it (and that attribute, when sent, wins), not part of what was
+ * said, so the completion reads the same as OpenInference's, whose messages carry none.
+ */
 function outputMessages(attrs: Attributes, out: RowOutput): void {
-  messages(attrs, out, 'gen_ai.output.messages', 'ag.data.outputs.completion');
+  const v = attrs.get('gen_ai.output.messages');
+  if (v === undefined) return;
+  const decoded = decodeJson(v);
+  if (!Array.isArray(decoded)) { putValue(out, 'ag.data.outputs.completion', decoded); return; }
+  const reasons: string[] = [];
+  const replies = decoded.map((message) => {
+    if (!isPlainObject(message) || typeof message.finish_reason !== 'string') return textMessage(message);
+    const { finish_reason: reason, ...rest } = message;
+    reasons.push(reason as string);
+    return textMessage(rest);
+  });
+  putValue(out, 'ag.data.outputs.completion', replies);
+  if (reasons.length > 0) put(out, 'ag.meta.response.finish_reasons', reasons);
 }
 
 const REQUEST_PARAMS = [
@@ -92,7 +109,7 @@ const rows: Row[] = [
   { kind: 'copy', src: 'gen_ai.usage.cache_read.input_tokens', dst: 'ag.metrics.tokens.incremental.cache_read' },
   { kind: 'copy', src: 'gen_ai.usage.cache_creation.input_tokens', dst: 'ag.metrics.tokens.incremental.cache_creation' },
   { kind: 'custom', dst: 'ag.data.inputs.prompt', sources: ['gen_ai.input.messages'], note: 'JSON text decoded; a message whose parts are all text as `content`', run: inputMessages },
-  { kind: 'custom', dst: 'ag.data.outputs.completion', sources: ['gen_ai.output.messages'], note: 'JSON text decoded; a message whose parts are all text as `content`', run: outputMessages },
+  { kind: 'custom', dst: 'ag.data.outputs.completion', sources: ['gen_ai.output.messages'], note: 'JSON text decoded; a message whose parts are all text as `content`; each message\'s `finish_reason` to `ag.meta.response.finish_reasons` (unless `gen_ai.response.finish_reasons` gave them)', run: outputMessages },
   { kind: 'copy', src: 'gen_ai.system_instructions', dst: 'ag.meta.system_instructions' },
   { kind: 'json', src: 'gen_ai.tool.definitions', dst: 'ag.data.inputs.tools' },
   { kind: 'copy', src: 'gen_ai.is_streaming', dst: 'ag.meta.request.streaming' },

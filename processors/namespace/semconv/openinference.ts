@@ -82,10 +82,14 @@ const rows: Row[] = [
   ...copies([
     ['input.mime_type', 'ag.meta.input.mime_type'],
     ['output.mime_type', 'ag.meta.output.mime_type'],
+  ]),
+  // Before `llm.model_name`: that is the model that answered (OpenAI instrumentations record the
+  // response's dated name), and the invocation parameters' `model` is the one asked for.
+  { kind: 'custom', dst: 'ag.meta.request', sources: ['llm.invocation_parameters'], note: 'members of the decoded object', run: invocationParameters },
+  ...copies([
     ['llm.model_name', 'ag.meta.request.model'],
     ['llm.model_name', 'ag.meta.response.model'],
   ]),
-  { kind: 'custom', dst: 'ag.meta.request', sources: ['llm.invocation_parameters'], note: 'members of the decoded object', run: invocationParameters },
   ...copies([['llm.provider', 'ag.meta.provider'], ['llm.system', 'ag.meta.system']]),
   { kind: 'prefix', src: 'llm.token_count', dst: 'ag.metrics.tokens.incremental' },
   { kind: 'prefix', src: 'llm.input_messages', dst: 'ag.data.inputs.prompt', path: messagePath },
