@@ -22,7 +22,7 @@ const ROWS_PER_PAUSE = 256;
  * Every few rows: throws QueryTimeoutError past `timeoutMs`, else gives the event loop a turn, so that a
  * long scan does not hold up the write routes' acknowledgements and the exporters (read-api.md §9.2).
  */
-class Pacer {
+export class Pacer {
   readonly #timeoutMs: number;
   readonly #end: number;
   #rows = 0;

@@ -15,13 +15,18 @@ import { reasonOfStatus, refusedByReason } from '../common/refusal.ts';
 import { declaredTooLarge, decodeBody, readBody } from './body.ts';
 import type { HttpReceiverConfig } from './config.ts';
 import type { OtlpRoute } from './otlp-route.ts';
-import type { ReadRoutes } from './read-routes.ts';
+import { INVALID_TRACE_ID, pathTraceId, type ReadRoutes } from './read-routes.ts';
+import type { WorkingBatch } from '../../model/batch.ts';
+import { encodeSpanJson } from '../../codec/record/index.ts';
+import { parseRecord } from '../../exporters/store/read-span.ts';
+import { simpleView } from '../../exporters/store/simple-view.ts';
+import { editedSpan } from './simple-edit.ts';
 import {
   allRejectedReply, detailReply, methodNotAllowed, NOT_FOUND, refusedReply, UNAUTHORIZED, validationReply,
   type Reply,
 } from './replies.ts';
 import { matchRoute, type ReadRoute, type RouteMatch, type WriteRoute } from './routes.ts';
-import { checkSimpleTrace, simpleTraceEcho, simpleTraceSpan } from './simple-trace.ts';
+import { checkSimpleEdit, checkSimpleTrace, simpleTraceEcho, simpleTraceSpan } from './simple-trace.ts';
 import { checkTraceBody, checkTraceSpans } from './single-trace.ts';
 import { tracingBodyOf } from './tracing-body.ts';
 import { checkTransport } from './transport.ts';
@@ -60,6 +65,8 @@ const WRITE_ROUTE_LABELS: Record<WriteRoute, string> = {
 const READ_ROUTE_LABELS: Record<ReadRoute, string> = {
   get_trace: '/tracing/traces/{trace_id}', delete_trace: '/tracing/traces/{trace_id}', query: '/tracing/spans/query',
   traces_get: '/traces/{trace_id}', traces_delete: '/traces/{trace_id}', traces_list: '/traces',
+  simple_get: '/simple/traces/{trace_id}', simple_patch: '/simple/traces/{trace_id}', simple_delete: '/simple/traces/{trace_id}',
+  simple_query: '/simple/traces/query',
 };
 
 function routeLabel(match: RouteMatch): string {
@@ -156,6 +163,7 @@ export class TracingApiHandler {
     if (match.kind === 'unavailable') return detailReply(501, match.detail);
     if (match.kind === 'otlp') return this.#otlp(method, incoming, identity?.project);
     if (match.kind === 'page') return this.#reads!.page.answer(incoming.url ?? '/', identity?.project ?? '');
+    if (match.kind === 'read' && match.route === 'simple_patch') return this.#simplePatch(match.id!, incoming, identity?.project);
     if (match.kind === 'read') return this.#reads!.answer(match.route, match.id, incoming, identity?.project);
     return this.#write(match.route, incoming, identity?.project);
   }
@@ -226,13 +234,49 @@ export class TracingApiHandler {
   }
 
   /**
+   * `PATCH /simple/traces/{id}` (read-api.md §8.3): the head span read from the store, edited, and
+   * appended to the ingest stream like any written span, so the store (and every other exporter) gets
+   * the edit on delivery. Answers the view a GET shows once the store has it.
+   */
+  async #simplePatch(id: string, incoming: IncomingMessage, project: string | undefined): Promise<Reply> {
+    const receivedMs = Date.now();
+    const routes = this.#reads!;
+    const body = await routes.jsonBody(incoming);
+    if (isReply(body)) return body;
+    const traceId = pathTraceId(id);
+    if (traceId === undefined) return INVALID_TRACE_ID;
+    const edit = checkSimpleEdit(body);
+    if (Array.isArray(edit)) return validationReply(edit);
+    const store = routes.store();
+    if (store === undefined) return routes.notOpen();
+    const head = store.headSpan(project ?? '', traceId);
+    if (head === undefined) return { status: 200, body: '{"count":0}' };
+    const checked = this.#spans.check({ form: 'flat', spans: [editedSpan(parseRecord(head.record), edit)] });
+    if (checked.spans.length === 0) return allRejectedReply(checked.rejections);
+    const batch: WorkingBatch = { origin: 'tracing', spans: checked.spans, project };
+    const refused = await this.#consumeBatch(batch, head.record.length);
+    if (refused !== undefined) return refused;
+    // The span as the processors left it is the record the store will hold.
+    const edited = batch.spans.find((s) => s.spanId === head.span_id);
+    if (edited === undefined) return { status: 200, body: '{"count":0}' };
+    const trace = simpleView(head, parseRecord(encodeSpanJson(edited)), receivedMs);
+    return { status: 200, body: stringifyJson({ count: 1, trace }) };
+  }
+
+  /**
    * The pipeline's one call (`wireBytes`: the body bytes the spans came in); a refusal becomes its
    * 429/503 answer (nothing was appended). Nothing to append: no call. `project`: of the key the
    * request was accepted with (the pipeline gives it to every span).
    */
   async #consume(spans: Span[], wireBytes: number, project: string | undefined): Promise<Reply | undefined> {
     if (spans.length === 0) return undefined;
-    const refused = await this.#consumer.consume({ origin: 'tracing', spans, project }, wireBytes);
+    return this.#consumeBatch({ origin: 'tracing', spans, project }, wireBytes);
+  }
+
+  /** #consume for a batch the caller reads again afterwards (the processors change it in place). */
+  async #consumeBatch(batch: WorkingBatch, wireBytes: number): Promise<Reply | undefined> {
+    const spans = batch.spans;
+    const refused = await this.#consumer.consume(batch, wireBytes);
     if (refused === undefined) {
       this.#metrics.accepted(spans.length);
       return undefined;
