@@ -259,7 +259,10 @@ export class TracingApiHandler {
     // The span as the processors left it is the record the store will hold.
     const edited = batch.spans.find((s) => s.spanId === head.span_id);
     if (edited === undefined) return { status: 200, body: '{"count":0}' };
-    const trace = simpleView(head, parseRecord(encodeSpanJson(edited)), receivedMs);
+    const record = encodeSpanJson(edited);
+    // An edit that changes nothing leaves the stored `updated_at` as it is (the store sets it only when
+    // the record differs, read-api.md §9.2), so the answer keeps it too.
+    const trace = simpleView(head, parseRecord(record), record === head.record ? undefined : receivedMs);
     return { status: 200, body: stringifyJson({ count: 1, trace }) };
   }
 
