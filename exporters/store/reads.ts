@@ -4,7 +4,8 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { STORED_SPAN_COLUMNS, type StoredSpan } from './read-span.ts';
 import { loaded, placeSpans, preOrder, traceMap, type LoadedSpan } from './trace-map.ts';
-import { runFlatQuery, type QueryResult } from './query.ts';
+import { runFlatQuery, runQuery, type QueryResult } from './query.ts';
+import type { StructuredQuery } from './structured-query-body.ts';
 import type { FlatQuery } from './query-body.ts';
 import { simpleView } from './simple-view.ts';
 import { runSimpleQuery, type SimpleQuery } from './simple-query.ts';
@@ -108,6 +109,17 @@ export class TraceReads {
   /** §8.5: the views of the matching traces; rejects with QueryTimeoutError past `timeoutMs`. */
   simpleQuery(project: string, query: SimpleQuery, timeoutMs = Infinity): Promise<Record<string, unknown>[]> {
     return runSimpleQuery(this.#reader, project, query, timeoutMs);
+  }
+
+  /**
+   * §7: `POST /spans/query` (`focus` span: `{count, spans}`) or `POST /traces/query` (focus trace: `{count,
+   * traces: [{trace_id, spans}, ...]}` in trace order); rejects with QueryTimeoutError past `timeoutMs`.
+   */
+  async structuredQuery(project: string, focus: 'span' | 'trace', query: StructuredQuery, timeoutMs = Infinity): Promise<Record<string, unknown>> {
+    const run = { focus, format: 'agenta' as const, filter: query.filter, window: query.windowing };
+    const result = await runQuery(this.#reader, (scope, id) => this.spansOf(scope, id), project, run, timeoutMs);
+    if (!('traces' in result)) return result;
+    return { count: result.count, traces: Object.entries(result.traces).map(([traceId, trace]) => ({ trace_id: traceId, ...(trace as object) })) };
   }
 
   /** §6: the flat query, checked by parseFlatQuery (query-body.ts); rejects with QueryTimeoutError past `timeoutMs`. */

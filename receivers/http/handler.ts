@@ -66,7 +66,7 @@ const READ_ROUTE_LABELS: Record<ReadRoute, string> = {
   get_trace: '/tracing/traces/{trace_id}', delete_trace: '/tracing/traces/{trace_id}', query: '/tracing/spans/query',
   traces_get: '/traces/{trace_id}', traces_delete: '/traces/{trace_id}', traces_list: '/traces',
   simple_get: '/simple/traces/{trace_id}', simple_patch: '/simple/traces/{trace_id}', simple_delete: '/simple/traces/{trace_id}',
-  simple_query: '/simple/traces/query',
+  simple_query: '/simple/traces/query', spans_query: '/spans/query', traces_query: '/traces/query',
 };
 
 function routeLabel(match: RouteMatch): string {

@@ -104,6 +104,22 @@ describe('read routes on a daemon with a store', () => {
     expect((await call('POST', '/tracing/spans/query', { body: {} })).json.count).toBe(2);
   });
 
+  it('POST /spans/query and POST /traces/query: windowing and filtering (§7, §12 tests 15, 20, 21)', async () => {
+    await stored(T, 5);
+    const spans = await call('POST', '/spans/query', { body: { filtering: { conditions: [{ field: 'span_name', value: 'llm' }] }, windowing: { order: 'ascending' } } });
+    expect(spans.status).toBe(200);
+    expect(spans.json.spans.map((s: { span_id: string }) => s.span_id)).toEqual([B, C]);
+    const page = await call('POST', '/api/spans/query', { body: { windowing: { limit: 2, newest: '2026-04-16T18:18:21Z', next: E } } });
+    expect(page.json.spans.map((s: { span_id: string }) => s.span_id)).toEqual([C, B]);
+    const traces = await call('POST', '/traces/query', { body: { windowing: { limit: 1 } } });
+    expect(traces.status).toBe(200);
+    expect(traces.json.count).toBe(1);
+    expect(traces.json.traces[0].trace_id).toBe(T2);
+    const saved = await call('POST', '/traces/query', { body: { query_ref: { slug: 'q' } } });
+    expect(saved.status).toBe(422);
+    expect(saved.json.detail[0]).toMatchObject({ loc: ['body', 'query_ref'], type: 'not_supported' });
+  });
+
   it('routes the store does not serve stay 501, other methods 405 (§1.3, §1.4)', async () => {
     expect((await call('PUT', `/tracing/traces/${T}`, { body: {} })).status).toBe(501);
     expect((await call('POST', '/tracing/spans/analytics', { body: {} })).status).toBe(501);

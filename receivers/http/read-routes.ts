@@ -14,6 +14,7 @@ import { detailReply, validationReply, type Reply } from './replies.ts';
 import type { ReadRoute } from './routes.ts';
 import { checkTransport } from './transport.ts';
 import { parseSimpleQuery } from './simple-query-body.ts';
+import { parseStructuredQuery } from '../../exporters/store/structured-query-body.ts';
 import { TracePage } from './page/trace-page.ts';
 
 export const INVALID_TRACE_ID = detailReply(400, 'Invalid trace_id.');
@@ -77,6 +78,7 @@ export class ReadRoutes {
     if (route === 'query') return this.#query(incoming, scope);
     if (route === 'traces_list') return this.#list(incoming.url ?? '/', scope);
     if (route === 'simple_query') return this.#simpleQuery(incoming, scope);
+    if (route === 'spans_query' || route === 'traces_query') return this.#structuredQuery(route === 'spans_query' ? 'span' : 'trace', incoming, scope);
     // The handler answers the edit: it appends to the ingest stream (§8.3).
     if (route === 'simple_patch') throw new Error('PATCH of a simple trace is answered by the handler');
     const traceId = pathTraceId(id!);
@@ -138,6 +140,18 @@ export class ReadRoutes {
       const traces = await reads.simpleQuery(scope, query, this.#config.read.query_timeout || Infinity);
       return { count: traces.length, traces };
     });
+  }
+
+  /** §7 `POST /spans/query` (focus span) and `POST /traces/query` (focus trace). */
+  async #structuredQuery(focus: 'span' | 'trace', incoming: IncomingMessage, scope: string): Promise<Reply> {
+    const body = await this.#body(incoming);
+    if (isReply(body)) return body;
+    const { default_limit: defaultLimit, max_limit: maxLimit } = this.#config.read;
+    const query = parseStructuredQuery(body, { defaultLimit, maxLimit }, focus);
+    if (Array.isArray(query)) return validationReply(query);
+    const reads = this.#reads();
+    if (reads === undefined) return this.#notOpen();
+    return this.#timed(() => reads.structuredQuery(scope, focus, query, this.#config.read.query_timeout || Infinity));
   }
 
   /** Runs a query; past `query_timeout`, 503 (§2.2). */
