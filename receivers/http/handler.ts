@@ -25,7 +25,7 @@ import {
   allRejectedReply, detailReply, methodNotAllowed, NOT_FOUND, refusedReply, UNAUTHORIZED, validationReply,
   type Reply,
 } from './replies.ts';
-import { matchRoute, type ReadRoute, type RouteMatch, type WriteRoute } from './routes.ts';
+import { matchRoute, normalisePath, type ReadRoute, type RouteMatch, type WriteRoute } from './routes.ts';
 import { checkSimpleEdit, checkSimpleTrace, simpleTraceEcho, simpleTraceSpan } from './simple-trace.ts';
 import { checkTraceBody, checkTraceSpans } from './single-trace.ts';
 import { tracingBodyOf } from './tracing-body.ts';
@@ -247,6 +247,9 @@ export class TracingApiHandler {
     if (traceId === undefined) return INVALID_TRACE_ID;
     const edit = checkSimpleEdit(body);
     if (Array.isArray(edit)) return validationReply(edit);
+    if (!routes.storeFed()) {
+      return detailReply(501, `PATCH ${normalisePath(incoming.url ?? '/')} is not available: the trace store is not fed by this receiver`);
+    }
     const store = routes.store();
     if (store === undefined) return routes.notOpen();
     const head = store.headSpan(project ?? '', traceId);

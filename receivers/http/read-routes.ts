@@ -65,7 +65,11 @@ export class ReadRoutes {
   /** `GET /`: the page to look at traces, over the same store. */
   readonly page: TracePage;
 
-  constructor(config: HttpReceiverConfig, reads: () => TraceReads | undefined) {
+  /** Whether this receiver's pipelines deliver to the store, so that an edit it appends reaches it (§8.3). */
+  readonly storeFed: () => boolean;
+
+  constructor(config: HttpReceiverConfig, reads: () => TraceReads | undefined, storeFed: () => boolean = () => true) {
+    this.storeFed = storeFed;
     this.#config = config;
     this.#reads = reads;
     this.#retryAfterSeconds = Math.ceil(config.retry_after / 1000);

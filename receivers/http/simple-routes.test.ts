@@ -146,3 +146,39 @@ describe('simple traces on a daemon with a store', () => {
     expect(await call('DELETE', `/simple/traces/${S}`)).toEqual({ status: 200, json: { count: 0 } });
   });
 });
+
+describe('an edit on a receiver whose pipelines do not reach the store (§8.3 step 3)', () => {
+  const SPLIT = `
+receivers:
+  http:
+    endpoint: 127.0.0.1:0
+  http/fed:
+    endpoint: 127.0.0.1:0
+exporters:
+  stdout: {}
+  store: {}
+service:
+  pipelines:
+    traces/unfed:
+      receivers: [http]
+      exporters: [stdout]
+    traces/fed:
+      receivers: [http/fed]
+      exporters: [store]
+`;
+  it('answers 501 there, and edits through the receiver that feeds the store', async () => {
+    const split = await startDaemon(SPLIT);
+    try {
+      const path = '/simple/traces/0123456789abcdef0123456789abcdef';
+      const body = JSON.stringify({ trace: { tags: { a: 'b' } } });
+      const headers = { 'content-type': 'application/json' };
+      const unfed = await fetch(split.url('http') + path, { method: 'PATCH', headers, body });
+      expect(unfed.status).toBe(501);
+      expect((await unfed.json()).detail).toMatch(/not fed by this receiver/);
+      const fed = await fetch(split.url('http/fed') + path, { method: 'PATCH', headers, body });
+      expect([fed.status, await fed.json()]).toEqual([200, { count: 0 }]);
+    } finally {
+      await split.stop();
+    }
+  });
+});
