@@ -15,18 +15,15 @@ import { reasonOfStatus, refusedByReason } from '../common/refusal.ts';
 import { declaredTooLarge, decodeBody, readBody } from './body.ts';
 import type { HttpReceiverConfig } from './config.ts';
 import type { OtlpRoute } from './otlp-route.ts';
-import { INVALID_TRACE_ID, pathTraceId, type ReadRoutes } from './read-routes.ts';
+import type { ReadRoutes } from './read-routes.ts';
 import type { WorkingBatch } from '../../model/batch.ts';
-import { encodeSpanJson } from '../../codec/record/index.ts';
-import { parseRecord } from '../../exporters/store/read-span.ts';
-import { simpleView } from '../../exporters/store/simple-view.ts';
-import { editedSpan } from './simple-edit.ts';
+import { answerSimpleEdit } from './simple-edit-route.ts';
 import {
   allRejectedReply, detailReply, methodNotAllowed, NOT_FOUND, refusedReply, UNAUTHORIZED, validationReply,
   type Reply,
 } from './replies.ts';
-import { matchRoute, normalisePath, type ReadRoute, type RouteMatch, type WriteRoute } from './routes.ts';
-import { checkSimpleEdit, checkSimpleTrace, simpleTraceEcho, simpleTraceSpan } from './simple-trace.ts';
+import { matchRoute, type ReadRoute, type RouteMatch, type WriteRoute } from './routes.ts';
+import { checkSimpleTrace, simpleTraceEcho, simpleTraceSpan } from './simple-trace.ts';
 import { checkTraceBody, checkTraceSpans } from './single-trace.ts';
 import { tracingBodyOf } from './tracing-body.ts';
 import { checkTransport } from './transport.ts';
@@ -163,7 +160,12 @@ export class TracingApiHandler {
     if (match.kind === 'unavailable') return detailReply(501, match.detail);
     if (match.kind === 'otlp') return this.#otlp(method, incoming, identity?.project);
     if (match.kind === 'page') return this.#reads!.page.answer(incoming.url ?? '/', identity?.project ?? '');
-    if (match.kind === 'read' && match.route === 'simple_patch') return this.#simplePatch(match.id!, incoming, identity?.project);
+    if (match.kind === 'read' && match.route === 'simple_patch') {
+      return answerSimpleEdit(this.#reads!, match.id!, incoming, identity?.project, {
+        check: (span) => this.#spans.check({ form: 'flat', spans: [span] }),
+        append: (batch, wireBytes) => this.#consumeBatch(batch, wireBytes),
+      });
+    }
     if (match.kind === 'read') return this.#reads!.answer(match.route, match.id, incoming, identity?.project);
     return this.#write(match.route, incoming, identity?.project);
   }
@@ -231,42 +233,6 @@ export class TracingApiHandler {
     if (checked.spans.length === 0) return allRejectedReply(checked.rejections);
     const refused = await this.#consume(checked.spans, bodyBytes, project);
     return refused ?? { status: 202, body: stringifyJson({ count: 1, trace: simpleTraceEcho(trace, traceId, spanId) }) };
-  }
-
-  /**
-   * `PATCH /simple/traces/{id}` (read-api.md §8.3): the head span read from the store, edited, and
-   * appended to the ingest stream like any written span, so the store (and every other exporter) gets
-   * the edit on delivery. Answers the view a GET shows once the store has it.
-   */
-  async #simplePatch(id: string, incoming: IncomingMessage, project: string | undefined): Promise<Reply> {
-    const receivedMs = Date.now();
-    const routes = this.#reads!;
-    const body = await routes.jsonBody(incoming);
-    if (isReply(body)) return body;
-    const traceId = pathTraceId(id);
-    if (traceId === undefined) return INVALID_TRACE_ID;
-    const edit = checkSimpleEdit(body);
-    if (Array.isArray(edit)) return validationReply(edit);
-    if (!routes.storeFed()) {
-      return detailReply(501, `PATCH ${normalisePath(incoming.url ?? '/')} is not available: the trace store is not fed by this receiver`);
-    }
-    const store = routes.store();
-    if (store === undefined) return routes.notOpen();
-    const head = store.headSpan(project ?? '', traceId);
-    if (head === undefined) return { status: 200, body: '{"count":0}' };
-    const checked = this.#spans.check({ form: 'flat', spans: [editedSpan(parseRecord(head.record), edit)] });
-    if (checked.spans.length === 0) return allRejectedReply(checked.rejections);
-    const batch: WorkingBatch = { origin: 'tracing', spans: checked.spans, project };
-    const refused = await this.#consumeBatch(batch, head.record.length);
-    if (refused !== undefined) return refused;
-    // The span as the processors left it is the record the store will hold.
-    const edited = batch.spans.find((s) => s.spanId === head.span_id);
-    if (edited === undefined) return { status: 200, body: '{"count":0}' };
-    const record = encodeSpanJson(edited);
-    // An edit that changes nothing leaves the stored `updated_at` as it is (the store sets it only when
-    // the record differs, read-api.md §9.2), so the answer keeps it too.
-    const trace = simpleView(head, parseRecord(record), record === head.record ? undefined : receivedMs);
-    return { status: 200, body: stringifyJson({ count: 1, trace }) };
   }
 
   /**

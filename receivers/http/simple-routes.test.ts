@@ -174,7 +174,7 @@ service:
       const headers = { 'content-type': 'application/json' };
       const unfed = await fetch(split.url('http') + path, { method: 'PATCH', headers, body });
       expect(unfed.status).toBe(501);
-      expect((await unfed.json()).detail).toMatch(/not fed by this receiver/);
+      expect(((await unfed.json()) as { detail: string }).detail).toMatch(/not fed by this receiver/);
       const fed = await fetch(split.url('http/fed') + path, { method: 'PATCH', headers, body });
       expect([fed.status, await fed.json()]).toEqual([200, { count: 0 }]);
     } finally {
