@@ -63,6 +63,9 @@ export interface ReceiverContext extends ComponentContext {
   /** The exporter with this id when a pipeline runs it (the http receiver reads from a `store` exporter);
    *  absent where no graph runs. */
   exporter?(id: string): Exporter | undefined;
+  /** Whether a pipeline this receiver feeds delivers to the exporter with this id (a simple-trace edit
+   *  the http receiver appends reaches its store only then); absent where no graph runs. */
+  feeds?(exporterId: string): boolean;
 }
 
 // ---- extensions ----------------------------------------------------------------------------------

@@ -221,6 +221,8 @@ export class Graph {
         metrics: (transport: 'http' | 'grpc') => this.metrics.receiver(id, transport),
         // The running graph's exporter: a receiver a reload keeps outlives the exporters it was built beside.
         exporter: (exporterId: string) => lineage.current.exporters.get(exporterId) ?? exporters.get(exporterId),
+        // Asked per request, of the running graph: a reload may change the pipelines of a kept receiver.
+        feeds: (exporterId: string) => lineage.current.spec.pipelines.some((p) => p.receivers.includes(id) && p.exporters.includes(exporterId)),
       }) as Receiver;
       this.receivers.set(id, receiver);
     }

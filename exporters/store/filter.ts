@@ -29,7 +29,7 @@ export function matchesFilter(filter: Filter, record: SpanRecord): boolean {
 }
 
 /** JSON equality of attribute values: same type, numbers (and bigints) by value, lists item by item. */
-function sameValue(a: unknown, b: unknown): boolean {
+export function sameValue(a: unknown, b: unknown): boolean {
   const numeric = (x: unknown) => typeof x === 'number' || typeof x === 'bigint';
   if (numeric(a) && numeric(b)) {
     if (typeof a === 'number' && typeof b === 'number') return a === b;

@@ -80,14 +80,14 @@ const UNSUPPORTED_OPERATORS = new Set(['matches', 'like', 'has', 'has_not']);
 const ALIASES: Record<string, Operator> = { eq: 'is', neq: 'is_not' };
 const OPTION_OPERATORS = new Set<Operator>(['contains', 'startswith', 'endswith']);
 
-type Loc = Array<string | number>;
+export type Loc = Array<string | number>;
 
 /** Absent means missing or JSON null (ingest-api.md terms). */
-function absent(v: unknown): boolean {
+export function absent(v: unknown): boolean {
   return v === undefined || v === null;
 }
 
-function unknownKeys(obj: Record<string, unknown>, allowed: readonly string[], loc: Loc, out: Problem[]): void {
+export function unknownKeys(obj: Record<string, unknown>, allowed: readonly string[], loc: Loc, out: Problem[]): void {
   for (const key of Object.keys(obj)) {
     if (!allowed.includes(key)) {
       out.push({ loc: [...loc, key], msg: `Unknown key '${key}'; allowed: ${allowed.join(', ')}`, type: 'extra_forbidden' });
@@ -95,7 +95,7 @@ function unknownKeys(obj: Record<string, unknown>, allowed: readonly string[], l
   }
 }
 
-function timeOf(value: unknown, loc: Loc, out: Problem[]): bigint | undefined {
+export function timeOf(value: unknown, loc: Loc, out: Problem[]): bigint | undefined {
   const ns = parseTimestamp(value);
   if (ns === undefined) out.push({ loc, msg: `Not a time: ${JSON.stringify(String(value))}`, type: 'invalid_time' });
   return ns;
@@ -107,7 +107,7 @@ export function parseFlatQuery(body: unknown, limits: QueryLimits): FlatQuery | 
   const out: Problem[] = [];
   unknownKeys(body, FLAT_QUERY_KEYS, ['body'], out);
   const query: FlatQuery = { focus: 'trace', format: 'agenta', limit: limits.defaultLimit, rate: 1, filter: { operator: 'and', conditions: [] } };
-  const { focus, format, oldest, newest, limit, interval, rate, filter } = body;
+  const { focus, format, filter } = body;
   if (!absent(focus)) {
     if (focus === 'trace' || focus === 'span') query.focus = focus;
     else out.push({ loc: ['body', 'focus'], msg: "focus must be 'trace' or 'span'", type: 'enum' });
@@ -116,22 +116,7 @@ export function parseFlatQuery(body: unknown, limits: QueryLimits): FlatQuery | 
     if (format === 'agenta' || format === 'opentelemetry') query.format = format;
     else out.push({ loc: ['body', 'format'], msg: "format must be 'agenta' or 'opentelemetry'", type: 'enum' });
   }
-  if (!absent(oldest)) query.oldestNs = timeOf(oldest, ['body', 'oldest'], out);
-  if (!absent(newest)) query.newestNs = timeOf(newest, ['body', 'newest'], out);
-  if (!absent(limit)) {
-    if (typeof limit !== 'number' || !Number.isInteger(limit)) out.push({ loc: ['body', 'limit'], msg: 'limit must be an integer', type: 'int_type' });
-    else if (limit < 1 || limit > limits.maxLimit) out.push({ loc: ['body', 'limit'], msg: `limit must be between 1 and ${limits.maxLimit}`, type: 'range' });
-    else query.limit = limit;
-  }
-  if (!absent(interval)) {
-    if (typeof interval !== 'number' || !Number.isInteger(interval)) out.push({ loc: ['body', 'interval'], msg: 'interval must be an integer', type: 'int_type' });
-    else if (interval <= 0) out.push({ loc: ['body', 'interval'], msg: 'interval must be greater than 0', type: 'range' });
-  }
-  if (!absent(rate)) {
-    if (typeof rate !== 'number') out.push({ loc: ['body', 'rate'], msg: 'rate must be a number', type: 'number_type' });
-    else if (rate < 0 || rate > 1) out.push({ loc: ['body', 'rate'], msg: 'rate must be between 0 and 1', type: 'range' });
-    else query.rate = rate;
-  }
+  windowInto(body, ['body'], limits, query, out);
   if (!absent(filter)) {
     let value = filter;
     if (typeof filter === 'string') {
@@ -148,6 +133,29 @@ export function parseFlatQuery(body: unknown, limits: QueryLimits): FlatQuery | 
     }
   }
   return out.length > 0 ? out : query;
+}
+
+/** The window part both query bodies share (§6.1, §7): `oldest`, `newest`, `limit`, `interval`, `rate` of `obj`. */
+export function windowInto(
+  obj: Record<string, unknown>, loc: Loc, limits: QueryLimits, into: { oldestNs?: bigint; newestNs?: bigint; limit: number; rate: number }, out: Problem[],
+): void {
+  const { oldest, newest, limit, interval, rate } = obj;
+  if (!absent(oldest)) into.oldestNs = timeOf(oldest, [...loc, 'oldest'], out);
+  if (!absent(newest)) into.newestNs = timeOf(newest, [...loc, 'newest'], out);
+  if (!absent(limit)) {
+    if (typeof limit !== 'number' || !Number.isInteger(limit)) out.push({ loc: [...loc, 'limit'], msg: 'limit must be an integer', type: 'int_type' });
+    else if (limit < 1 || limit > limits.maxLimit) out.push({ loc: [...loc, 'limit'], msg: `limit must be between 1 and ${limits.maxLimit}`, type: 'range' });
+    else into.limit = limit;
+  }
+  if (!absent(interval)) {
+    if (typeof interval !== 'number' || !Number.isInteger(interval)) out.push({ loc: [...loc, 'interval'], msg: 'interval must be an integer', type: 'int_type' });
+    else if (interval <= 0) out.push({ loc: [...loc, 'interval'], msg: 'interval must be greater than 0', type: 'range' });
+  }
+  if (!absent(rate)) {
+    if (typeof rate !== 'number') out.push({ loc: [...loc, 'rate'], msg: 'rate must be a number', type: 'number_type' });
+    else if (rate < 0 || rate > 1) out.push({ loc: [...loc, 'rate'], msg: 'rate must be between 0 and 1', type: 'range' });
+    else into.rate = rate;
+  }
 }
 
 /** A Filter (§6.2) at `loc`; problems go to `out`. Exported for the structured queries (§7). */

@@ -3,7 +3,8 @@
 // order of §6.3 (start time, span id, trace id, all descending), stopping as soon as the limit is met.
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import { matchesFilter, sqlPart } from './filter.ts';
-import type { FlatQuery } from './query-body.ts';
+import type { Filter, FlatQuery } from './query-body.ts';
+import { inWindow, type Windowing } from './windowing.ts';
 import { parseRecord, readSpan, STORED_SPAN_COLUMNS, type StoredSpan } from './read-span.ts';
 import { placeSpans, preOrder, traceMap, type LoadedSpan } from './trace-map.ts';
 
@@ -22,7 +23,7 @@ const ROWS_PER_PAUSE = 256;
  * Every few rows: throws QueryTimeoutError past `timeoutMs`, else gives the event loop a turn, so that a
  * long scan does not hold up the write routes' acknowledgements and the exporters (read-api.md §9.2).
  */
-class Pacer {
+export class Pacer {
   readonly #timeoutMs: number;
   readonly #end: number;
   #rows = 0;
@@ -49,41 +50,60 @@ export function sampled(traceId: string, rate: number): boolean {
   return Number.parseInt(traceId.slice(0, 8), 16) % 100 < Math.floor(rate * 100);
 }
 
-function candidates(db: DatabaseSync, project: string, query: FlatQuery): Iterable<StoredSpan> {
+/** The window of a flat query (§6.1): descending, `oldest` inclusive, `newest` exclusive, no cursor. */
+export function flatWindow(query: FlatQuery): Windowing {
+  return { oldestNs: query.oldestNs, newestNs: query.newestNs, limit: query.limit, rate: query.rate, order: 'descending' };
+}
+
+/** What a query selects and how it answers: a flat query (§6) or a structured one (§7). */
+export interface QueryRun {
+  focus: 'trace' | 'span';
+  format: 'agenta' | 'opentelemetry';
+  filter: Filter;
+  window: Windowing;
+}
+
+/** Candidate rows in window order; the bounds are inclusive here, inWindow() decides at the bounds. */
+function candidates(db: DatabaseSync, project: string, run: QueryRun): Iterable<StoredSpan> {
   const where = ['project = ?'];
   const params: SQLInputValue[] = [project];
-  if (query.oldestNs !== undefined) {
+  const w = run.window;
+  if (w.oldestNs !== undefined) {
     where.push('start_ns >= ?');
-    params.push(query.oldestNs);
+    params.push(w.oldestNs);
   }
-  if (query.newestNs !== undefined) {
-    where.push('start_ns < ?');
-    params.push(query.newestNs);
+  if (w.newestNs !== undefined) {
+    where.push('start_ns <= ?');
+    params.push(w.newestNs);
   }
-  const part = sqlPart(query.filter);
+  const part = sqlPart(run.filter);
   where.push(...part.where);
   params.push(...part.params);
+  const d = w.order === 'ascending' ? 'ASC' : 'DESC';
   const statement = db.prepare(
-    `SELECT ${STORED_SPAN_COLUMNS} FROM spans WHERE ${where.join(' AND ')} ORDER BY start_ns DESC, span_id DESC, trace_id DESC`,
+    `SELECT ${STORED_SPAN_COLUMNS} FROM spans WHERE ${where.join(' AND ')} ORDER BY start_ns ${d}, span_id ${d}, trace_id ${d}`,
   );
   statement.setReadBigInts(true);
   return statement.iterate(...params) as Iterable<StoredSpan>;
 }
 
-/** `timeoutMs`: the longest the query may run (`read.query_timeout`); Infinity: no bound. */
-export async function runFlatQuery(db: DatabaseSync, spansOf: (project: string, traceId: string) => LoadedSpan[], project: string, query: FlatQuery, timeoutMs = Infinity): Promise<QueryResult> {
+/**
+ * `timeoutMs`: the longest the query may run (`read.query_timeout`); Infinity: no bound. Ascending
+ * (§7) mirrors every order: spans oldest first, traces by the oldest start among their matching spans.
+ */
+export async function runQuery(db: DatabaseSync, spansOf: (project: string, traceId: string) => LoadedSpan[], project: string, run: QueryRun, timeoutMs = Infinity): Promise<QueryResult> {
   const pacer = new Pacer(timeoutMs);
-  const form = query.format === 'opentelemetry' ? 'flat' : 'nested';
-  const empty = query.oldestNs !== undefined && query.newestNs !== undefined && query.oldestNs >= query.newestNs;
-  if (query.focus === 'span') {
+  const form = run.format === 'opentelemetry' ? 'flat' : 'nested';
+  const w = run.window;
+  const descending = w.order === 'descending';
+  if (run.focus === 'span') {
     const spans: Array<Record<string, unknown>> = [];
-    if (!empty) {
-      for (const row of candidates(db, project, query)) {
-        if (pacer.due()) await pacer.pause();
-        if (!matchesFilter(query.filter, parseRecord(row.record))) continue;
-        spans.push(readSpan(row, form));
-        if (spans.length >= query.limit) break;
-      }
+    for (const row of candidates(db, project, run)) {
+      if (pacer.due()) await pacer.pause();
+      if (!inWindow(w, row.start_ns, row.span_id)) continue;
+      if (!matchesFilter(run.filter, parseRecord(row.record))) continue;
+      spans.push(readSpan(row, form));
+      if (spans.length >= w.limit) break;
     }
     return { count: spans.length, spans };
   }
@@ -91,25 +111,30 @@ export async function runFlatQuery(db: DatabaseSync, spansOf: (project: string, 
   // Focus trace: traces by the newest start among their matching spans. Rows come newest first, so a
   // trace's first matching row is its newest; after `limit` traces, rows at the same start time may
   // still bring a trace that sorts earlier (a larger trace id), so those are read too.
-  const newest = new Map<string, bigint>();
+  const first = new Map<string, bigint>();
   let boundary: bigint | undefined;
-  if (!empty) {
-    for (const row of candidates(db, project, query)) {
-      if (pacer.due()) await pacer.pause();
-      if (boundary !== undefined && row.start_ns < boundary) break;
-      if (newest.has(row.trace_id) || !sampled(row.trace_id, query.rate)) continue;
-      if (!matchesFilter(query.filter, parseRecord(row.record))) continue;
-      newest.set(row.trace_id, row.start_ns);
-      if (newest.size === query.limit) boundary = row.start_ns;
-    }
+  for (const row of candidates(db, project, run)) {
+    if (pacer.due()) await pacer.pause();
+    if (boundary !== undefined && (descending ? row.start_ns < boundary : row.start_ns > boundary)) break;
+    if (first.has(row.trace_id) || !sampled(row.trace_id, w.rate)) continue;
+    if (!inWindow(w, row.start_ns, row.trace_id)) continue;
+    if (!matchesFilter(run.filter, parseRecord(row.record))) continue;
+    first.set(row.trace_id, row.start_ns);
+    if (first.size === w.limit) boundary = row.start_ns;
   }
-  const order = [...newest].sort(([a, sa], [b, sb]) => (sa !== sb ? (sa > sb ? -1 : 1) : a > b ? -1 : a < b ? 1 : 0));
-  const traceIds = order.slice(0, query.limit).map(([id]) => id);
-  if (query.format === 'opentelemetry') {
+  const sign = descending ? -1 : 1;
+  const order = [...first].sort(([a, sa], [b, sb]) => sign * (sa !== sb ? (sa < sb ? -1 : 1) : a < b ? -1 : a > b ? 1 : 0));
+  const traceIds = order.slice(0, w.limit).map(([id]) => id);
+  if (run.format === 'opentelemetry') {
     const spans = traceIds.flatMap((id) => preOrder(placeSpans(spansOf(project, id))).map((s) => readSpan(s.row, 'flat')));
     return { count: spans.length, spans };
   }
   const traces: Record<string, unknown> = {};
   for (const id of traceIds) traces[id] = traceMap(spansOf(project, id));
   return { count: traceIds.length, traces };
+}
+
+/** §6: a checked flat query. */
+export function runFlatQuery(db: DatabaseSync, spansOf: (project: string, traceId: string) => LoadedSpan[], project: string, query: FlatQuery, timeoutMs = Infinity): Promise<QueryResult> {
+  return runQuery(db, spansOf, project, { focus: query.focus, format: query.format, filter: query.filter, window: flatWindow(query) }, timeoutMs);
 }

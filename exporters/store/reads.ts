@@ -4,8 +4,11 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { STORED_SPAN_COLUMNS, type StoredSpan } from './read-span.ts';
 import { loaded, placeSpans, preOrder, traceMap, type LoadedSpan } from './trace-map.ts';
-import { runFlatQuery, type QueryResult } from './query.ts';
+import { runFlatQuery, runQuery, type QueryResult } from './query.ts';
+import type { StructuredQuery } from './structured-query-body.ts';
 import type { FlatQuery } from './query-body.ts';
+import { simpleView } from './simple-view.ts';
+import { runSimpleQuery, type SimpleQuery } from './simple-query.ts';
 
 export interface SpanLink {
   trace_id: string;
@@ -13,6 +16,19 @@ export interface SpanLink {
 }
 
 const SPANS_OF_TRACE = `SELECT ${STORED_SPAN_COLUMNS} FROM spans WHERE project = ? AND trace_id = ?`;
+/** The head of a trace (§8.1): its earliest root by start time, then span id; with no root, its earliest span. */
+const HEAD_OF_TRACE = `${SPANS_OF_TRACE} ORDER BY parent_id IS NOT NULL, start_ns, span_id LIMIT 1`;
+
+/** The head among loaded spans, by the rule of HEAD_OF_TRACE. */
+function headOf(spans: readonly LoadedSpan[]): LoadedSpan | undefined {
+  const roots = spans.filter((s) => s.parentId === null);
+  const pool = roots.length > 0 ? roots : spans;
+  let head: LoadedSpan | undefined;
+  for (const s of pool) {
+    if (head === undefined || s.startNs < head.startNs || (s.startNs === head.startNs && s.spanId < head.spanId)) head = s;
+  }
+  return head;
+}
 
 /**
  * Reads go through their own read-only connection: in WAL mode each read sees the last commit before it
@@ -23,6 +39,7 @@ export class TraceReads {
   readonly #writer: DatabaseSync;
   readonly #reader: DatabaseSync;
   readonly #trace: StatementSync;
+  readonly #head: StatementSync;
   readonly #traceToDelete: StatementSync;
   readonly #delete: StatementSync;
   readonly #deleteTrace: StatementSync;
@@ -32,6 +49,8 @@ export class TraceReads {
     this.#reader = reader;
     this.#trace = reader.prepare(SPANS_OF_TRACE);
     this.#trace.setReadBigInts(true);
+    this.#head = reader.prepare(HEAD_OF_TRACE);
+    this.#head.setReadBigInts(true);
     this.#traceToDelete = writer.prepare(SPANS_OF_TRACE);
     this.#traceToDelete.setReadBigInts(true);
     this.#delete = writer.prepare('DELETE FROM spans WHERE project = ? AND trace_id = ?');
@@ -49,8 +68,30 @@ export class TraceReads {
     return spans.length === 0 ? undefined : traceMap(spans);
   }
 
+  /** §8.1: the stored head span of the trace, or undefined when nothing of it is stored in this scope. */
+  headSpan(project: string, traceId: string): StoredSpan | undefined {
+    return this.#head.get(project, traceId) as unknown as StoredSpan | undefined;
+  }
+
+  /** §8.2: the SimpleTrace view of the trace, or undefined when nothing of it is stored in this scope. */
+  simpleTrace(project: string, traceId: string): Record<string, unknown> | undefined {
+    const head = this.headSpan(project, traceId);
+    return head === undefined ? undefined : simpleView(head);
+  }
+
   /** §5.2: deletes every span of the trace in one transaction; the links of the deleted spans in pre-order. */
   deleteTrace(project: string, traceId: string): SpanLink[] {
+    return preOrder(placeSpans(this.#deleteSpans(project, traceId))).map((s) => ({ trace_id: traceId, span_id: s.spanId }));
+  }
+
+  /** §8.4: deletes the trace as deleteTrace; the link of its head span (§8.1), or undefined when nothing was deleted. */
+  deleteSimpleTrace(project: string, traceId: string): SpanLink | undefined {
+    const head = headOf(this.#deleteSpans(project, traceId));
+    return head === undefined ? undefined : { trace_id: traceId, span_id: head.spanId };
+  }
+
+  /** Deletes every span of the trace in one transaction, read in the same one; the deleted spans. */
+  #deleteSpans(project: string, traceId: string): LoadedSpan[] {
     const db = this.#writer;
     db.exec('BEGIN IMMEDIATE');
     try {
@@ -58,11 +99,27 @@ export class TraceReads {
       this.#delete.run(project, traceId);
       this.#deleteTrace.run(project, traceId);
       db.exec('COMMIT');
-      return preOrder(placeSpans(spans)).map((s) => ({ trace_id: traceId, span_id: s.spanId }));
+      return spans;
     } catch (error) {
       if (db.isTransaction) db.exec('ROLLBACK');
       throw error;
     }
+  }
+
+  /** §8.5: the views of the matching traces; rejects with QueryTimeoutError past `timeoutMs`. */
+  simpleQuery(project: string, query: SimpleQuery, timeoutMs = Infinity): Promise<Record<string, unknown>[]> {
+    return runSimpleQuery(this.#reader, project, query, timeoutMs);
+  }
+
+  /**
+   * §7: `POST /spans/query` (`focus` span: `{count, spans}`) or `POST /traces/query` (focus trace: `{count,
+   * traces: [{trace_id, spans}, ...]}` in trace order); rejects with QueryTimeoutError past `timeoutMs`.
+   */
+  async structuredQuery(project: string, focus: 'span' | 'trace', query: StructuredQuery, timeoutMs = Infinity): Promise<Record<string, unknown>> {
+    const run = { focus, format: 'agenta' as const, filter: query.filter, window: query.windowing };
+    const result = await runQuery(this.#reader, (scope, id) => this.spansOf(scope, id), project, run, timeoutMs);
+    if (!('traces' in result)) return result;
+    return { count: result.count, traces: Object.entries(result.traces).map(([traceId, trace]) => ({ trace_id: traceId, ...(trace as object) })) };
   }
 
   /** §6: the flat query, checked by parseFlatQuery (query-body.ts); rejects with QueryTimeoutError past `timeoutMs`. */

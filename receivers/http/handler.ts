@@ -16,6 +16,8 @@ import { declaredTooLarge, decodeBody, readBody } from './body.ts';
 import type { HttpReceiverConfig } from './config.ts';
 import type { OtlpRoute } from './otlp-route.ts';
 import type { ReadRoutes } from './read-routes.ts';
+import type { WorkingBatch } from '../../model/batch.ts';
+import { answerSimpleEdit } from './simple-edit-route.ts';
 import {
   allRejectedReply, detailReply, methodNotAllowed, NOT_FOUND, refusedReply, UNAUTHORIZED, validationReply,
   type Reply,
@@ -60,6 +62,8 @@ const WRITE_ROUTE_LABELS: Record<WriteRoute, string> = {
 const READ_ROUTE_LABELS: Record<ReadRoute, string> = {
   get_trace: '/tracing/traces/{trace_id}', delete_trace: '/tracing/traces/{trace_id}', query: '/tracing/spans/query',
   traces_get: '/traces/{trace_id}', traces_delete: '/traces/{trace_id}', traces_list: '/traces',
+  simple_get: '/simple/traces/{trace_id}', simple_patch: '/simple/traces/{trace_id}', simple_delete: '/simple/traces/{trace_id}',
+  simple_query: '/simple/traces/query', spans_query: '/spans/query', traces_query: '/traces/query',
 };
 
 function routeLabel(match: RouteMatch): string {
@@ -156,6 +160,12 @@ export class TracingApiHandler {
     if (match.kind === 'unavailable') return detailReply(501, match.detail);
     if (match.kind === 'otlp') return this.#otlp(method, incoming, identity?.project);
     if (match.kind === 'page') return this.#reads!.page.answer(incoming.url ?? '/', identity?.project ?? '');
+    if (match.kind === 'read' && match.route === 'simple_patch') {
+      return answerSimpleEdit(this.#reads!, match.id!, incoming, identity?.project, {
+        check: (span) => this.#spans.check({ form: 'flat', spans: [span] }),
+        append: (batch, wireBytes) => this.#consumeBatch(batch, wireBytes),
+      });
+    }
     if (match.kind === 'read') return this.#reads!.answer(match.route, match.id, incoming, identity?.project);
     return this.#write(match.route, incoming, identity?.project);
   }
@@ -232,7 +242,13 @@ export class TracingApiHandler {
    */
   async #consume(spans: Span[], wireBytes: number, project: string | undefined): Promise<Reply | undefined> {
     if (spans.length === 0) return undefined;
-    const refused = await this.#consumer.consume({ origin: 'tracing', spans, project }, wireBytes);
+    return this.#consumeBatch({ origin: 'tracing', spans, project }, wireBytes);
+  }
+
+  /** #consume for a batch the caller reads again afterwards (the processors change it in place). */
+  async #consumeBatch(batch: WorkingBatch, wireBytes: number): Promise<Reply | undefined> {
+    const spans = batch.spans;
+    const refused = await this.#consumer.consume(batch, wireBytes);
     if (refused === undefined) {
       this.#metrics.accepted(spans.length);
       return undefined;

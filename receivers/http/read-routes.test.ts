@@ -104,6 +104,42 @@ describe('read routes on a daemon with a store', () => {
     expect((await call('POST', '/tracing/spans/query', { body: {} })).json.count).toBe(2);
   });
 
+  it('simple traces are scoped like every read: another project reads, edits and deletes nothing (§2.4, §8)', async () => {
+    const written = await call('POST', '/simple/traces/', { body: { trace: { data: { outputs: 'ok' } } } });
+    const id = written.json.trace.trace_id;
+    const deadline = Date.now() + 20_000;
+    while ((await call('GET', `/simple/traces/${id}`)).json.count !== 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect((await call('GET', `/simple/traces/${id}`, { key: K2 })).json).toEqual({ count: 0 });
+    expect((await call('PATCH', `/simple/traces/${id}`, { key: K2, body: { trace: { tags: { a: 'b' } } } })).json).toEqual({ count: 0 });
+    expect((await call('DELETE', `/simple/traces/${id}`, { key: K2 })).json).toEqual({ count: 0 });
+    expect((await call('POST', '/simple/traces/query', { key: K2, body: {} })).json.traces.map((t: any) => t.trace_id)).not.toContain(id);
+    const edited = await call('PATCH', `/tracing/traces/${id}`, { body: { trace: { tags: { a: 'b' } } } });
+    expect(edited.json.trace).toMatchObject({ trace_id: id, tags: { a: 'b' }, data: { outputs: 'ok' } });
+    while ((await call('GET', `/simple/traces/${id}`)).json.trace.tags === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect((await call('GET', `/simple/traces/${id}`)).json.trace.tags).toEqual({ a: 'b' });
+    expect((await call('GET', `/simple/traces/${id}`, { key: K2 })).json).toEqual({ count: 0 });
+    for (const [method, path] of [['GET', `/simple/traces/${id}`], ['PATCH', `/simple/traces/${id}`], ['POST', '/simple/traces/query'], ['POST', '/spans/query']]) {
+      expect((await call(method, path, { key: null })).status).toBe(401);
+    }
+  });
+
+  it('POST /spans/query and POST /traces/query: windowing and filtering (§7, §12 tests 15, 20, 21)', async () => {
+    await stored(T, 5);
+    const spans = await call('POST', '/spans/query', { body: { filtering: { conditions: [{ field: 'span_name', value: 'llm' }] }, windowing: { order: 'ascending' } } });
+    expect(spans.status).toBe(200);
+    expect(spans.json.spans.map((s: { span_id: string }) => s.span_id)).toEqual([B, C]);
+    const page = await call('POST', '/api/spans/query', { body: { windowing: { limit: 2, newest: '2026-04-16T18:18:21Z', next: E } } });
+    expect(page.json.spans.map((s: { span_id: string }) => s.span_id)).toEqual([C, B]);
+    // Bounded to the fixture's day: the simple trace of the test before starts now.
+    const traces = await call('POST', '/traces/query', { body: { windowing: { limit: 1, newest: '2026-04-17T00:00:00Z' } } });
+    expect(traces.status).toBe(200);
+    expect(traces.json.count).toBe(1);
+    expect(traces.json.traces[0].trace_id).toBe(T2);
+    const saved = await call('POST', '/traces/query', { body: { query_ref: { slug: 'q' } } });
+    expect(saved.status).toBe(422);
+    expect(saved.json.detail[0]).toMatchObject({ loc: ['body', 'query_ref'], type: 'not_supported' });
+  });
+
   it('routes the store does not serve stay 501, other methods 405 (§1.3, §1.4)', async () => {
     expect((await call('PUT', `/tracing/traces/${T}`, { body: {} })).status).toBe(501);
     expect((await call('POST', '/tracing/spans/analytics', { body: {} })).status).toBe(501);

@@ -13,9 +13,11 @@ import type { HttpReceiverConfig } from './config.ts';
 import { detailReply, validationReply, type Reply } from './replies.ts';
 import type { ReadRoute } from './routes.ts';
 import { checkTransport } from './transport.ts';
+import { parseSimpleQuery } from './simple-query-body.ts';
+import { parseStructuredQuery } from '../../exporters/store/structured-query-body.ts';
 import { TracePage } from './page/trace-page.ts';
 
-const INVALID_TRACE_ID = detailReply(400, 'Invalid trace_id.');
+export const INVALID_TRACE_ID = detailReply(400, 'Invalid trace_id.');
 const NO_TRACE_ID = detailReply(400, 'At least one trace_id query parameter is required.');
 
 function isReply(v: unknown): v is Reply {
@@ -63,7 +65,11 @@ export class ReadRoutes {
   /** `GET /`: the page to look at traces, over the same store. */
   readonly page: TracePage;
 
-  constructor(config: HttpReceiverConfig, reads: () => TraceReads | undefined) {
+  /** Whether this receiver's pipelines deliver to the store, so that an edit it appends reaches it (§8.3). */
+  readonly storeFed: () => boolean;
+
+  constructor(config: HttpReceiverConfig, reads: () => TraceReads | undefined, storeFed: () => boolean = () => true) {
+    this.storeFed = storeFed;
     this.#config = config;
     this.#reads = reads;
     this.#retryAfterSeconds = Math.ceil(config.retry_after / 1000);
@@ -75,6 +81,10 @@ export class ReadRoutes {
     const scope = project ?? '';
     if (route === 'query') return this.#query(incoming, scope);
     if (route === 'traces_list') return this.#list(incoming.url ?? '/', scope);
+    if (route === 'simple_query') return this.#simpleQuery(incoming, scope);
+    if (route === 'spans_query' || route === 'traces_query') return this.#structuredQuery(route === 'spans_query' ? 'span' : 'trace', incoming, scope);
+    // The handler answers the edit: it appends to the ingest stream (§8.3).
+    if (route === 'simple_patch') throw new Error('PATCH of a simple trace is answered by the handler');
     const traceId = pathTraceId(id!);
     if (traceId === undefined) return INVALID_TRACE_ID;
     const reads = this.#reads();
@@ -96,6 +106,14 @@ export class ReadRoutes {
         const links = reads.deleteTrace(scope, traceId);
         return { status: 202, body: JSON.stringify({ count: links.length, links }) };
       }
+      case 'simple_get': {
+        const trace = reads.simpleTrace(scope, traceId);
+        return { status: 200, body: trace === undefined ? '{"count":0}' : stringifyJson({ count: 1, trace }) };
+      }
+      case 'simple_delete': {
+        const link = reads.deleteSimpleTrace(scope, traceId);
+        return { status: 200, body: link === undefined ? '{"count":0}' : JSON.stringify({ count: 1, link }) };
+      }
     }
   }
 
@@ -113,6 +131,43 @@ export class ReadRoutes {
     return { status: 200, body: stringifyJson({ count: traces.length, traces }) };
   }
 
+  /** §8.5 `POST /simple/traces/query`. */
+  async #simpleQuery(incoming: IncomingMessage, scope: string): Promise<Reply> {
+    const body = await this.#body(incoming);
+    if (isReply(body)) return body;
+    const { default_limit: defaultLimit, max_limit: maxLimit } = this.#config.read;
+    const query = parseSimpleQuery(body, { defaultLimit, maxLimit });
+    if (Array.isArray(query)) return validationReply(query);
+    const reads = this.#reads();
+    if (reads === undefined) return this.#notOpen();
+    return this.#timed(async () => {
+      const traces = await reads.simpleQuery(scope, query, this.#config.read.query_timeout || Infinity);
+      return { count: traces.length, traces };
+    });
+  }
+
+  /** §7 `POST /spans/query` (focus span) and `POST /traces/query` (focus trace). */
+  async #structuredQuery(focus: 'span' | 'trace', incoming: IncomingMessage, scope: string): Promise<Reply> {
+    const body = await this.#body(incoming);
+    if (isReply(body)) return body;
+    const { default_limit: defaultLimit, max_limit: maxLimit } = this.#config.read;
+    const query = parseStructuredQuery(body, { defaultLimit, maxLimit }, focus);
+    if (Array.isArray(query)) return validationReply(query);
+    const reads = this.#reads();
+    if (reads === undefined) return this.#notOpen();
+    return this.#timed(() => reads.structuredQuery(scope, focus, query, this.#config.read.query_timeout || Infinity));
+  }
+
+  /** Runs a query; past `query_timeout`, 503 (§2.2). */
+  async #timed(run: () => Promise<unknown>): Promise<Reply> {
+    try {
+      return { status: 200, body: stringifyJson(await run()) };
+    } catch (error) {
+      if (!(error instanceof QueryTimeoutError)) throw error;
+      return detailReply(503, error.message, { 'retry-after': String(this.#retryAfterSeconds) });
+    }
+  }
+
   async #query(incoming: IncomingMessage, scope: string): Promise<Reply> {
     const body = await this.#body(incoming);
     if (isReply(body)) return body;
@@ -121,15 +176,19 @@ export class ReadRoutes {
     if (Array.isArray(query)) return validationReply(query);
     const reads = this.#reads();
     if (reads === undefined) return this.#notOpen();
-    try {
-      return { status: 200, body: stringifyJson(await reads.query(scope, query, this.#config.read.query_timeout || Infinity)) };
-    } catch (error) {
-      if (!(error instanceof QueryTimeoutError)) throw error;
-      return detailReply(503, error.message, { 'retry-after': String(this.#retryAfterSeconds) });
-    }
+    return this.#timed(() => reads.query(scope, query, this.#config.read.query_timeout || Infinity));
+  }
+
+  /** The store's read side, or undefined while it is not open (answer notOpen()). */
+  store(): TraceReads | undefined {
+    return this.#reads();
   }
 
   /** The JSON body with the write routes' transport, size, depth and JSON checks; empty reads as {}. */
+  jsonBody(incoming: IncomingMessage): Promise<unknown> {
+    return this.#body(incoming);
+  }
+
   async #body(incoming: IncomingMessage): Promise<unknown> {
     const codings = checkTransport(incoming.headers);
     if (isReply(codings)) return codings;
@@ -153,6 +212,10 @@ export class ReadRoutes {
       default:
         return validationReply([{ loc: ['body'], msg: parsed.message, type: 'json_invalid' }]);
     }
+  }
+
+  notOpen(): Reply {
+    return this.#notOpen();
   }
 
   #notOpen(): Reply {

@@ -62,7 +62,7 @@ export class HttpReceiver implements Receiver {
       this.#startProblem = `http receiver: read.store "${id}" is not a running store exporter (list it in a pipeline's exporters)`;
       return undefined;
     }
-    return new ReadRoutes(config, () => reads()?.());
+    return new ReadRoutes(config, () => reads()?.(), () => context.feeds?.(id) ?? true);
   }
 
   async #reply(incoming: IncomingMessage): Promise<Reply> {

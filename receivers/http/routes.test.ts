@@ -59,6 +59,12 @@ describe('matchRoute', () => {
     expect(matchRoute('GET', '/api/preview/tracing/traces/abc/', true)).toEqual({ kind: 'read', route: 'get_trace', id: 'abc' });
     expect(matchRoute('DELETE', '/tracing/traces/abc', true)).toEqual({ kind: 'read', route: 'delete_trace', id: 'abc' });
     expect(matchRoute('POST', '/tracing/spans/query', true)).toEqual({ kind: 'read', route: 'query' });
+    expect(matchRoute('PATCH', '/preview/tracing/traces/abc', true)).toEqual({ kind: 'read', route: 'simple_patch', id: 'abc' });
+    expect(matchRoute('GET', '/simple/traces/abc', true)).toEqual({ kind: 'read', route: 'simple_get', id: 'abc' });
+    expect(matchRoute('PATCH', '/simple/traces/abc', true)).toEqual({ kind: 'read', route: 'simple_patch', id: 'abc' });
+    expect(matchRoute('DELETE', '/simple/traces/abc', true)).toEqual({ kind: 'read', route: 'simple_delete', id: 'abc' });
+    expect(matchRoute('POST', '/api/simple/traces/query/', true)).toEqual({ kind: 'read', route: 'simple_query' });
+    expect(matchRoute('PUT', '/simple/traces/abc', true)).toEqual({ kind: 'method_not_allowed', allow: 'GET, PATCH, DELETE' });
     expect(matchRoute('GET', '/tracing/spans/query', true)).toEqual({ kind: 'method_not_allowed', allow: 'POST' });
     expect(matchRoute('PUT', '/tracing/traces/abc', true)).toEqual({
       kind: 'unavailable', detail: "PUT /tracing/traces/abc is not available: tracehop's trace store does not serve this route",
@@ -79,7 +85,10 @@ describe('matchRoute', () => {
     for (const path of ['/traces', '/traces/ingest']) {
       expect(matchRoute('POST', path, true)).toEqual({ kind: 'unavailable', detail: `POST ${path} is not available in tracehop: send spans to POST /tracing/spans/ingest` });
     }
-    expect(matchRoute('POST', '/traces/query', true)).toMatchObject({ kind: 'unavailable' });
+    expect(matchRoute('POST', '/traces/query', true)).toEqual({ kind: 'read', route: 'traces_query' });
+    expect(matchRoute('POST', '/api/spans/query/', true)).toEqual({ kind: 'read', route: 'spans_query' });
+    expect(matchRoute('GET', '/spans/query', true)).toEqual({ kind: 'method_not_allowed', allow: 'POST' });
+    expect(matchRoute('GET', '/spans/query').kind).toBe('unavailable');
     expect(matchRoute('GET', '/traces/query', true)).toEqual({ kind: 'method_not_allowed', allow: 'POST', detail: 'GET /traces/query is not supported.' });
     expect(matchRoute('GET', '/api/traces/InGeSt/', true)).toEqual({ kind: 'method_not_allowed', allow: 'POST', detail: 'GET /traces/ingest is not supported.' });
     // `query` is a trace id for the by-id methods, as in the backend's router (then 400).

@@ -9,7 +9,12 @@ export type WriteRoute = 'ingest' | 'traces' | 'simple';
  * The routes served from the trace store (read-api.md §1.2) that tracehop answers so far: the tracing
  * router's (`/tracing/...`) and the newer `/traces` router's (`traces_*`), which answer in other shapes.
  */
-export type ReadRoute = 'get_trace' | 'delete_trace' | 'query' | 'traces_get' | 'traces_delete' | 'traces_list';
+export type ReadRoute =
+  | 'get_trace' | 'delete_trace' | 'query' | 'traces_get' | 'traces_delete' | 'traces_list'
+  /** §8: the simple-trace view, its edit (also `PATCH /tracing/traces/{id}`), delete and query. */
+  | 'simple_get' | 'simple_patch' | 'simple_delete' | 'simple_query'
+  /** §7: the structured queries of the newer routers. */
+  | 'spans_query' | 'traces_query';
 
 export type RouteMatch =
   /** One of the tracing write routes, method POST. */
@@ -56,6 +61,7 @@ const QUERY_ROUTES = new Set([
 
 const TRACE_BY_ID = ['GET', 'PUT', 'PATCH', 'DELETE'];
 const SIMPLE_BY_ID = ['GET', 'PATCH', 'DELETE'];
+const SIMPLE_ROUTES: Record<string, ReadRoute> = { GET: 'simple_get', PATCH: 'simple_patch', DELETE: 'simple_delete' };
 
 function writeOnly(method: string, path: string): string {
   return `${method} ${path} is not available: tracehop is write-only and no trace store is configured`;
@@ -97,19 +103,24 @@ export function matchRoute(method: string, rawUrl: string, withStore = false): R
     if (!TRACE_BY_ID.includes(method)) return { kind: 'method_not_allowed', allow: TRACE_BY_ID.join(', ') };
     if (withStore && method === 'GET') return { kind: 'read', route: 'get_trace', id: traceId };
     if (withStore && method === 'DELETE') return { kind: 'read', route: 'delete_trace', id: traceId };
+    if (withStore && method === 'PATCH') return { kind: 'read', route: 'simple_patch', id: traceId };
     return { kind: 'unavailable', detail: unavailable(method, path) };
   }
   if (path === '/simple/traces/query' && method === 'POST') {
-    return { kind: 'unavailable', detail: unavailable(method, path) };
+    return withStore ? { kind: 'read', route: 'simple_query' } : { kind: 'unavailable', detail: unavailable(method, path) };
   }
-  if (idAfter(path, '/simple/traces/') !== undefined) {
+  const simpleId = idAfter(path, '/simple/traces/');
+  if (simpleId !== undefined) {
     // `/simple/traces/query` also matches `{trace_id}` for the other methods, as in the backend's router.
     const allow = path === '/simple/traces/query' ? [...SIMPLE_BY_ID, 'POST'] : SIMPLE_BY_ID;
-    return SIMPLE_BY_ID.includes(method)
-      ? { kind: 'unavailable', detail: unavailable(method, path) }
-      : { kind: 'method_not_allowed', allow: allow.join(', ') };
+    if (!SIMPLE_BY_ID.includes(method)) return { kind: 'method_not_allowed', allow: allow.join(', ') };
+    if (!withStore) return { kind: 'unavailable', detail: unavailable(method, path) };
+    return { kind: 'read', route: SIMPLE_ROUTES[method], id: simpleId };
   }
   if (withStore && isNewerRouter(path, '/traces')) return matchTracesRouter(method, path);
+  if (withStore && path === '/spans/query') {
+    return method === 'POST' ? { kind: 'read', route: 'spans_query' } : { kind: 'method_not_allowed', allow: 'POST' };
+  }
   if (isNewerRouter(path, '/traces') || isNewerRouter(path, '/spans')) {
     const isWrite = method === 'POST' && (path === '/traces' || path === '/traces/ingest');
     return {
@@ -127,8 +138,8 @@ const TRACES_ROOT = ['GET', 'POST'];
 
 /**
  * The `/traces` router with a store (read-api.md §1.2 - §1.4): `GET /traces/` (ids in the query string),
- * `GET` and `DELETE /traces/{trace_id}`; `PUT /traces/{id}`, `POST /traces/`, `/traces/ingest` and
- * `/traces/query` stay 501. `GET /traces/query` and `/traces/ingest` (any case) are Agenta's own 405.
+ * `GET` and `DELETE /traces/{trace_id}`, `POST /traces/query` (§7); `PUT /traces/{id}`, `POST /traces/`
+ * and `/traces/ingest` stay 501. `GET /traces/query` and `/traces/ingest` (any case) are Agenta's own 405.
  */
 function matchTracesRouter(method: string, path: string): RouteMatch {
   if (path === '/traces') {
@@ -145,7 +156,7 @@ function matchTracesRouter(method: string, path: string): RouteMatch {
   if (method === 'POST' && id === 'ingest') {
     return { kind: 'unavailable', detail: `${method} ${path} is not available in tracehop: send spans to POST /tracing/spans/ingest` };
   }
-  if (method === 'POST' && id === 'query') return { kind: 'unavailable', detail: notServed(method, path) };
+  if (method === 'POST' && id === 'query') return { kind: 'read', route: 'traces_query' };
   // As in the backend's router, `query` and `ingest` are trace ids for the other methods (and answer 400).
   if (!TRACES_BY_ID.includes(method)) return { kind: 'method_not_allowed', allow: TRACES_BY_ID.join(', ') };
   if (method === 'GET') return { kind: 'read', route: 'traces_get', id };

@@ -5,6 +5,7 @@ import { isJsonObject } from '../../codec/json/parse.ts';
 import { normaliseSpanId, normaliseTraceId, normaliseUuid } from '../../model/ids.ts';
 import { REFERENCE_KEYS } from '../../model/span.ts';
 import type { ValidationItem } from './replies.ts';
+import { flagsFor } from '../../exporters/store/simple-view.ts';
 
 
 const ORIGINS = ['custom', 'human', 'auto'] as const;
@@ -33,14 +34,13 @@ function problem(items: ValidationItem[], loc: Loc, type: string, msg: string): 
   items.push({ loc, msg, type });
 }
 
-function enumField<T extends string>(
-  trace: JsonObject, field: string, allowed: readonly T[], fallback: T, items: ValidationItem[],
-): T {
+/** An enum field: undefined when absent, else the value, or an `enum` problem (undefined). */
+function enumField<T extends string>(trace: JsonObject, field: string, allowed: readonly T[], items: ValidationItem[]): T | undefined {
   const v = trace[field];
-  if (v === undefined || v === null) return fallback;
+  if (v === undefined || v === null) return undefined;
   if (typeof v === 'string' && (allowed as readonly string[]).includes(v)) return v as T;
   problem(items, ['body', 'trace', field], 'enum', `Input should be ${allowed.map((a) => `'${a}'`).join(', ')}`);
-  return fallback;
+  return undefined;
 }
 
 /** Tag leaves: string, boolean, or the integers 0/1; nested objects allowed (§8.1). */
@@ -113,55 +113,79 @@ function optionalObject(trace: JsonObject, field: string, items: ValidationItem[
   return undefined;
 }
 
-/** The checked simple trace, or the 422 items (§2.3, §8.1), all of them, in field order. */
-export function checkSimpleTrace(body: unknown): SimpleTrace | ValidationItem[] {
+/** The fields of a simple trace, each checked when present; absent ones undefined. */
+export type SimpleTraceParts = Partial<SimpleTrace>;
+
+function traceObject(body: unknown): JsonObject | ValidationItem[] {
   if (!isJsonObject(body)) {
     return [{ loc: ['body'], msg: 'Input should be a valid dictionary or object', type: 'model_attributes_type' }];
   }
   const t = body.trace;
   if (t === undefined || t === null) return [{ loc: ['body', 'trace'], msg: 'Field required', type: 'missing' }];
   if (!isJsonObject(t)) return [{ loc: ['body', 'trace'], msg: 'Input should be a valid dictionary', type: 'dict_type' }];
+  return t;
+}
 
-  const items: ValidationItem[] = [];
-  const origin = enumField(t, 'origin', ORIGINS, 'custom', items);
-  const kind = enumField(t, 'kind', KINDS, 'adhoc', items);
-  const channel = enumField(t, 'channel', CHANNELS, 'api', items);
-  let data: JsonObject | undefined;
-  if (t.data === undefined || t.data === null) problem(items, ['body', 'trace', 'data'], 'missing', 'Field required');
-  else data = optionalObject(t, 'data', items);
+/**
+ * Checks every present field of `t` as on create (§8.1, same loc and type), problems appended to `items`.
+ * The simple-trace query (read-api.md §8.5) and the edit (§8.3) share it.
+ */
+export function checkSimpleParts(t: JsonObject, items: ValidationItem[], requireData = false): SimpleTraceParts {
+  const parts: SimpleTraceParts = {};
+  const origin = enumField(t, 'origin', ORIGINS, items);
+  if (origin !== undefined) parts.origin = origin;
+  const kind = enumField(t, 'kind', KINDS, items);
+  if (kind !== undefined) parts.kind = kind;
+  const channel = enumField(t, 'channel', CHANNELS, items);
+  if (channel !== undefined) parts.channel = channel;
+  if (requireData && (t.data === undefined || t.data === null)) problem(items, ['body', 'trace', 'data'], 'missing', 'Field required');
+  const data = optionalObject(t, 'data', items);
+  if (data !== undefined) parts.data = data;
   const tags = optionalObject(t, 'tags', items);
-  if (tags !== undefined) checkTags(tags, items);
+  if (tags !== undefined) checkTags((parts.tags = tags), items);
   const meta = optionalObject(t, 'meta', items);
+  if (meta !== undefined) parts.meta = meta;
   const references = optionalObject(t, 'references', items);
-  if (references !== undefined) checkReferences(references, items);
-  let links: JsonObject | unknown[] | undefined;
+  if (references !== undefined) checkReferences((parts.references = references), items);
   if (Array.isArray(t.links)) {
-    links = t.links;
+    const links = (parts.links = t.links);
     for (let i = 0; i < links.length; i++) checkLink(links[i], ['body', 'trace', 'links', i], items);
   } else if (isJsonObject(t.links)) {
-    links = t.links;
+    const links = (parts.links = t.links);
     for (const name of Object.keys(links)) checkLink(links[name], ['body', 'trace', 'links', name], items);
   } else if (t.links !== undefined && t.links !== null) {
     problem(items, ['body', 'trace', 'links'], 'dict_type', 'Input should be an object of links or a list of links');
   }
-  if (items.length > 0) return items;
+  return parts;
+}
 
-  const trace: SimpleTrace = { origin, kind, channel, data: data as JsonObject };
-  if (tags !== undefined) trace.tags = tags;
-  if (meta !== undefined) trace.meta = meta;
-  if (references !== undefined) trace.references = references;
-  if (links !== undefined) trace.links = links;
+/** The checked simple trace, or the 422 items (§2.3, §8.1), all of them, in field order. */
+export function checkSimpleTrace(body: unknown): SimpleTrace | ValidationItem[] {
+  const t = traceObject(body);
+  if (Array.isArray(t)) return t;
+  const items: ValidationItem[] = [];
+  const parts = checkSimpleParts(t, items, true);
+  if (items.length > 0) return items;
+  const trace: SimpleTrace = { origin: parts.origin ?? 'custom', kind: parts.kind ?? 'adhoc', channel: parts.channel ?? 'api', data: parts.data! };
+  if (parts.tags !== undefined) trace.tags = parts.tags;
+  if (parts.meta !== undefined) trace.meta = parts.meta;
+  if (parts.references !== undefined) trace.references = parts.references;
+  if (parts.links !== undefined) trace.links = parts.links;
   return trace;
 }
 
-/** §8.2 flags: omitted when empty. */
+/** The checked edit of read-api.md §8.3 (every field optional, unknown keys ignored), or the 422 items. */
+export function checkSimpleEdit(body: unknown): SimpleTraceParts | ValidationItem[] {
+  const t = traceObject(body);
+  if (Array.isArray(t)) return t;
+  const items: ValidationItem[] = [];
+  const parts = checkSimpleParts(t, items);
+  return items.length > 0 ? items : parts;
+}
+
+/** §8.2 flags (with read-api.md §8.6's `is_playground`, `is_otlp`): omitted when empty. */
 function flagsOf(trace: SimpleTrace): JsonObject | undefined {
-  const flags: JsonObject = {};
-  if (trace.origin === 'human') flags.is_feedback = true;
-  else if (trace.origin === 'custom') flags.is_custom = true;
-  if (trace.kind === 'eval') flags.is_evaluation = true;
-  if (trace.channel === 'sdk') flags.is_sdk = true;
-  else if (trace.channel === 'web') flags.is_web = true;
+  const flags = flagsFor(trace.origin, trace.kind, trace.channel);
   return Object.keys(flags).length > 0 ? flags : undefined;
 }
 
@@ -172,7 +196,7 @@ function withoutNulls(obj: JsonObject): JsonObject {
 }
 
 /** References without null entries and, in listed entries, without null fields; undefined when empty. */
-function referencesOf(refs: JsonObject): JsonObject | undefined {
+export function referencesOf(refs: JsonObject): JsonObject | undefined {
   const entries: Array<[string, unknown]> = [];
   for (const key of Object.keys(refs)) {
     const entry = refs[key];
@@ -183,7 +207,7 @@ function referencesOf(refs: JsonObject): JsonObject | undefined {
 }
 
 /** §8.2 links: map form keyed by name, list form with the literal key `key`; always present. */
-function linksOf(links: JsonObject | unknown[] | undefined): JsonObject[] {
+export function linksOf(links: JsonObject | unknown[] | undefined): JsonObject[] {
   const out: JsonObject[] = [];
   if (links === undefined) return out;
   if (Array.isArray(links)) {

@@ -85,11 +85,11 @@ describe('accepted simple traces', () => {
     [{ origin: 'auto' }, {}],
     [{ origin: 'auto', kind: 'adhoc' }, {}],
     [{ origin: 'auto', kind: 'eval' }, { is_evaluation: true }],
-    [{ origin: 'auto', kind: 'play' }, {}],
+    [{ origin: 'auto', kind: 'play' }, { is_playground: true }], // read-api.md §8.6
     [{ origin: 'auto', channel: 'api' }, {}],
     [{ origin: 'auto', channel: 'sdk' }, { is_sdk: true }],
     [{ origin: 'auto', channel: 'web' }, { is_web: true }],
-    [{ origin: 'auto', channel: 'otlp' }, {}],
+    [{ origin: 'auto', channel: 'otlp' }, { is_otlp: true }], // read-api.md §8.6
   ];
   for (const [enums, flags] of flagRows) {
     it(`${JSON.stringify(enums)} -> flags ${JSON.stringify(flags)}`, async () => {

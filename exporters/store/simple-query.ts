@@ -1,0 +1,122 @@
+// `POST /simple/traces/query` (read-api.md §8.5): every trace's head span (§8.1) in window order, each
+// tested against the given parts of its SimpleTrace view, until `limit` traces matched.
+import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
+import { flattenObject } from '../../model/attributes/flatten.ts';
+import { normaliseUuid } from '../../model/ids.ts';
+import { sameValue } from './filter.ts';
+import { Pacer, sampled } from './query.ts';
+import { parseRecord, STORED_SPAN_COLUMNS, type StoredSpan } from './read-span.ts';
+import { enumsOf, recordLinks, simpleView, type Channel, type Kind, type Origin } from './simple-view.ts';
+import { inWindow, type Windowing } from './windowing.ts';
+
+type JsonObject = Record<string, unknown>;
+
+/** A link of a query: the ids it names (output form); an absent one matches any. */
+export interface PartialLink {
+  trace_id?: string;
+  span_id?: string;
+}
+
+/** A checked simple-trace query; absent parts match everything. */
+export interface SimpleQuery {
+  origin?: Origin;
+  kind?: Kind;
+  channel?: Channel;
+  tags?: JsonObject;
+  meta?: JsonObject;
+  references?: JsonObject;
+  /** `trace.links` as a map: every entry must name a head link with that key. */
+  linksByKey?: Record<string, PartialLink>;
+  /** `trace.links` as a list: some entry must equal some head link. */
+  anyLink?: PartialLink[];
+  /** Top-level `links`: some entry names this trace (and its head). */
+  traceLinks?: PartialLink[];
+  windowing: Windowing;
+}
+
+/** Every trace's head, by the rule of reads.ts (earliest root, else earliest span). */
+function heads(db: DatabaseSync, project: string, w: Windowing): Iterable<StoredSpan> {
+  const where = ['n = 1'];
+  const params: SQLInputValue[] = [project];
+  if (w.oldestNs !== undefined) {
+    where.push('start_ns >= ?');
+    params.push(w.oldestNs);
+  }
+  if (w.newestNs !== undefined) {
+    where.push('start_ns <= ?');
+    params.push(w.newestNs);
+  }
+  const direction = w.order === 'ascending' ? 'ASC' : 'DESC';
+  const statement = db.prepare(
+    `SELECT ${STORED_SPAN_COLUMNS} FROM (SELECT ${STORED_SPAN_COLUMNS}, row_number() OVER ` +
+    '(PARTITION BY trace_id ORDER BY parent_id IS NOT NULL, start_ns, span_id) AS n FROM spans WHERE project = ?) ' +
+    `WHERE ${where.join(' AND ')} ORDER BY start_ns ${direction}, trace_id ${direction}`,
+  );
+  statement.setReadBigInts(true);
+  return statement.iterate(...params) as Iterable<StoredSpan>;
+}
+
+/** Every entry of flatten(`given`) stored under `prefix` with an equal value. */
+function contains(attributes: JsonObject, prefix: string, given: JsonObject): boolean {
+  for (const [key, value] of flattenObject(given)) {
+    if (!sameValue(attributes[`${prefix}.${key}`], value)) return false;
+  }
+  return true;
+}
+
+function referencesMatch(attributes: JsonObject, given: JsonObject): boolean {
+  for (const key of Object.keys(given)) {
+    const entry = given[key];
+    if (typeof entry !== 'object' || entry === null) continue;
+    for (const field of ['id', 'slug', 'version']) {
+      const want = (entry as JsonObject)[field];
+      if (want === undefined || want === null) continue;
+      const stored = attributes[`ag.references.${key}.${field}`];
+      const equal = field === 'id' ? normaliseUuid(stored) !== undefined && normaliseUuid(stored) === normaliseUuid(want) : stored === want;
+      if (!equal) return false;
+    }
+  }
+  return true;
+}
+
+const sameIds = (link: PartialLink, stored: PartialLink) =>
+  (link.trace_id === undefined || link.trace_id === stored.trace_id) && (link.span_id === undefined || link.span_id === stored.span_id);
+
+function matches(q: SimpleQuery, head: StoredSpan, record: JsonObject): boolean {
+  const attributes = (record.attributes ?? {}) as JsonObject;
+  const enums = enumsOf(attributes);
+  if (q.origin !== undefined && enums.origin !== q.origin) return false;
+  if (q.kind !== undefined && enums.kind !== q.kind) return false;
+  if (q.channel !== undefined && enums.channel !== q.channel) return false;
+  if (q.tags !== undefined && !contains(attributes, 'ag.tags', q.tags)) return false;
+  if (q.meta !== undefined && !contains(attributes, 'ag.meta', q.meta)) return false;
+  if (q.references !== undefined && !referencesMatch(attributes, q.references)) return false;
+  const links = recordLinks(record);
+  if (q.linksByKey !== undefined) {
+    for (const [name, want] of Object.entries(q.linksByKey)) {
+      if (!links.some((l) => l.attributes?.key === name && sameIds(want, l))) return false;
+    }
+  }
+  if (q.anyLink !== undefined && !q.anyLink.some((want) => links.some((l) => sameIds(want, l)))) return false;
+  if (q.traceLinks !== undefined) {
+    const own = { trace_id: head.trace_id, span_id: head.span_id };
+    if (!q.traceLinks.some((want) => want.trace_id === own.trace_id && sameIds(want, own))) return false;
+  }
+  return true;
+}
+
+/** The views of the matching traces, in window order, at most `limit`. */
+export async function runSimpleQuery(db: DatabaseSync, project: string, q: SimpleQuery, timeoutMs = Infinity): Promise<JsonObject[]> {
+  const pacer = new Pacer(timeoutMs);
+  const w = q.windowing;
+  const out: JsonObject[] = [];
+  for (const head of heads(db, project, w)) {
+    if (pacer.due()) await pacer.pause();
+    if (!inWindow(w, head.start_ns, head.trace_id) || !sampled(head.trace_id, w.rate)) continue;
+    const record = parseRecord(head.record);
+    if (!matches(q, head, record)) continue;
+    out.push(simpleView(head, record));
+    if (out.length >= w.limit) break;
+  }
+  return out;
+}
