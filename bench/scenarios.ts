@@ -13,6 +13,7 @@ import { factory as namespace } from '../processors/namespace/factory.ts';
 import { silentLogger } from '../pipeline/log.ts';
 import { TracingBodyReader } from '../codec/tracing/body-reader.ts';
 import { flatBody, nestedBody, otlpLlmProtoBody, otlpProtoBody } from './bodies.ts';
+import { StoreExporter } from '../exporters/store/store-exporter.ts';
 import type { LoadSpec } from './loadgen.ts';
 import { REPO } from './paths.ts';
 import { removeScratch, scratchDir } from './scratch.ts';
@@ -195,6 +196,53 @@ function limitLoop(ctx: BenchContext, label: string, decode: (body: Buffer) => W
   return { scenario: 'limit', target: label, spansPerSecond: spans / seconds, note: `${(bytes / seconds / 1e6).toFixed(0)} MB/s of JSON lines` };
 }
 
+/** Traces of 100 spans written before the reads of the store-read scenario: a million spans. */
+const STORED_TRACES = 10_000;
+const READS = 1_000;
+
+/**
+ * A store holding a million spans (10,000 distinct traces of 100 spans, written in the exporter's own
+ * batches), then a thousand reads of whole traces at random, in process: the store's side of
+ * `GET /tracing/traces/{id}` (issue 25's target: p99 under 50 ms with a million spans stored).
+ */
+async function storeReads(): Promise<Row> {
+  const dir = scratchDir('store-');
+  const store = new StoreExporter({ path: join(dir, 'store.db'), maxBytes: 64 * 1024 ** 3, maxAge: 0, pruneInterval: 60_000, logger: silentLogger });
+  try {
+    await store.start();
+    const chain = namespace.create({ semconv: 'otlp', propagate_metrics: false }, { id: 'namespace', logger: silentLogger });
+    const writeStarted = performance.now();
+    for (let t = 0; t < STORED_TRACES; t += 10) {
+      const spans = [];
+      for (let r = t; r < t + 10; r++) {
+        const batch = decodeTracing(flatBody(r));
+        chain.process(batch);
+        spans.push(...batch.spans);
+      }
+      await store.export(spans);
+    }
+    const writeSeconds = (performance.now() - writeStarted) / 1000;
+    const reads = store.reads()!;
+    const ids = Array.from({ length: STORED_TRACES }, (_, r) => decodeTracing(flatBody(r, 1)).spans[0].traceId);
+    const took: number[] = [];
+    for (let i = 0; i < READS; i++) {
+      const id = ids[Math.floor(Math.random() * ids.length)];
+      const started = performance.now();
+      if (reads.getTrace('', id) === undefined) throw new Error(`trace ${id} was not stored`);
+      took.push(performance.now() - started);
+    }
+    took.sort((a, b) => a - b);
+    const at = (q: number) => took[Math.min(took.length - 1, Math.floor(q * took.length))].toFixed(2);
+    return {
+      scenario: 'store-read', target: 'tracehop store', spansPerSecond: (STORED_TRACES * 100) / writeSeconds,
+      note: `${STORED_TRACES * 100} spans written (decode, namespace and store, one process); a trace read: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms`,
+    };
+  } finally {
+    await store.shutdown();
+    removeScratch(dir);
+  }
+}
+
 /** One body reader and span checker for the run, as the http receiver keeps them. */
 const tracingReader = new TracingBodyReader(64);
 const tracingSpans = new TracingSpans();
@@ -273,6 +321,7 @@ export const scenarios: Scenario[] = [
     name: 'store',
     run: async (ctx) => [await tracehopHttp(ctx, 'store', (i) => flatBody(i), 'memory', '  store:\n    path: DIR/store.db\n    max_bytes: 8589934592', 'store')],
   },
+  { name: 'store-read', run: async () => [await storeReads()] },
   {
     name: 'limit',
     run: async (ctx) => {
