@@ -251,3 +251,42 @@ service:
     }
   }, 60_000);
 });
+
+describe('a reload whose exporter cannot start', () => {
+  it('fails with 500, and the running config goes on taking and delivering spans', async () => {
+    const config = (path: string) => `receivers:
+  http: {endpoint: 127.0.0.1:0}
+processors:
+  batch: {timeout: 10ms}
+exporters:
+  file: {path: ${path}}
+service:
+  pipelines:
+    traces: {receivers: [http], processors: [batch], exporters: [file]}
+`;
+    const daemon = await startDaemon(config('./out.jsonl'));
+    try {
+      // A file under a regular file: its directory can never be made.
+      await writeFile(join(daemon.dir, 'not-a-dir'), 'x');
+      await writeFile(join(daemon.dir, 'tracehop.yaml'), config('./not-a-dir/out.jsonl'));
+      const failed = await reload(daemon.endpoints.metrics[0]);
+      expect(failed.status).toBe(500);
+      expect(failed.body).toMatchObject({ result: 'failed', generation: 1 });
+      expect(failed.body.problems!.join('\n')).toContain('not-a-dir');
+      const sent = await fetch(`${daemon.url('http')}/tracing/spans/ingest`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ spans: [{ trace_id: '1'.repeat(32), span_id: '2'.repeat(16), span_name: 'after', start_time: '2026-01-01T00:00:00Z', end_time: '2026-01-01T00:00:01Z' }] }),
+      });
+      expect(sent.status).toBe(202);
+      let ids: string[] = [];
+      for (let i = 0; i < 200 && ids.length === 0; i++) {
+        ids = await written(daemon, 'out.jsonl');
+        if (ids.length === 0) await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(ids).toEqual(['2'.repeat(16)]);
+      expect(daemon.logs.some((l) => l.msg === 'config reload failed: the running config stays')).toBe(true);
+    } finally {
+      expect(await daemon.stop()).toBe(0);
+    }
+  }, 60_000);
+});
