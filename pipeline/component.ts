@@ -100,6 +100,12 @@ export interface Authenticator extends Extension {
 export interface Receiver {
   /** Binds its listeners; rejects with StartupError (e.g. port in use). */
   start(): Promise<void>;
+  /**
+   * Instead of start(), when a reload replaces `previous` (same id, other settings): serves on its
+   * listening sockets, so clients see no closed port; false (nothing changed) when it cannot, and then
+   * the graph stops `previous` and starts this one. Optional.
+   */
+  takeOver?(previous: Receiver): boolean;
   /** Addresses it listens on, for the start-up log line (`http://127.0.0.1:4319`). */
   endpoints(): string[];
   /** Stops accepting; in-flight requests finish. */

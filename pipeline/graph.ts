@@ -286,11 +286,19 @@ export class Graph {
       if (this.kept.extensions.has(id)) continue;
       await extension.start().catch((error) => logger.error(`reload: extension ${id} cannot start: ${(error as Error).message}`));
     }
-    for (const [id, receiver] of previous.receivers) if (!this.kept.receivers.has(id)) await receiver.shutdown().catch(() => {});
     for (const [id, receiver] of this.receivers) {
-      if (this.kept.receivers.has(id)) this.slots.get(id)!.target = this.consumers.get(id)!;
-      else await receiver.start().catch((error) => logger.error(`reload: receiver ${id} cannot start: ${(error as Error).message}`));
+      if (this.kept.receivers.has(id)) {
+        this.slots.get(id)!.target = this.consumers.get(id)!;
+        continue;
+      }
+      // A receiver whose settings changed serves on its predecessor's sockets when it can; else the
+      // old one stops (its requests finish) and the new one binds.
+      const old = previous.receivers.get(id);
+      const handedOver = old !== undefined && receiver.takeOver?.(old) === true;
+      await old?.shutdown().catch(() => {});
+      if (!handedOver) await receiver.start().catch((error) => logger.error(`reload: receiver ${id} cannot start: ${(error as Error).message}`));
     }
+    for (const [id, old] of previous.receivers) if (!this.receivers.has(id)) await old.shutdown().catch(() => {});
     this.receiving = true;
     // From here on no request reaches the previous graph; the ones inside it finish their appends.
     await previous.quiesced();

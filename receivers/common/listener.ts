@@ -1,6 +1,7 @@
 // The HTTP or HTTPS listener of both HTTP receivers (the tracing API, OTLP/HTTP): binding with a clear
 // start-up error, TLS with certificate renewal (tls.ts), the address for the start-up log line, and a
-// shutdown that lets requests in flight finish, and the read timeouts (read-timeouts.ts).
+// shutdown that lets requests in flight finish, and the read timeouts (read-timeouts.ts). A reload may
+// hand a listening server to the listener that replaces this one (takeOver): the socket stays open.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
@@ -61,13 +62,19 @@ export class HttpListener {
     answerClientError(socket, status, this.#errorBody(status, message), responding || error.code === 'ECONNRESET');
   }
 
-  /** Binds; rejects with StartupError (port in use, address not available). */
-  start(): Promise<void> {
-    const { host, port } = parseEndpoint(this.#endpoint);
-    const listener = (incoming: IncomingMessage, outgoing: ServerResponse) => {
+  /** This listener's answer to every request of its server. */
+  #requestListener(): (incoming: IncomingMessage, outgoing: ServerResponse) => void {
+    const { host } = parseEndpoint(this.#endpoint);
+    return (incoming, outgoing) => {
       this.#responses.set(incoming.socket, outgoing);
       this.#handle(incoming, outgoing, host);
     };
+  }
+
+  /** Binds; rejects with StartupError (port in use, address not available). */
+  start(): Promise<void> {
+    const { host, port } = parseEndpoint(this.#endpoint);
+    const listener = this.#requestListener();
     const tls = this.#tls;
     const timeouts = serverTimeoutOptions(this.#timeouts);
     const server = tls === undefined ? createServer(timeouts, listener) : createHttpsServer({ ...secureContextOptions(tls), ...timeouts }, listener);
@@ -86,6 +93,31 @@ export class HttpListener {
         resolve();
       });
     });
+  }
+
+  /**
+   * Serves on `previous`'s listening server instead of binding one (a reload replaced the receiver and
+   * its endpoint and TLS settings did not change): from now on this listener answers the server's
+   * requests, with its own timeouts, and `previous` owns nothing. Requests `previous` is answering finish
+   * there. False, nothing changed, when the server cannot be handed over.
+   */
+  takeOver(previous: HttpListener): boolean {
+    const server = previous.#server;
+    if (server === undefined || previous.#endpoint !== this.#endpoint || JSON.stringify(previous.#tls) !== JSON.stringify(this.#tls)) return false;
+    previous.#server = undefined;
+    this.#stopWatching = previous.#stopWatching;
+    previous.#stopWatching = undefined;
+    server.removeAllListeners('request');
+    server.on('request', this.#requestListener());
+    server.removeAllListeners('clientError');
+    server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => this.#onClientError(error, socket));
+    server.removeAllListeners('error');
+    server.on('error', (error) => this.#logger.error(`${this.#name}${this.#transport} server error`, { error }));
+    const timeouts = serverTimeoutOptions(this.#timeouts);
+    server.headersTimeout = timeouts.headersTimeout!;
+    server.requestTimeout = timeouts.requestTimeout!;
+    this.#server = server;
+    return true;
   }
 
   /** `http://127.0.0.1:4319` (or https), once listening. */

@@ -88,6 +88,10 @@ export class HttpReceiver implements Receiver {
     return this.#listener.start();
   }
 
+  takeOver(previous: Receiver): boolean {
+    return this.#startProblem === undefined && previous instanceof HttpReceiver && this.#listener.takeOver(previous.#listener);
+  }
+
   endpoints(): string[] {
     const url = this.#listener.url();
     return url === undefined ? [] : [url];

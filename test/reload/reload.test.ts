@@ -4,6 +4,7 @@
 // replaced, a receiver's settings changed) with invalid ones in between. Every span the SDK saw
 // acknowledged is written by an exporter, no request is refused, and memory does not grow.
 import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { Agent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -286,6 +287,61 @@ service:
       expect(ids).toEqual(['2'.repeat(16)]);
       expect(daemon.logs.some((l) => l.msg === 'config reload failed: the running config stays')).toBe(true);
     } finally {
+      expect(await daemon.stop()).toBe(0);
+    }
+  }, 60_000);
+});
+
+describe('a reload that changes the http receiver', () => {
+  it('keeps its port and connections, and the new settings apply', async () => {
+    const config = (limit: number) => `receivers:
+  http: {endpoint: 127.0.0.1:0, max_spans_per_request: ${limit}}
+processors:
+  batch: {timeout: 10ms}
+exporters:
+  file: {path: ./out.jsonl}
+service:
+  pipelines:
+    traces: {receivers: [http], processors: [batch], exporters: [file]}
+`;
+    const daemon = await startDaemon(config(100));
+    const base = daemon.url('http');
+    const agent = new Agent({ keepAlive: true, maxSockets: 2 });
+    let n = 0;
+    const send = (spans: number) => new Promise<number>((resolve, reject) => {
+      const body = JSON.stringify({ spans: Array.from({ length: spans }, () => {
+        n++;
+        return { trace_id: n.toString(16).padStart(32, '0'), span_id: n.toString(16).padStart(16, '0'), span_name: `s${n}`, start_time: '2026-01-01T00:00:00Z', end_time: '2026-01-01T00:00:01Z' };
+      }) });
+      const req = httpRequest(`${base}/tracing/spans/ingest`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    // Requests on two keep-alive connections all along: none may fail to connect or be refused.
+    let sending = true;
+    const statuses: number[] = [];
+    const traffic = (async () => { while (sending) statuses.push(await send(1)); })();
+    try {
+      expect(await send(2)).toBe(202);
+      await writeFile(join(daemon.dir, 'tracehop.yaml'), config(1));
+      expect((await reload(daemon.endpoints.metrics[0])).status).toBe(200);
+      expect(await send(2)).toBe(413);
+      await writeFile(join(daemon.dir, 'tracehop.yaml'), config(100));
+      expect((await reload(daemon.endpoints.metrics[0])).status).toBe(200);
+      expect(await send(2)).toBe(202);
+      sending = false;
+      await traffic;
+      expect(statuses.length).toBeGreaterThan(0);
+      expect(statuses.every((s) => s === 202)).toBe(true);
+      // The receiver never listened anywhere else.
+      const health = await fetch(`${base}/otlp/v1/traces`);
+      expect(health.status).toBe(200);
+    } finally {
+      sending = false;
+      agent.destroy();
       expect(await daemon.stop()).toBe(0);
     }
   }, 60_000);
