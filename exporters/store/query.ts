@@ -4,7 +4,7 @@
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import { matchesFilter, sqlPart } from './filter.ts';
 import type { Filter, FlatQuery } from './query-body.ts';
-import { inWindow, type Windowing } from './windowing.ts';
+import { inWindow, windowConditions, type Windowing } from './windowing.ts';
 import { parseRecord, readSpan, STORED_SPAN_COLUMNS, type StoredSpan } from './read-span.ts';
 import { placeSpans, preOrder, traceMap, type LoadedSpan } from './trace-map.ts';
 
@@ -68,14 +68,7 @@ function candidates(db: DatabaseSync, project: string, run: QueryRun): Iterable<
   const where = ['project = ?'];
   const params: SQLInputValue[] = [project];
   const w = run.window;
-  if (w.oldestNs !== undefined) {
-    where.push('start_ns >= ?');
-    params.push(w.oldestNs);
-  }
-  if (w.newestNs !== undefined) {
-    where.push('start_ns <= ?');
-    params.push(w.newestNs);
-  }
+  windowConditions(w, where, params);
   const part = sqlPart(run.filter);
   where.push(...part.where);
   params.push(...part.params);

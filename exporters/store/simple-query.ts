@@ -7,7 +7,7 @@ import { sameValue } from './filter.ts';
 import { Pacer, sampled } from './query.ts';
 import { parseRecord, STORED_SPAN_COLUMNS, type StoredSpan } from './read-span.ts';
 import { enumsOf, recordLinks, simpleView, type Channel, type Kind, type Origin } from './simple-view.ts';
-import { inWindow, type Windowing } from './windowing.ts';
+import { inWindow, windowConditions, type Windowing } from './windowing.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -38,14 +38,7 @@ export interface SimpleQuery {
 function heads(db: DatabaseSync, project: string, w: Windowing): Iterable<StoredSpan> {
   const where = ['n = 1'];
   const params: SQLInputValue[] = [project];
-  if (w.oldestNs !== undefined) {
-    where.push('start_ns >= ?');
-    params.push(w.oldestNs);
-  }
-  if (w.newestNs !== undefined) {
-    where.push('start_ns <= ?');
-    params.push(w.newestNs);
-  }
+  windowConditions(w, where, params);
   const direction = w.order === 'ascending' ? 'ASC' : 'DESC';
   const statement = db.prepare(
     `SELECT ${STORED_SPAN_COLUMNS} FROM (SELECT ${STORED_SPAN_COLUMNS}, row_number() OVER ` +
