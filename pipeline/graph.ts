@@ -207,8 +207,7 @@ export class Graph {
       this.consumers.set(id, consumer);
       const old = previous?.receivers.get(id);
       // Kept: same settings, and the authenticator it holds is the one this graph runs.
-      const authId = (entry.config.auth as { authenticator?: string } | undefined)?.authenticator;
-      if (old !== undefined && sameSettings(previous!.spec.receivers.get(id), entry) && (authId === undefined || this.kept.extensions.has(authId))) {
+      if (old !== undefined && sameSettings(previous!.spec.receivers.get(id), entry) && this.keptAuthenticators(entry)) {
         this.receivers.set(id, old);
         this.slots.set(id, previous!.slots.get(id)!);
         this.kept.receivers.add(id);
@@ -294,7 +293,10 @@ export class Graph {
       // A receiver whose settings changed serves on its predecessor's sockets when it can; else the
       // old one stops (its requests finish) and the new one binds.
       const old = previous.receivers.get(id);
-      const handedOver = old !== undefined && receiver.takeOver?.(old) === true;
+      // Not when its authenticator was replaced: a handed-over gRPC server keeps the one it started with.
+      const handedOver = old !== undefined && this.keptAuthenticators(this.spec.receivers.get(id)!) && receiver.takeOver?.(old) === true;
+      // What the receiver kept of its predecessor (a gRPC server) still calls through the old slot.
+      if (handedOver) previous.slots.get(id)!.target = this.consumers.get(id)!;
       await old?.shutdown().catch(() => {});
       if (!handedOver) await receiver.start().catch((error) => logger.error(`reload: receiver ${id} cannot start: ${(error as Error).message}`));
     }
@@ -311,6 +313,13 @@ export class Graph {
 
   private async startProcessors(): Promise<void> {
     for (const p of this.pipelines) for (const processor of p.sync) await processor.start?.();
+  }
+
+  /** Whether every authenticator extension the receiver names (`auth`, or per protocol) is one this graph kept running. */
+  private keptAuthenticators(entry: ComponentEntry): boolean {
+    const config = entry.config as { auth?: { authenticator?: string }; protocols?: Record<string, { auth?: { authenticator?: string } } | null> };
+    const ids = [config.auth?.authenticator, ...Object.values(config.protocols ?? {}).map((p) => p?.auth?.authenticator)];
+    return ids.every((authId) => authId === undefined || this.kept.extensions.has(authId));
   }
 
   /** Resolves once no `consume` call of this graph is in progress. */

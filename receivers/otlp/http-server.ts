@@ -81,6 +81,11 @@ export class OtlpHttpServer {
     return this.#listener.start();
   }
 
+  /** Serves on `previous`'s listening server (a reload; see HttpListener.takeOver). */
+  takeOver(previous: OtlpHttpServer): boolean {
+    return this.#listener.takeOver(previous.#listener);
+  }
+
   endpoint(): string | undefined {
     return this.#listener.url();
   }

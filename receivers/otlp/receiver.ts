@@ -46,6 +46,21 @@ export class OtlpReceiver implements Receiver {
     }
   }
 
+  /**
+   * A reload replaced `previous`: its HTTP listening server is handed over (same endpoint and TLS), and
+   * its gRPC server kept as it is, which needs the gRPC settings unchanged (the service is bound to the
+   * server when it starts; the graph points the old receiver's consumer at the new pipelines).
+   */
+  takeOver(previous: Receiver): boolean {
+    if (!(previous instanceof OtlpReceiver)) return false;
+    if (JSON.stringify(previous.grpcConfig) !== JSON.stringify(this.grpcConfig)) return false;
+    if ((this.http === undefined) !== (previous.http === undefined)) return false;
+    if (this.http !== undefined && !this.http.takeOver(previous.http!)) return false;
+    this.grpc = previous.grpc;
+    previous.grpc = undefined;
+    return true;
+  }
+
   endpoints(): string[] {
     const out: string[] = [];
     const http = this.http?.endpoint();

@@ -8,6 +8,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { OTLPTraceExporter as OTLPGrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { TracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import { CLI, startDaemon, tempDir, type Daemon } from '../helpers/daemon.ts';
 
@@ -342,6 +343,50 @@ service:
     } finally {
       sending = false;
       agent.destroy();
+      expect(await daemon.stop()).toBe(0);
+    }
+  }, 60_000);
+});
+
+describe('a reload that changes the otlp receiver', () => {
+  it('keeps its HTTP and gRPC ports, and both go on taking spans', async () => {
+    const config = (limit: number) => `receivers:
+  otlp:
+    protocols:
+      http: {endpoint: 127.0.0.1:0, max_spans_per_request: ${limit}}
+      grpc: {endpoint: 127.0.0.1:0}
+processors:
+  batch: {timeout: 10ms}
+exporters:
+  file: {path: ./out.jsonl}
+service:
+  pipelines:
+    traces: {receivers: [otlp], processors: [batch], exporters: [file]}
+`;
+    const daemon = await startDaemon(config(1000));
+    try {
+      const [httpUrl, grpcUrl] = daemon.endpoints.otlp;
+      const viaHttp = new OTLPTraceExporter({ url: `${httpUrl}/v1/traces` });
+      const viaGrpc = new OTLPGrpcExporter({ url: grpcUrl.replace('grpc://', 'http://') });
+      const send = (exporter: { export: OTLPTraceExporter['export'] }, name: string) => {
+        const collector = new Collector();
+        const provider = new TracerProvider({ spanProcessors: [collector] });
+        provider.getTracer('reload-otlp').startSpan(name).end();
+        return new Promise<number>((resolve) => exporter.export(collector.ended, (result) => resolve(result.code)));
+      };
+      expect([await send(viaHttp, 'http-1'), await send(viaGrpc, 'grpc-1')]).toEqual([0, 0]);
+      await writeFile(join(daemon.dir, 'tracehop.yaml'), config(500));
+      expect((await reload(daemon.endpoints.metrics[0])).status).toBe(200);
+      expect([await send(viaHttp, 'http-2'), await send(viaGrpc, 'grpc-2')]).toEqual([0, 0]);
+      await viaGrpc.shutdown();
+      let names: string[] = [];
+      for (let i = 0; i < 200 && names.length < 4; i++) {
+        const text = await readFile(join(daemon.dir, 'out.jsonl'), 'utf8').catch(() => '');
+        names = text.split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as { span_name: string }).span_name);
+        if (names.length < 4) await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(names.sort()).toEqual(['grpc-1', 'grpc-2', 'http-1', 'http-2']);
+    } finally {
       expect(await daemon.stop()).toBe(0);
     }
   }, 60_000);
