@@ -193,8 +193,10 @@ export class Graph {
       const context = { id, logger: logger.child({ component: id }), status: () => lineage.current.status() };
       this.extensions.set(id, registry.get('extension', entry.type)!.create(entry.config, context) as Extension);
     }
+    // The extensions map, not the graph: a receiver a reload keeps holds this closure.
+    const extensions = this.extensions;
     const authenticator = (id: string): Authenticator => {
-      const extension = this.extensions.get(id);
+      const extension = extensions.get(id);
       if (extension === undefined || !('authenticate' in extension)) throw new Error(`no authenticator extension "${id}" is enabled`);
       return extension as Authenticator;
     };
@@ -213,7 +215,11 @@ export class Graph {
         this.kept.receivers.add(id);
         continue;
       }
-      const slot = new ConsumerSlot(consumer);
+      // One slot per receiver id for as long as the id exists: a receiver that replaces another (changed
+      // settings) calls through the same slot, which the takeover points at this graph; until then it
+      // leads to the running one. (What a handed-over receiver keeps of its predecessor, a gRPC server,
+      // calls through it too.)
+      const slot = previous?.slots.get(id) ?? new ConsumerSlot(consumer);
       this.slots.set(id, slot);
       const receiver = registry.get('receiver', entry.type)!.create(entry.config, {
         id, logger: logger.child({ component: id }), consumer: slot, authenticator,
@@ -286,17 +292,13 @@ export class Graph {
       await extension.start().catch((error) => logger.error(`reload: extension ${id} cannot start: ${(error as Error).message}`));
     }
     for (const [id, receiver] of this.receivers) {
-      if (this.kept.receivers.has(id)) {
-        this.slots.get(id)!.target = this.consumers.get(id)!;
-        continue;
-      }
+      this.slots.get(id)!.target = this.consumers.get(id)!;
+      if (this.kept.receivers.has(id)) continue;
       // A receiver whose settings changed serves on its predecessor's sockets when it can; else the
       // old one stops (its requests finish) and the new one binds.
       const old = previous.receivers.get(id);
       // Not when its authenticator was replaced: a handed-over gRPC server keeps the one it started with.
       const handedOver = old !== undefined && this.keptAuthenticators(this.spec.receivers.get(id)!) && receiver.takeOver?.(old) === true;
-      // What the receiver kept of its predecessor (a gRPC server) still calls through the old slot.
-      if (handedOver) previous.slots.get(id)!.target = this.consumers.get(id)!;
       await old?.shutdown().catch(() => {});
       if (!handedOver) await receiver.start().catch((error) => logger.error(`reload: receiver ${id} cannot start: ${(error as Error).message}`));
     }

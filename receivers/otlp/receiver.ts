@@ -49,7 +49,8 @@ export class OtlpReceiver implements Receiver {
   /**
    * A reload replaced `previous`: its HTTP listening server is handed over (same endpoint and TLS), and
    * its gRPC server kept as it is, which needs the gRPC settings unchanged (the service is bound to the
-   * server when it starts; the graph points the old receiver's consumer at the new pipelines).
+   * server when it starts; it calls through the receiver's consumer slot, which the graph keeps for the
+   * receiver's id and points at the new pipelines).
    */
   takeOver(previous: Receiver): boolean {
     if (!(previous instanceof OtlpReceiver)) return false;
