@@ -81,7 +81,7 @@ const fileExporter = `  file:
     path: DIR/spans.jsonl
     rotation: {max_megabytes: 100, max_backups: 2}`;
 
-function tracehopConfig(receiver: 'http' | 'otlp', exporters: string, storage = 'memory', exporterIds = 'file'): string {
+function tracehopConfig(receiver: 'http' | 'otlp', exporters: string, storage = 'memory', exporterIds = 'file', processors = 'namespace, batch'): string {
   const receivers = receiver === 'http'
     ? '  http:\n    endpoint: 127.0.0.1:0'
     : '  otlp:\n    protocols:\n      http:\n        endpoint: 127.0.0.1:0';
@@ -99,7 +99,7 @@ service:
   pipelines:
     traces:
       receivers: [${receiver}]
-      processors: [namespace, batch]
+      processors: [${processors}]
       exporters: [${exporterIds}]
 `;
 }
@@ -322,6 +322,21 @@ export const scenarios: Scenario[] = [
     run: async (ctx) => [await tracehopHttp(ctx, 'store', (i) => flatBody(i), 'memory', '  store:\n    path: DIR/store.db\n    max_bytes: 8589934592', 'store')],
   },
   { name: 'store-read', run: async () => [await storeReads()] },
+  {
+    // otlp-proto-llm's spans through tracehop without and with the redact processor and its default
+    // detectors, in turn (issue 24's target: at most 15% more CPU per span).
+    name: 'redact-llm',
+    run: async (ctx) => {
+      const bodies = writeBodies(otlpLlmProtoBody);
+      const rows: Row[] = [];
+      for (const processors of ['namespace, batch', 'namespace, redact, batch']) {
+        const measurement = await withTarget(startTracehop('redact-llm', tracehopConfig('otlp', fileExporter, 'memory', 'file', processors), ctx.pin), (t) =>
+          measure(t, load(`${t.endpoints.otlp[0]}/v1/traces`, 'application/x-protobuf', bodies, ctx), ctx.pin));
+        rows.push({ scenario: 'redact-llm', target: `tracehop (${processors})`, measurement });
+      }
+      return rows;
+    },
+  },
   {
     name: 'limit',
     run: async (ctx) => {
