@@ -9,7 +9,7 @@ import { parseFlatQuery, type FlatQuery, type Problem } from './query-body.ts';
 import { QueryTimeoutError } from './query.ts';
 import type { TraceReads } from './reads.ts';
 import { StoreExporter } from './store-exporter.ts';
-import { A, B, C, D, E, FIXTURE_F, G, T, T2, ingested } from './test-fixture.ts';
+import { A, B, C, D, E, FIXTURE_F, G, T, T2, ingested } from '../../test/helpers/store-fixture.ts';
 
 let dir: string;
 let store: StoreExporter;

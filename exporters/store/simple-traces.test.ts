@@ -13,7 +13,7 @@ import type { Problem } from './query-body.ts';
 import { parseRecord } from './read-span.ts';
 import type { TraceReads } from './reads.ts';
 import { StoreExporter } from './store-exporter.ts';
-import { A, FIXTURE_F, G, T, T2, ingested } from './test-fixture.ts';
+import { A, FIXTURE_F, G, T, T2, ingested } from '../../test/helpers/store-fixture.ts';
 
 const S23 = '23232323232323232323232323232323';
 const S = '24242424242424242424242424242424';

@@ -2,7 +2,7 @@
 // spans POSTed to /tracing/spans/ingest, read back over HTTP. Keys of two projects (api_keys extension).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, type Daemon } from '../../test/helpers/daemon.ts';
-import { A, B, C, D, E, FIXTURE_F, T, T2 } from '../../exporters/store/test-fixture.ts';
+import { A, B, C, D, E, FIXTURE_F, T, T2 } from '../../test/helpers/store-fixture.ts';
 import { queryTraceIds } from './read-routes.ts';
 
 const K1 = 'key-project-one';

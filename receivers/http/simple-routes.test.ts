@@ -3,23 +3,9 @@
 // tests share one daemon and run in order: 25-28 work on the trace S that 24 writes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, type Daemon } from '../../test/helpers/daemon.ts';
-import { A, FIXTURE_F, G, T, T2 } from '../../exporters/store/test-fixture.ts';
+import { A, FIXTURE_F, G, T, T2, STORE_DAEMON_CONFIG } from '../../test/helpers/store-fixture.ts';
 
-const CONFIG = `
-receivers:
-  http:
-    endpoint: 127.0.0.1:0
-processors:
-  batch: {timeout: 10ms}
-exporters:
-  store: {}
-service:
-  pipelines:
-    traces:
-      receivers: [http]
-      processors: [namespace, batch]
-      exporters: [store]
-`;
+const CONFIG = STORE_DAEMON_CONFIG;
 
 let daemon: Daemon;
 let base: string;

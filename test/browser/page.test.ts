@@ -1,6 +1,7 @@
 // The trace page in a real headless Chromium (Debian's package, driven by playwright-core): a daemon with a
 // store and the page's known traces, the list, one trace's tree, the search box and a span named
 // `<script>alert(1)</script>` that must show as text. Screenshots go to the test's temp dir.
+import { STORE_DAEMON_CONFIG } from '../helpers/store-fixture.ts';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -8,24 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, tempDir, type Daemon } from '../helpers/daemon.ts';
 import {
   AGENT, FAILED, HOSTILE, HOSTILE_INPUT, PAGE_SPANS, SCRIPT_NAME, SPANS_PER_TRACE,
-} from '../../receivers/http/page/test-traces.ts';
+} from '../helpers/page-traces.ts';
 import { CHROMIUM_SETUP_TIMEOUT_MS, ensureChromium, launchChromium } from './chromium.ts';
 
-const CONFIG = `
-receivers:
-  http:
-    endpoint: 127.0.0.1:0
-processors:
-  batch: {timeout: 10ms}
-exporters:
-  store: {}
-service:
-  pipelines:
-    traces:
-      receivers: [http]
-      processors: [namespace, batch]
-      exporters: [store]
-`;
+const CONFIG = STORE_DAEMON_CONFIG;
 
 let daemon: Daemon;
 let base: string;

@@ -2,25 +2,12 @@
 // /tracing/spans/ingest, the HTML read back. What a browser makes of it: test/browser/page.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, type Daemon } from '../../../test/helpers/daemon.ts';
-import { AGENT, FAILED, HOSTILE, HOSTILE_INPUT, PAGE_SPANS, SCRIPT_NAME, SPANS_PER_TRACE } from './test-traces.ts';
+import { STORE_DAEMON_CONFIG } from '../../../test/helpers/store-fixture.ts';
+import { AGENT, FAILED, HOSTILE, HOSTILE_INPUT, PAGE_SPANS, SCRIPT_NAME, SPANS_PER_TRACE } from '../../../test/helpers/page-traces.ts';
 
 const KEY = 'page-test-key';
-const CONFIG = `
-receivers:
-  http:
-    endpoint: 127.0.0.1:0
-    api_keys: [${KEY}]
-processors:
-  batch: {timeout: 10ms}
-exporters:
-  store: {}
-service:
-  pipelines:
-    traces:
-      receivers: [http]
-      processors: [namespace, batch]
-      exporters: [store]
-`;
+// The store daemon's config, with a key the page must ask for.
+const CONFIG = STORE_DAEMON_CONFIG.replace('endpoint: 127.0.0.1:0', `endpoint: 127.0.0.1:0\n    api_keys: [${KEY}]`);
 
 let daemon: Daemon;
 let base: string;

@@ -1,5 +1,6 @@
 // Fixture F of read-api.md §12, as the http receiver would hand it to the pipeline: the body reader, the
-// span checks and the real namespace processor. Shared by the store's read tests.
+// span checks and the real namespace processor. Shared by the store's read tests. Also the config of a
+// daemon whose http receiver reads from a store.
 import { validator } from '../../config/ajv.ts';
 import type { SyncProcessor } from '../../pipeline/component.ts';
 import type { WorkingBatch } from '../../model/batch.ts';
@@ -44,3 +45,20 @@ export function ingested(spans: unknown[], project?: string): Span[] {
   for (const span of batch.spans) span.project = project;
   return batch.spans;
 }
+
+/** A daemon whose http receiver (any free port) writes into a store and reads from it. */
+export const STORE_DAEMON_CONFIG = `
+receivers:
+  http:
+    endpoint: 127.0.0.1:0
+processors:
+  batch: {timeout: 10ms}
+exporters:
+  store: {}
+service:
+  pipelines:
+    traces:
+      receivers: [http]
+      processors: [namespace, batch]
+      exporters: [store]
+`;

@@ -1,4 +1,4 @@
-// Known traces for the page's tests (page.test.ts, test/browser/page.test.ts), in the flat body of
+// Known traces for the page's tests (receivers/http/page/page.test.ts, test/browser/page.test.ts), in the flat body of
 // POST /tracing/spans/ingest: an agent with two LLM calls (inputs, outputs, tokens, costs), a failed
 // tool call, and a span whose name and inputs are markup, which the page must show as text.
 export const AGENT = '11111111111111111111111111111111';
