@@ -94,8 +94,9 @@ export async function runQuery(db: DatabaseSync, spansOf: (project: string, trac
     for (const row of candidates(db, project, run)) {
       if (pacer.due()) await pacer.pause();
       if (!inWindow(w, row.start_ns, row.span_id)) continue;
-      if (!matchesFilter(run.filter, parseRecord(row.record))) continue;
-      spans.push(readSpan(row, form));
+      const record = parseRecord(row.record);
+      if (!matchesFilter(run.filter, record)) continue;
+      spans.push(readSpan(row, form, record));
       if (spans.length >= w.limit) break;
     }
     return { count: spans.length, spans };

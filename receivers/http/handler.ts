@@ -19,7 +19,7 @@ import type { ReadRoutes } from './read-routes.ts';
 import type { WorkingBatch } from '../../model/batch.ts';
 import { answerSimpleEdit } from './simple-edit-route.ts';
 import {
-  allRejectedReply, detailReply, methodNotAllowed, NOT_FOUND, refusedReply, UNAUTHORIZED, validationReply,
+  allRejectedReply, detailReply, isReply, methodNotAllowed, NOT_FOUND, refusedReply, UNAUTHORIZED, validationReply,
   type Reply,
 } from './replies.ts';
 import { matchRoute, type ReadRoute, type RouteMatch, type WriteRoute } from './routes.ts';
@@ -81,11 +81,6 @@ function routeLabel(match: RouteMatch): string {
     default:
       return 'other';
   }
-}
-
-/** Tells a check's answer from its result (a Buffer or a list of codings, neither with a `status`). */
-function isReply(v: unknown): v is Reply {
-  return typeof v === 'object' && v !== null && 'status' in v;
 }
 
 /** The 202 body of §5.3, written directly: ids are canonical hex and need no escaping. */

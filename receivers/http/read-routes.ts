@@ -10,7 +10,7 @@ import type { TraceReads } from '../../exporters/store/reads.ts';
 import { QueryTimeoutError } from '../../exporters/store/query.ts';
 import { declaredTooLarge, decodeBody, readBody } from './body.ts';
 import type { HttpReceiverConfig } from './config.ts';
-import { detailReply, validationReply, type Reply } from './replies.ts';
+import { detailReply, isReply, validationReply, type Reply } from './replies.ts';
 import type { ReadRoute } from './routes.ts';
 import { checkTransport } from './transport.ts';
 import { parseSimpleQuery } from './simple-query-body.ts';
@@ -19,10 +19,6 @@ import { TracePage } from './page/trace-page.ts';
 
 export const INVALID_TRACE_ID = detailReply(400, 'Invalid trace_id.');
 const NO_TRACE_ID = detailReply(400, 'At least one trace_id query parameter is required.');
-
-function isReply(v: unknown): v is Reply {
-  return typeof v === 'object' && v !== null && 'status' in v;
-}
 
 /** A `{trace_id}` path segment: percent-decoded, then any trace-id form of ingest-api.md §4.3. */
 export function pathTraceId(segment: string): string | undefined {

@@ -16,6 +16,11 @@ export interface Reply {
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
+/** Tells a check's answer from its result (a Buffer, a list of codings, a parsed body: none has a `status`). */
+export function isReply(v: unknown): v is Reply {
+  return typeof v === 'object' && v !== null && 'status' in v;
+}
+
 /** One FastAPI-style validation entry (§2.3); `loc` and `type` are the contract, `msg` is free text. */
 export interface ValidationItem {
   loc: Array<string | number>;

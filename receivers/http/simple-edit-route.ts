@@ -10,7 +10,7 @@ import { simpleView } from '../../exporters/store/simple-view.ts';
 import type { CheckedSpans } from '../../codec/tracing/spans.ts';
 import type { WorkingBatch } from '../../model/batch.ts';
 import { INVALID_TRACE_ID, pathTraceId, type ReadRoutes } from './read-routes.ts';
-import { allRejectedReply, detailReply, validationReply, type Reply } from './replies.ts';
+import { allRejectedReply, detailReply, isReply, validationReply, type Reply } from './replies.ts';
 import { normalisePath } from './routes.ts';
 import { editedSpan } from './simple-edit.ts';
 import { checkSimpleEdit } from './simple-trace.ts';
@@ -27,7 +27,7 @@ export async function answerSimpleEdit(
 ): Promise<Reply> {
   const receivedMs = Date.now();
   const body = await routes.jsonBody(incoming);
-  if (typeof body === 'object' && body !== null && 'status' in body) return body as Reply;
+  if (isReply(body)) return body;
   const traceId = pathTraceId(id);
   if (traceId === undefined) return INVALID_TRACE_ID;
   const edit = checkSimpleEdit(body);
