@@ -97,12 +97,15 @@ export class Graph {
   private readonly consumers = new Map<string, IngestConsumer>();
   /** What this graph took from the graph it replaced and must not start again. */
   private readonly kept = { receivers: new Set<string>(), extensions: new Set<string>(), streams: new Set<string>() };
+  /** This graph's exporters until it runs (start, takeOver): then only the running graph's are looked up. */
+  private readonly building: { exporters: Map<string, Exporter> | undefined } = { exporters: undefined };
   /** Shared by this graph and every graph built from it by reloads: which one runs now. Not a link from
    *  each graph to the next, which would keep every replaced graph alive. */
   private readonly lineage: { current: Graph };
   /** `consume` calls in progress, and who waits for there to be none (a reload). */
   private consuming = 0;
-  private idle: (() => void) | undefined;
+  /** Resolves when the last `consume` in progress returns (made when someone waits: quiesced()). */
+  private idle: { promise: Promise<void>; resolve: () => void } | undefined;
   private closing = false;
   /** Every receiver started (until then, and from shutdown on, none counts as listening). */
   private receiving = false;
@@ -111,16 +114,21 @@ export class Graph {
     this.spec = spec;
     this.options = options;
     this.lineage = previous?.lineage ?? { current: this };
+    this.building.exporters = this.exporters;
     const lineage = this.lineage;
     this.metrics = options.metrics ?? new ServiceMetrics();
     this.taps = options.taps ?? new Taps(spec.pipelines.map((p) => p.id));
     const { registry, logger } = options;
+    // Closures handed to components hold these, never the graph: a component a reload keeps (a receiver,
+    // an extension, a stream) would otherwise keep the graph that built it alive.
+    const metrics = this.metrics;
+    const ownDeadLetters = this.deadLetters;
     const processors = new Map<string, SyncProcessor | Batcher>();
     const processor = (id: string) => {
       let p = processors.get(id);
       if (!p) {
         const entry = spec.processors.get(id) ?? { id, type: id, config: {} };
-        const context: ProcessorContext = { id, logger: logger.child({ component: id }), metrics: (outcomes) => this.metrics.processor(id, outcomes) };
+        const context: ProcessorContext = { id, logger: logger.child({ component: id }), metrics: (outcomes) => metrics.processor(id, outcomes) };
         p = registry.get('processor', entry.type)!.create(entry.config, context);
         processors.set(id, p!);
       }
@@ -136,13 +144,10 @@ export class Graph {
       const deadLetter = entry.config.dead_letter as { path?: string } | undefined;
       this.deadLetters.set(id, new DeadLetterFile(deadLetter?.path ?? defaultDeadLetterPath(id), id));
     }
-    // A stream outlives the graph that opened it: its dead letters go to the newest graph's files.
-    const deadLetters = (exporterId: string): DeadLetterSink => {
-      const files = lineage.current.deadLetters;
-      let file = files.get(exporterId);
-      if (file === undefined) files.set(exporterId, file = new DeadLetterFile(defaultDeadLetterPath(exporterId), exporterId));
-      return file;
-    };
+    // A stream outlives the graph that opened it: its dead letters go to the running graph's file for the
+    // exporter, else to this graph's (a removed pipeline draining during a reload), else the default.
+    const deadLetters = (exporterId: string): DeadLetterSink =>
+      lineage.current.deadLetters.get(exporterId) ?? ownDeadLetters.get(exporterId) ?? new DeadLetterFile(defaultDeadLetterPath(exporterId), exporterId);
 
     for (const p of spec.pipelines) {
       const listed = p.processors.map((id) => ({ id, instance: processor(id) }));
@@ -201,7 +206,7 @@ export class Graph {
       return extension as Authenticator;
     };
 
-    const exporters = this.exporters;
+    const building = this.building;
     for (const [id, entry] of spec.receivers) {
       const fed = this.pipelines.filter((_, i) => spec.pipelines[i].receivers.includes(id));
       if (fed.length === 0) continue;
@@ -223,9 +228,10 @@ export class Graph {
       this.slots.set(id, slot);
       const receiver = registry.get('receiver', entry.type)!.create(entry.config, {
         id, logger: logger.child({ component: id }), consumer: slot, authenticator,
-        metrics: (transport: 'http' | 'grpc') => this.metrics.receiver(id, transport),
-        // The running graph's exporter: a receiver a reload keeps outlives the exporters it was built beside.
-        exporter: (exporterId: string) => lineage.current.exporters.get(exporterId) ?? exporters.get(exporterId),
+        metrics: (transport: 'http' | 'grpc') => metrics.receiver(id, transport),
+        // The running graph's exporter (a receiver a reload keeps outlives the exporters it was built
+        // beside); this graph's own while it is being built and has not taken over yet.
+        exporter: (exporterId: string) => lineage.current.exporters.get(exporterId) ?? building.exporters?.get(exporterId),
         // Asked per request, of the running graph: a reload may change the pipelines of a kept receiver.
         feeds: (exporterId: string) => lineage.current.spec.pipelines.some((p) => p.receivers.includes(id) && p.exporters.includes(exporterId)),
       }) as Receiver;
@@ -248,6 +254,7 @@ export class Graph {
 
   /** Extensions, then processors and exporters (their start-up errors come before any port is bound), streams, runners, receivers. */
   async start(): Promise<void> {
+    this.building.exporters = undefined;
     this.bindTelemetry();
     for (const extension of this.extensions.values()) await extension.start();
     await this.startProcessors();
@@ -284,6 +291,7 @@ export class Graph {
     }
     const { logger } = this.options;
     this.lineage.current = this;
+    this.building.exporters = undefined;
     this.bindTelemetry();
     // Listeners of changed settings: the old one stops (its requests finish), then the new one binds.
     for (const [id, extension] of previous.extensions) if (!this.kept.extensions.has(id)) await extension.shutdown().catch(() => {});
@@ -306,6 +314,9 @@ export class Graph {
     this.receiving = true;
     // From here on no request reaches the previous graph; the ones inside it finish their appends.
     await previous.quiesced();
+    // The new runners start only once every old exporter is shut down (a removed pipeline may take up to
+    // `graceMs` to drain): an exporter that a draining pipeline shares with a kept one would otherwise
+    // have its old and its new instance writing at once (the same file, say).
     await previous.retire(this, graceMs);
     for (const p of this.pipelines) {
       if (this.kept.streams.has(p.id)) await p.stream.handOver(p.runners.map((r) => r.exporterId));
@@ -327,7 +338,12 @@ export class Graph {
   /** Resolves once no `consume` call of this graph is in progress. */
   private quiesced(): Promise<void> {
     if (this.consuming === 0) return Promise.resolve();
-    return new Promise((resolve) => { this.idle = resolve; });
+    if (this.idle === undefined) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => { resolve = r; });
+      this.idle = { promise, resolve };
+    }
+    return this.idle.promise;
   }
 
   /**
@@ -385,13 +401,9 @@ export class Graph {
     await Promise.allSettled([...this.receivers.values()].map((r) => r.shutdown()));
     for (const p of this.pipelines) p.stream.seal();
     for (const e of this.exporters.values()) void e.flush?.().catch(() => {});
-    const drained = Promise.all(this.runners.map((r) => r.drained()));
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), timeoutMs); });
-    const outcome = await Promise.race([drained.then(() => 'drained' as const), expired]);
-    clearTimeout(timer);
+    const drained = await within(Promise.all(this.runners.map((r) => r.drained())), timeoutMs);
     let undelivered = 0;
-    if (outcome === 'timeout') {
+    if (!drained) {
       for (const r of this.runners) r.abort();
       for (const p of this.pipelines) undelivered += p.stream.stats().spans;
     }
@@ -408,8 +420,8 @@ export class Graph {
   }
 
   private consumer(fed: PipelineRuntime[]): IngestConsumer {
-    const consume = this.consumeWith(fed[0].sync, fed.map((p) => p.stream), fed);
     const streams = fed.map((p) => p.stream);
+    const consume = this.consumeWith(fed[0].sync, streams, fed);
     const pacer = new IntakePacer(fed.flatMap((p) => p.runners), this.options.pacing ?? DEFAULT_PACING);
     const { admission, retryAfterMs } = this.options;
     return {
@@ -431,7 +443,7 @@ export class Graph {
           return await consume(batch, wireBytes);
         } finally {
           if (--this.consuming === 0 && this.idle !== undefined) {
-            this.idle();
+            this.idle.resolve();
             this.idle = undefined;
           }
         }
