@@ -68,7 +68,7 @@ export type ParsedJson =
   | { ok: false; problem: 'empty' | 'too_deep' | 'too_many_values' | 'invalid_utf8' | 'invalid_json'; message: string };
 
 /** The refusal of a body with more than `limit` objects and arrays (checked before they are built). */
-export function tooManyValuesMessage(limit: number): string {
+function tooManyValuesMessage(limit: number): string {
   return `JSON body holds more than max_values_per_request (${limit}) objects and arrays`;
 }
 

@@ -83,6 +83,11 @@ export class AttributeList implements Map<string, AttrValue> {
     this.index = undefined;
   }
 
+  /** Gives the member at position `i` a new value (a walker that is at it: no search for its key). */
+  replaceAt(i: number, value: AttrValue): void {
+    this.valueArray[i] = value;
+  }
+
   /** Position of `key`, or -1. */
   private find(key: string): number {
     const keys = this.keyArray;

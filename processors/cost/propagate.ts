@@ -25,16 +25,11 @@ export function propagateCosts(spans: Span[], added: Uint8Array): void {
       if (parentPos[p] === DETACHED) continue;
       const span = spans[members[p]];
       const at = p * 3;
-      span.attributes.forEach((v, k) => {
-        if (k === PROMPT) sums[at] += num(v);
-        else if (k === COMPLETION) sums[at + 1] += num(v);
-        else if (k === TOTAL) sums[at + 2] += num(v);
-      });
-      if (sums[at] !== 0 || sums[at + 1] !== 0 || sums[at + 2] !== 0) {
-        const list = span.attributes;
-        writeCumulative(list, [sums[at], sums[at + 1], sums[at + 2]]);
-        span.attributes = list;
-      }
+      const list = span.attributes;
+      sums[at] += num(list.get(PROMPT));
+      sums[at + 1] += num(list.get(COMPLETION));
+      sums[at + 2] += num(list.get(TOTAL));
+      if (sums[at] !== 0 || sums[at + 1] !== 0 || sums[at + 2] !== 0) writeCumulative(list, [sums[at], sums[at + 1], sums[at + 2]]);
       const parent = parentPos[p];
       if (parent >= 0) for (let j = 0; j < 3; j++) sums[parent * 3 + j] += sums[at + j];
     }

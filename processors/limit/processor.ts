@@ -73,11 +73,14 @@ export class LimitProcessor implements SyncProcessor {
   }
 
   private attributes(attrs: Attributes, counts: Counts): void {
-    // Replacing a present key's value keeps its position.
-    attrs.forEach((v, k) => {
-      const next = this.value(k, v, counts);
-      if (next !== v) attrs.set(k, next);
-    });
+    // The list's arrays directly; a new value goes where the old one was.
+    const keys = attrs.keyArray;
+    const values = attrs.valueArray;
+    for (let i = 0; i < keys.length; i++) {
+      const v = values[i];
+      const next = this.value(keys[i], v, counts);
+      if (next !== v) attrs.replaceAt(i, next);
+    }
   }
 
   /** The value as it leaves: the same value when nothing applies (the common case, checked cheaply). */

@@ -172,7 +172,7 @@ export class RedactProcessor implements SyncProcessor {
       const v = values[i];
       const next = this.value(keys[i], v);
       if (next === REMOVE) (removed ??= []).push(keys[i]);
-      else if (next !== v) attrs.set(keys[i], next);
+      else if (next !== v) attrs.replaceAt(i, next);
     }
     if (removed) for (const k of removed) attrs.delete(k);
   }
