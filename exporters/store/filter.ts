@@ -10,7 +10,7 @@ import type { Condition, Filter } from './query-body.ts';
 /** A decoded span record (flat attributes), as stored. */
 type SpanRecord = Record<string, unknown>;
 
-export function isCondition(c: Filter | Condition): c is Condition {
+function isCondition(c: Filter | Condition): c is Condition {
   return 'field' in c;
 }
 
@@ -52,7 +52,7 @@ function compareOrder(stored: unknown, value: unknown): number | undefined {
 }
 
 /** Code-point order (UTF-16 order differs above U+FFFF). */
-export function codePointCompare(a: string, b: string): number {
+function codePointCompare(a: string, b: string): number {
   if (a === b) return 0;
   const x = [...a], y = [...b];
   for (let i = 0; i < Math.min(x.length, y.length); i++) {

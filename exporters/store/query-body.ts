@@ -50,7 +50,7 @@ export interface QueryLimits {
   maxLimit: number;
 }
 
-export const FLAT_QUERY_KEYS = ['focus', 'format', 'oldest', 'newest', 'limit', 'interval', 'rate', 'filter'];
+const FLAT_QUERY_KEYS = ['focus', 'format', 'oldest', 'newest', 'limit', 'interval', 'rate', 'filter'];
 const FILTER_KEYS = ['operator', 'conditions'];
 const CONDITION_KEYS = ['field', 'key', 'value', 'operator', 'options'];
 const OPTION_KEYS = ['case_sensitive', 'exact_match'];
@@ -95,7 +95,7 @@ export function unknownKeys(obj: Record<string, unknown>, allowed: readonly stri
   }
 }
 
-export function timeOf(value: unknown, loc: Loc, out: Problem[]): bigint | undefined {
+function timeOf(value: unknown, loc: Loc, out: Problem[]): bigint | undefined {
   const ns = parseTimestamp(value);
   if (ns === undefined) out.push({ loc, msg: `Not a time: ${JSON.stringify(String(value))}`, type: 'invalid_time' });
   return ns;

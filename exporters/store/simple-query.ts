@@ -65,7 +65,8 @@ function referencesMatch(attributes: JsonObject, given: JsonObject): boolean {
       const want = (entry as JsonObject)[field];
       if (want === undefined || want === null) continue;
       const stored = attributes[`ag.references.${key}.${field}`];
-      const equal = field === 'id' ? normaliseUuid(stored) !== undefined && normaliseUuid(stored) === normaliseUuid(want) : stored === want;
+      const storedId = field === 'id' ? normaliseUuid(stored) : undefined;
+      const equal = field === 'id' ? storedId !== undefined && storedId === normaliseUuid(want) : stored === want;
       if (!equal) return false;
     }
   }
@@ -93,7 +94,8 @@ function matches(q: SimpleQuery, head: StoredSpan, record: JsonObject): boolean 
   if (q.anyLink !== undefined && !q.anyLink.some((want) => links.some((l) => sameIds(want, l)))) return false;
   if (q.traceLinks !== undefined) {
     const own = { trace_id: head.trace_id, span_id: head.span_id };
-    if (!q.traceLinks.some((want) => want.trace_id === own.trace_id && sameIds(want, own))) return false;
+    // A trace link names its trace: an entry without a trace id matches none.
+    if (!q.traceLinks.some((want) => want.trace_id !== undefined && sameIds(want, own))) return false;
   }
   return true;
 }

@@ -5,7 +5,7 @@ import { isJsonObject } from '../../codec/json/parse.ts';
 import { normaliseSpanId, normaliseTraceId } from '../../model/ids.ts';
 import { absent, unknownKeys, windowInto, type Loc, type Problem, type QueryLimits } from './query-body.ts';
 
-export const WINDOWING_KEYS = ['oldest', 'newest', 'limit', 'order', 'next', 'interval', 'rate'];
+const WINDOWING_KEYS = ['oldest', 'newest', 'limit', 'order', 'next', 'interval', 'rate'];
 
 export interface Windowing {
   oldestNs?: bigint;
