@@ -241,7 +241,7 @@ describe('Vercel AI SDK (§6.5)', () => {
       'ai.usage.promptTokens': 5, 'ai.usage.completionTokens': 2, 'ai.telemetry.metadata.userId': 'u',
       'ai.telemetry.metadata.sessionId': 's',
     })).toEqual([
-      ['ag.type.span', 'task'],
+      ['ag.type.span', 'chat'],
       ['ag.meta.request.model', 'gpt-4o'],
       ['ag.meta.system', 'openai.chat'],
       ['ag.meta.response.model', 'gpt-4o-2024'],
@@ -253,9 +253,9 @@ describe('Vercel AI SDK (§6.5)', () => {
       ['ag.metrics.tokens.incremental.prompt', 5],
       ['ag.metrics.tokens.incremental.completion', 2],
       ['ag.data.inputs.prompt.0.role', 'user'],
-      ['ag.data.inputs.prompt.0.content.0.type', 'text'],
-      ['ag.data.inputs.prompt.0.content.0.text', 'hi'],
-      ['ag.data.outputs', 'hello'],
+      ['ag.data.inputs.prompt.0.content', 'hi'],
+      ['ag.data.outputs.completion.0.role', 'assistant'],
+      ['ag.data.outputs.completion.0.content', 'hello'],
       ['ag.meta.response.finish_reasons', ['stop']],
       ['ag.user.id', 'u'],
       ['ag.session.id', 's'],
@@ -278,6 +278,20 @@ describe('Vercel AI SDK (§6.5)', () => {
     });
     expect(map(vercel, { 'ai.operationId': '' })).toEqual({});
   });
+
+  it('the text of the whole operation is its output; a message with a part that is not text keeps its parts', () => {
+    expect(map(vercel, { 'ai.operationId': 'ai.streamText', 'ai.response.text': 'hello' })).toEqual({ 'ag.type.span': 'task', 'ag.data.outputs': 'hello' });
+    expect(map(vercel, { 'ai.operationId': 'ai.streamText.doStream', 'ai.prompt.messages': JSON.stringify([
+      { role: 'user', content: [{ type: 'text', text: 'what is ' }, { type: 'text', text: 'this?' }] },
+      { role: 'user', content: [{ type: 'text', text: 'and' }, { type: 'image', image: 'https://x/cat.png' }] },
+      { role: 'assistant', content: [] },
+    ]) })).toEqual({
+      'ag.type.span': 'chat', 'ag.data.inputs.prompt.0.role': 'user', 'ag.data.inputs.prompt.0.content': 'what is this?',
+      'ag.data.inputs.prompt.1.role': 'user', 'ag.data.inputs.prompt.1.content.0.type': 'text', 'ag.data.inputs.prompt.1.content.0.text': 'and',
+      'ag.data.inputs.prompt.1.content.1.type': 'image', 'ag.data.inputs.prompt.1.content.1.image': 'https://x/cat.png',
+      'ag.data.inputs.prompt.2.role': 'assistant', 'ag.data.inputs.prompt.2.content': [],
+    });
+  });
 });
 
 describe('the mapping gaps real SDKs showed (issue 24)', () => {
@@ -289,6 +303,22 @@ describe('the mapping gaps real SDKs showed (issue 24)', () => {
       'ag.data.inputs.tools.0.parameters.type': 'object', 'ag.meta.request.streaming': true,
     });
     expect(map(openinference, { 'llm.finish_reason': 'stop' })).toEqual({ 'ag.meta.response.finish_reasons': ['stop'] });
+  });
+
+  it('gen_ai system instructions lead the prompt as a system message (the Vercel AI SDK 7 sends them apart)', () => {
+    const messages = '[{"role":"user","parts":[{"type":"text","content":"hi"}]}]';
+    const prompt = (m: Record<string, unknown>) => Object.fromEntries(Object.entries(m).filter(([k]) => k.startsWith('ag.data.inputs.prompt') || k.startsWith('ag.meta.system')));
+    expect(prompt(map(genai, { 'gen_ai.system_instructions': '[{"type":"text","content":"Be "},{"type":"text","content":"brief."}]', 'gen_ai.input.messages': messages }))).toEqual({
+      'ag.data.inputs.prompt.0.role': 'system', 'ag.data.inputs.prompt.0.content': 'Be brief.',
+      'ag.data.inputs.prompt.1.role': 'user', 'ag.data.inputs.prompt.1.content': 'hi',
+    });
+    expect(prompt(map(genai, { 'gen_ai.system_instructions': 'plain text' }))).toEqual({
+      'ag.data.inputs.prompt.0.role': 'system', 'ag.data.inputs.prompt.0.content': 'plain text',
+    });
+    expect(prompt(map(genai, { 'gen_ai.system_instructions': '[{"type":"uri","uri":"https://x/rules.md"}]', 'gen_ai.input.messages': messages }))).toEqual({
+      'ag.data.inputs.prompt.0.role': 'system', 'ag.data.inputs.prompt.0.parts.0.type': 'uri', 'ag.data.inputs.prompt.0.parts.0.uri': 'https://x/rules.md',
+      'ag.data.inputs.prompt.1.role': 'user', 'ag.data.inputs.prompt.1.content': 'hi',
+    });
   });
 
   it('one chat call gives the same ag.data from gen_ai (parts form) and from OpenInference', () => {
@@ -347,6 +377,12 @@ describe('Langfuse', () => {
       'ag.data.outputs.completion.1.role': 'assistant', 'ag.data.outputs.completion.1.content': 'b',
       'ag.metrics.tokens.incremental.prompt': 5, 'ag.metrics.tokens.incremental.completion': 2,
       'ag.metrics.tokens.incremental.cache_read_input_tokens': 1,
+    });
+  });
+
+  it("the OpenAI drop-in's usage names (OpenAI's own) are the same counts", () => {
+    expect(map(langfuse, { 'langfuse.observation.usage_details': '{"completion_tokens":1,"prompt_tokens":21,"total_tokens":22,"prompt_tokens_details":null}' })).toEqual({
+      'ag.metrics.tokens.incremental.completion': 1, 'ag.metrics.tokens.incremental.prompt': 21, 'ag.metrics.tokens.incremental.total': 22,
     });
   });
 

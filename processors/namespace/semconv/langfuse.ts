@@ -50,8 +50,12 @@ function output(attrs: Attributes, out: RowOutput): void {
   else putValue(out, 'ag.data.outputs', decoded);
 }
 
-/** Langfuse usage and cost keys -> the ag.metrics names gen_ai uses; other keys keep their names. */
-const METRIC_NAMES: Record<string, string> = { input: 'prompt', output: 'completion', total: 'total' };
+/** Langfuse usage and cost keys -> the ag.metrics names gen_ai uses; other keys keep their names. The
+ *  SDK's OpenAI drop-in (langfuse.openai) passes OpenAI's usage names through: they are the same counts. */
+const METRIC_NAMES: Record<string, string> = {
+  input: 'prompt', output: 'completion', total: 'total',
+  prompt_tokens: 'prompt', completion_tokens: 'completion', total_tokens: 'total', input_tokens: 'prompt', output_tokens: 'completion',
+};
 
 /** usage_details / cost_details: a JSON object of numbers, each member a token count or a cost. */
 function metricDetails(attrs: Attributes, out: RowOutput, src: string, dst: string): void {
@@ -89,8 +93,8 @@ const rows: Row[] = [
   // One model name, as OpenInference's: it fills both model slots (namespace README, "Model slots").
   { kind: 'copy', src: 'langfuse.observation.model.name', dst: 'ag.meta.response.model' },
   { kind: 'custom', dst: 'ag.meta.request', sources: ['langfuse.observation.model.parameters'], note: 'members of the decoded object', run: modelParameters },
-  { kind: 'custom', dst: 'ag.metrics.tokens.incremental', sources: ['langfuse.observation.usage_details'], note: '`input` -> `prompt`, `output` -> `completion`, `total`; other keys as they are', run: usage },
-  { kind: 'custom', dst: 'ag.metrics.costs.incremental', sources: ['langfuse.observation.cost_details'], note: '`input` -> `prompt`, `output` -> `completion`, `total`; other keys as they are', run: costs },
+  { kind: 'custom', dst: 'ag.metrics.tokens.incremental', sources: ['langfuse.observation.usage_details'], note: '`input` / `prompt_tokens` / `input_tokens` -> `prompt`, `output` / `completion_tokens` / `output_tokens` -> `completion`, `total` / `total_tokens` -> `total`; other keys as they are', run: usage },
+  { kind: 'custom', dst: 'ag.metrics.costs.incremental', sources: ['langfuse.observation.cost_details'], note: 'as the usage details', run: costs },
   { kind: 'json', src: 'langfuse.observation.metadata', dst: 'ag.meta.metadata' },
   { kind: 'prefix', src: 'langfuse.observation.metadata', dst: 'ag.meta.metadata' },
   { kind: 'copy', src: 'langfuse.observation.level', dst: 'ag.meta.level' },
