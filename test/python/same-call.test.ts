@@ -1,13 +1,16 @@
-// One chat call, made by the OpenAI Python SDK against a local OpenAI-compatible server, traced once by
-// OpenInference and once by OpenLLMetry (both unmodified, pinned in requirements-llm.txt) and sent to
-// tracehop over OTLP/HTTP: namespace gives both the same span type, the same `ag.data` (inputs and
-// outputs), the same model slots and the same token counts.
-import { createServer, type Server } from 'node:http';
+// One chat call, made by the OpenAI Python SDK against a local OpenAI-compatible server and traced by
+// real, unmodified SDKs (pinned in requirements-llm.txt): OpenInference's and OpenLLMetry's OpenAI
+// instrumentations, the traceloop SDK with the call inside its @workflow/@task decorators (beside a
+// @tool), and the Langfuse SDK's OpenAI drop-in, which posts to /api/public/otel/v1/traces. namespace gives
+// each the same span type, `ag.data` and token counts (test/llm-sdks/expected.ts; the Vercel AI SDK's
+// run is test/llm-sdks/vercel.test.ts). The decorators' own spans carry their arguments and return values.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runProcess } from '../helpers/process.ts';
 import { startDaemon, type Daemon } from '../helpers/daemon.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../llm-sdks/fake-openai.ts';
+import { ANSWER, MODEL_SLOTS, QUESTION, SAME_CALL, sameCallPart } from '../llm-sdks/expected.ts';
 import { PYTHON_DIR, VENV_SETUP_TIMEOUT_MS, venvPython } from './venv.ts';
 
 const CONFIG = `receivers:
@@ -23,84 +26,87 @@ service:
     traces: {receivers: [otlp], processors: [namespace, batch], exporters: [file]}
 `;
 
-/** What an OpenAI-compatible server answers to the call (the same for both runs). */
-const COMPLETION = {
-  id: 'chatcmpl-same-call', object: 'chat.completion', created: 1776363498, model: 'gpt-4o-mini-2024-07-18',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'Paris' }, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 21, completion_tokens: 1, total_tokens: 22 },
-};
-
 interface SpanRecord {
+  span_id: string;
+  parent_id?: string;
+  span_name: string;
   span_type: string;
-  resource?: Record<string, unknown>;
   attributes: Record<string, unknown>;
 }
 
 let python: string;
-let openai: Server;
-let openaiUrl: string;
+let openai: FakeOpenAI;
 let daemon: Daemon;
+const seen = new Set<string>();
 
 beforeAll(async () => {
   python = await venvPython('requirements-llm.txt');
-  openai = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(COMPLETION));
-    });
-  });
-  await new Promise<void>((resolve) => openai.listen(0, '127.0.0.1', resolve));
-  openaiUrl = `http://127.0.0.1:${(openai.address() as { port: number }).port}/v1`;
+  openai = await startFakeOpenAI({ content: ANSWER });
   daemon = await startDaemon(CONFIG);
 }, VENV_SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await daemon?.stop();
-  await new Promise((resolve) => openai?.close(resolve));
+  await openai?.close();
 });
 
-async function chatSpan(instrumentation: string): Promise<SpanRecord> {
-  const run = await runProcess(python, [`${PYTHON_DIR}chat_call.py`, instrumentation, `${daemon.url('otlp')}/v1/traces`, openaiUrl]);
+/** Runs one SDK's call; returns the records of the spans it sent (those not seen before), once `count` are in. */
+async function sdkRun(sdk: string, count: number): Promise<SpanRecord[]> {
+  const run = await runProcess(python, [`${PYTHON_DIR}chat_call.py`, sdk, daemon.url('otlp'), openai.url]);
   expect(run.stderr).not.toContain('Traceback');
-  expect(run.stdout.trim()).toBe('Paris');
-  for (let i = 0; i < 200; i++) {
+  // The answer is the last line: the traceloop SDK prints banners before it.
+  expect(run.stdout.trim().split('\n').pop()).toBe(ANSWER);
+  let fresh: SpanRecord[] = [];
+  for (let i = 0; i < 400 && fresh.length < count; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 25));
     const lines = (await readFile(join(daemon.dir, 'out.jsonl'), 'utf8').catch(() => '')).split('\n').filter((l) => l !== '');
-    const found = lines.map((l) => JSON.parse(l) as SpanRecord)
-      .find((r) => JSON.stringify(r).includes(`same-call-${instrumentation}`) && r.span_type === 'chat');
-    if (found) return found;
-    await new Promise((r) => setTimeout(r, 50));
+    fresh = lines.map((l) => JSON.parse(l) as SpanRecord).filter((r) => !seen.has(r.span_id));
   }
-  throw new Error(`no chat span from ${instrumentation} in the output`);
+  for (const r of fresh) seen.add(r.span_id);
+  expect(fresh).toHaveLength(count);
+  return fresh;
 }
 
-/** The keys both instrumentations are expected to agree on. */
-function agreed(record: SpanRecord): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(record.attributes).filter(([k]) =>
-    k.startsWith('ag.data.') || k.startsWith('ag.metrics.tokens.incremental.') || k === 'ag.meta.request.model' || k === 'ag.meta.response.model' || k === 'ag.type.span'));
-}
+const chatOf = (records: SpanRecord[]) => records.find((r) => r.span_type === 'chat')!;
 
-describe('one chat call, two instrumentations', () => {
-  it('OpenInference and OpenLLMetry give the same ag.data, model slots and tokens', async () => {
-    const openinference = await chatSpan('openinference');
-    const openllmetry = await chatSpan('openllmetry');
-    expect(agreed(openinference)).toEqual(agreed(openllmetry));
-    expect(agreed(openinference)).toMatchObject({
-      'ag.type.span': 'chat',
-      'ag.data.inputs.prompt.0.role': 'system',
-      'ag.data.inputs.prompt.0.content': 'Answer in one word.',
-      'ag.data.inputs.prompt.1.role': 'user',
-      'ag.data.inputs.prompt.1.content': 'What is the capital of France?',
-      'ag.data.outputs.completion.0.role': 'assistant',
-      'ag.data.outputs.completion.0.content': 'Paris',
-      'ag.metrics.tokens.incremental.prompt': 21,
-      'ag.metrics.tokens.incremental.completion': 1,
-      'ag.metrics.tokens.incremental.total': 22,
-      'ag.meta.request.model': 'gpt-4o-mini',
-      'ag.meta.response.model': 'gpt-4o-mini-2024-07-18',
+describe('one chat call, four SDKs', () => {
+  it('OpenInference, OpenLLMetry, traceloop and Langfuse give the same ag.data and tokens', async () => {
+    const openinference = chatOf(await sdkRun('openinference', 1));
+    const openllmetry = chatOf(await sdkRun('openllmetry', 1));
+    const traceloop = chatOf(await sdkRun('traceloop', 4));
+    const langfuse = chatOf(await sdkRun('langfuse', 1));
+    for (const record of [openinference, openllmetry, traceloop, langfuse]) expect(sameCallPart(record.attributes)).toEqual(SAME_CALL);
+    // Both models, and the finish reason, in the same slots.
+    for (const record of [openinference, openllmetry, traceloop]) {
+      expect(record.attributes).toMatchObject(MODEL_SLOTS);
+      expect(record.attributes['ag.meta.response.finish_reasons']).toEqual(['stop']);
+    }
+    // The Langfuse drop-in records one model, the one the response names (langfuse.observation.model.name),
+    // and no finish reason: the model it asked for is not in what it sends.
+    expect(langfuse.attributes).toMatchObject({ 'ag.meta.request.model': 'gpt-4o-mini-2024-07-18', 'ag.meta.response.model': 'gpt-4o-mini-2024-07-18' });
+    expect(langfuse.attributes['ag.meta.response.finish_reasons']).toBeUndefined();
+  }, 180_000);
+
+  it("traceloop's decorator spans carry their arguments and return values as ag.data", async () => {
+    const records = await sdkRun('traceloop', 4);
+    const byName = Object.fromEntries(records.map((r) => [r.span_name, r]));
+    const data = (r: SpanRecord) => Object.fromEntries(Object.entries(r.attributes).filter(([k]) => k.startsWith('ag.data.') || k === 'ag.type.span' || k.startsWith('ag.meta.entity.') || k === 'ag.meta.workflow.name'));
+    // capital_quiz(question): a positional argument; ask_model(prompt=question): a keyword argument.
+    expect(data(byName['capital_quiz.workflow'])).toEqual({
+      'ag.type.span': 'workflow', 'ag.data.inputs.args': [QUESTION], 'ag.data.outputs.answer': ANSWER,
+      'ag.meta.entity.name': 'capital_quiz', 'ag.meta.workflow.name': 'capital_quiz',
     });
-    // The finish reason is the response's, in the same place from both.
-    expect(openinference.attributes['ag.meta.response.finish_reasons']).toEqual(['stop']);
-    expect(openllmetry.attributes['ag.meta.response.finish_reasons']).toEqual(['stop']);
-  }, 120_000);
+    expect(data(byName['ask_model.task'])).toEqual({
+      'ag.type.span': 'task', 'ag.data.inputs.prompt': QUESTION, 'ag.data.outputs': ANSWER,
+      'ag.meta.entity.name': 'ask_model', 'ag.meta.workflow.name': 'capital_quiz',
+    });
+    expect(data(byName['capital_lookup.tool'])).toEqual({
+      'ag.type.span': 'tool', 'ag.data.inputs.args': ['France'], 'ag.data.outputs.country': 'France', 'ag.data.outputs.source': 'atlas',
+      'ag.meta.entity.name': 'capital_lookup', 'ag.meta.workflow.name': 'capital_quiz',
+    });
+    // The chat call sits inside the task that made it.
+    const chat = byName['openai.chat'];
+    expect(chat.parent_id).toBe(byName['ask_model.task'].span_id);
+    expect(chat.attributes['ag.meta.entity.path']).toBe('ask_model');
+  }, 180_000);
 });

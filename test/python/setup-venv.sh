@@ -5,6 +5,8 @@
 # installed requirements is kept inside the venv), and a flock serialises concurrent callers.
 # `setup-venv.sh requirements-NAME.txt` makes another venv, py-venv-NAME/, from that file (the metrics
 # tests' Prometheus parser): each file has its own venv, so one never rebuilds another in use.
+# A file requirements-NAME.no-deps.txt beside it is installed after it with --no-deps (packages whose
+# declared dependencies pip cannot resolve in reasonable time); the venv is rebuilt when either changes.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -12,10 +14,13 @@ requirements="$here/${1:-requirements.txt}"
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/tracehop"
 name="$(basename "$requirements" .txt)"
 venv="$cache_root/py-venv${name#requirements}"
+no_deps="$here/$name.no-deps.txt"
 stamp="$venv/tracehop-requirements.txt"
 python="${PYTHON:-python3}"
 
-ready() { [[ -x "$venv/bin/python" ]] && cmp -s "$requirements" "$stamp"; }
+# What the venv is made from: the requirements file, then the --no-deps file when there is one.
+wanted() { cat "$requirements"; if [[ -f "$no_deps" ]]; then cat "$no_deps"; fi; }
+ready() { [[ -x "$venv/bin/python" ]] && cmp -s <(wanted) "$stamp"; }
 
 if ready; then
   echo "$venv/bin/python"
@@ -43,5 +48,8 @@ echo "setup-venv.sh: creating $venv" >&2
 rm -rf "$venv"
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements" >&2
-cp "$requirements" "$stamp"
+if [[ -f "$no_deps" ]]; then
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -r "$no_deps" >&2
+fi
+wanted >"$stamp"
 echo "$venv/bin/python"
