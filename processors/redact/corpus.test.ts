@@ -10,6 +10,7 @@ import { seededRandom, pickWith } from '../../test/helpers/random.ts';
 import { CorpusMaker } from '../../test/helpers/llm-corpus.ts';
 import { RedactProcessor } from './processor.ts';
 import { CARDS, IBANS, SecretMaker } from '../../test/helpers/redact-secrets.ts';
+import { CAPTURED_SDKS, capturedSpans, fillSlots } from '../../test/llm-sdks/payloads.ts';
 
 const SPANS = 1200;
 
@@ -95,5 +96,73 @@ describe('redact on a corpus of clean LLM spans', () => {
       expect(span.attributes.get('ag.meta.redact.content')).toBeGreaterThan(0);
     }
     expect(plain.some((s) => [...s.attributes.keys()].some((k) => k.startsWith('ag.metrics.')))).toBe(true);
+  });
+});
+
+/**
+ * The payloads real SDKs sent (test/fixtures/sdk-payloads: OpenInference, OpenLLMetry, the traceloop
+ * SDK's decorators, Langfuse's OpenAI drop-in and its own observations, the Vercel AI SDK's two
+ * integrations), each round's copy with the slots the capture left in the prompt and the reply filled
+ * by `fill`, then through namespace as the daemon runs them. Returns the spans and, per span, how many
+ * of its values held a slot.
+ */
+function fromCaptures(minimum: number, fill: (round: number, slot: number) => string): { spans: Span[]; filled: number[] } {
+  const spans: Span[] = [];
+  const filled: number[] = [];
+  for (let round = 0; spans.length < minimum; round++) {
+    for (const sdk of CAPTURED_SDKS) {
+      for (const span of capturedSpans(sdk)) {
+        filled.push(fillSlots(span, (slot) => fill(round, slot)));
+        spans.push(span);
+      }
+    }
+  }
+  namespace.create({ semconv: 'all', propagate_metrics: false }, { id: 'namespace', logger: silentLogger }).process({ origin: 'otlp', spans });
+  return { spans, filled };
+}
+
+describe('redact on the payloads real SDKs sent', () => {
+  it(`changes none of ${SPANS} clean spans built from the captures (no false positive)`, () => {
+    const corpus = new CorpusMaker(2029);
+    const { spans, filled } = fromCaptures(SPANS, () => corpus.sentence());
+    expect(spans.length).toBeGreaterThanOrEqual(SPANS);
+    // Every SDK's prompt or reply reached some span: the slots are where the text is.
+    expect(filled.filter((n) => n > 0).length).toBeGreaterThan(spans.length / 2);
+    const before = spans.map(dump);
+    new RedactProcessor().process({ origin: 'otlp', spans });
+    const changed = spans.map((s, i) => [before[i], dump(s)]).filter(([a, b]) => a !== b);
+    expect(changed.slice(0, 1).map(([, after]) => after.match(/.{0,80}\[REDACTED:[a-z_]+\].{0,40}/)?.[0])).toEqual([]);
+  });
+
+  it('removes every secret seeded into the captured prompts and replies, however the SDK encoded them', () => {
+    const random = seededRandom(7);
+    const make = new SecretMaker(11);
+    const makers: Array<() => string> = [
+      () => make.openai(), () => make.openaiLegacy(), () => make.anthropic(), () => make.awsKeyId(), () => make.github(),
+      () => make.githubFineGrained(), () => make.google(), () => make.slack(), () => make.stripe(), () => make.jwt(),
+      () => make.privateKey(), () => make.email(), () => make.phone(), () => make.card(), () => pickWith(random, CARDS),
+      () => pickWith(random, IBANS), () => `Bearer ${make.bearer()}`,
+    ];
+    const seeded: string[] = [];
+    const secrets = new Map<string, string>();
+    const { spans, filled } = fromCaptures(SPANS, (round, slot) => {
+      const key = `${round}/${slot}`;
+      let secret = secrets.get(key);
+      if (secret === undefined) {
+        secret = makers[(round * 3 + slot) % makers.length]();
+        secrets.set(key, secret);
+        seeded.push(secret.startsWith('Bearer ') ? secret.slice(7) : secret);
+      }
+      return secret;
+    });
+    expect(seeded.length).toBeGreaterThan(makers.length * 3);
+    new RedactProcessor().process({ origin: 'otlp', spans });
+    // A secret is found in any encoding the dump holds it in when any line of it (a PEM key has several) is.
+    const text = spans.map(dump).join('\n');
+    const missed = seeded.filter((secret) => secret.split('\n').some((line) => line.length >= 12 && !line.startsWith('-----') && text.includes(line)));
+    expect(missed).toEqual([]);
+    spans.forEach((span, i) => {
+      if (filled[i] > 0) expect([...span.attributes.keys()].some((k) => k.startsWith('ag.meta.redact.'))).toBe(true);
+    });
   });
 });

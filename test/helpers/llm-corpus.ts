@@ -77,6 +77,9 @@ export class CorpusMaker {
   private question(): string { return this.fill(pickWith(this.random, QUESTIONS)); }
   private answer(): string { return this.fill(pickWith(this.random, ANSWERS)); }
 
+  /** A question or an answer of the kinds the spans hold (to fill captured payloads with clean text). */
+  sentence(): string { return this.random() < 0.5 ? this.question() : this.answer(); }
+
   /** One span of the kind `i` picks, as its SDK sends it. */
   span(i: number): Span {
     const model = pickWith(this.random, MODELS);
