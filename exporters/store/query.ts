@@ -85,7 +85,8 @@ async function query(db: DatabaseSync, spansOf: (project: string, traceId: strin
     const scan = { project, window: w, plan, columns: STORED_SPAN_COLUMNS, pause: () => pacer.pause() };
     for await (const row of scanRows(db, scan)) {
       if (pacer.due()) await pacer.pause();
-      if (!inWindow(w, row.start_ns, row.span_id)) continue;
+      // `rate` samples traces (§6.1) whatever the focus: a span is kept when its trace is.
+      if (!inWindow(w, row.start_ns, row.span_id) || !sampled(row.trace_id, w.rate)) continue;
       const record = parseRecord(row.record);
       if (residual !== undefined && !matchesFilter(residual, record)) continue;
       spans.push(readSpan(row, form, record));
