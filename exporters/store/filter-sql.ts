@@ -28,6 +28,11 @@ export interface FilterPlan {
   where: string[];
   params: SqlParam[];
   residual?: Filter;
+  /**
+   * The SQL part pins the rows to listed trace ids (a top-level `trace_id` `is` / `in`): only those traces'
+   * spans can match, so the primary key finds them without reading the window (scan.ts).
+   */
+  byTraceId: boolean;
 }
 
 const TRUE: Sql = { sql: '1', params: [] };
@@ -39,9 +44,10 @@ function isCondition(c: Filter | Condition): c is Condition {
 
 /** The top-level `and` goes to SQL part by part; any other filter goes whole or not at all. */
 export function planFilter(filter: Filter): FilterPlan {
-  const plan: FilterPlan = { where: [], params: [] };
+  const plan: FilterPlan = { where: [], params: [], byTraceId: false };
   if (filter.conditions.length === 0) return plan;
   const parts = filter.operator === 'and' ? filter.conditions : [filter];
+  plan.byTraceId = parts.some((c) => isCondition(c) && c.field === 'trace_id' && (c.operator === 'is' || c.operator === 'in'));
   const rest: Array<Filter | Condition> = [];
   for (const part of parts) {
     const sql = isCondition(part) ? conditionSql(part) : filterSql(part);
@@ -90,6 +96,7 @@ function definite(sql: Sql): Sql {
   return { sql: `IFNULL((${sql.sql}), 0)`, params: sql.params };
 }
 
+
 function anyOf(parts: Sql[]): Sql {
   return parts.length === 0 ? FALSE : { sql: parts.map((p) => `(${p.sql})`).join(' OR '), params: parts.flatMap((p) => p.params) };
 }
@@ -117,21 +124,25 @@ function conditionSql(c: Condition): Sql | undefined {
   }
 }
 
-/** Id and text fields: a nullable TEXT column (or expression) against strings. */
+/** Columns that are never NULL: their comparisons need no IFNULL, which would hide them from the indexes. */
+const NOT_NULL = new Set(['trace_id', 'span_id', 'span_name']);
+
+/** Id and text fields: a TEXT column (or expression) against strings. */
 function columnSql(c: Condition, column: string): Sql | undefined {
+  const wrap = NOT_NULL.has(column) ? (sql: Sql) => sql : definite;
   switch (c.operator) {
     case 'exists': return { sql: `${column} IS NOT NULL`, params: [] };
     case 'not_exists': return { sql: `${column} IS NULL`, params: [] };
-    case 'is': return definite({ sql: `${column} = ?`, params: [c.value as string] });
+    case 'is': return wrap({ sql: `${column} = ?`, params: [c.value as string] });
     case 'in': {
       const values = c.value as string[];
-      return definite({ sql: `${column} IN (${values.map(() => '?').join(', ')})`, params: values });
+      return wrap({ sql: `${column} IN (${values.map(() => '?').join(', ')})`, params: values });
     }
     case 'contains': case 'startswith': case 'endswith': {
       const text = textSql(column, c.operator, c.value as string, c.caseSensitive);
-      return text === undefined ? undefined : definite(text);
+      return text === undefined ? undefined : wrap(text);
     }
-    default: return definite(orderedSql(column, c.operator, c.value, 'text') ?? FALSE);
+    default: return wrap(orderedSql(column, c.operator, c.value, 'text') ?? FALSE);
   }
 }
 
