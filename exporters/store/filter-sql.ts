@@ -2,7 +2,7 @@
 // on the stored record (`$.attributes."<flat key>"`, `json_each` over a list). A condition is translated
 // only when SQL gives exactly the answer matchesFilter (filter.ts) gives, so that a row SQL keeps needs no
 // decoding; what SQL cannot say exactly stays a residual filter evaluated on the decoded record:
-// - attribute keys containing `"` (SQLite's JSON paths have no escape for it);
+// - attribute keys containing `"` (SQLite's JSON paths have no escape for it) or NUL;
 // - `is` / `in` / `contains` with a list value, or an object value whose flatten holds a list;
 // - numbers beyond ±2^53 in a value (bigint: SQLite's REAL and INTEGER compare differently from exact JS);
 // - case-insensitive `contains` / `startswith` / `endswith` with a non-ASCII value (SQLite's lower() folds
@@ -63,7 +63,7 @@ export function planFilter(filter: Filter): FilterPlan {
 }
 
 /** A filter node as one expression, or undefined when some part of it cannot be said exactly. */
-export function filterSql(filter: Filter): Sql | undefined {
+function filterSql(filter: Filter): Sql | undefined {
   // No condition matches everything, whatever the operator (as matchesFilter).
   if (filter.conditions.length === 0) return TRUE;
   const parts: Sql[] = [];
@@ -168,7 +168,8 @@ function timeSql(c: Condition): Sql | undefined {
 
 /**
  * gt ... btwn: numbers compare with stored numbers only, strings with stored strings only (filter.ts
- * `ordered`); any other value matches nothing. `stored` is what `type` requires of the operand.
+ * `ordered`); any other value matches nothing. `stored`: a TEXT column (strings only), or a JSON value whose
+ * `json_type` is `typeOf`.
  */
 function orderedSql(operand: string, op: string, value: unknown, stored: 'text' | 'json', typeOf?: string): Sql | undefined {
   const values = op === 'btwn' ? (value as unknown[]) : [value];
