@@ -14,6 +14,7 @@ import { silentLogger } from '../pipeline/log.ts';
 import { TracingBodyReader } from '../codec/tracing/body-reader.ts';
 import { flatBody, nestedBody, otlpLlmProtoBody, otlpProtoBody } from './bodies.ts';
 import { StoreExporter } from '../exporters/store/store-exporter.ts';
+import { storeReadAfterWrite } from './read-after-write.ts';
 import type { LoadSpec } from './loadgen.ts';
 import { REPO } from './paths.ts';
 import { removeScratch, scratchDir } from './scratch.ts';
@@ -322,6 +323,12 @@ export const scenarios: Scenario[] = [
     run: async (ctx) => [await tracehopHttp(ctx, 'store', (i) => flatBody(i), 'memory', '  store:\n    path: DIR/store.db\n    max_bytes: 8589934592', 'store')],
   },
   { name: 'store-read', run: async () => [await storeReads()] },
+  {
+    // 1,000 spans/s over OTLP/HTTP into a store, each acknowledged trace polled until readable (issue 25's
+    // target: readable within 1 s, p99). --duration sets how long the spans are sent.
+    name: 'store-read-after-write',
+    run: async (ctx) => [{ scenario: 'store-read-after-write', target: 'tracehop store', ...(await storeReadAfterWrite(ctx.durationMs, ctx.pin)) }],
+  },
   {
     // otlp-proto-llm's spans through tracehop without and with the redact processor and its default
     // detectors, in turn (issue 24's target: at most 15% more CPU per span).

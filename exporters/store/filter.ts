@@ -1,6 +1,5 @@
-// Evaluating a checked filter (read-api.md §6.2) on one decoded span record, and the part of it that
-// SQL can run on the indexed columns first. The SQL part only narrows: every candidate row is still
-// evaluated here, so the two can never disagree.
+// Evaluating a checked filter (read-api.md §6.2) on one decoded span record. filter-sql.ts says most
+// filters in SQL instead, exactly as this does; what it cannot say is evaluated here, on the rows SQL kept.
 import { parseTimestamp } from '../../codec/tracing/time.ts';
 import { flattenObject } from '../../model/attributes/flatten.ts';
 import { isJsonObject } from '../../codec/json/parse.ts';
@@ -44,7 +43,10 @@ export function sameValue(a: unknown, b: unknown): boolean {
 
 function compareOrder(stored: unknown, value: unknown): number | undefined {
   if ((typeof stored === 'number' || typeof stored === 'bigint') && (typeof value === 'number' || typeof value === 'bigint')) {
-    const s = Number(stored), v = Number(value);
+    // Two integers compare exactly (a bigint beyond 2^53 is not rounded), as SQLite compares them.
+    const integral = (x: number | bigint) => typeof x === 'bigint' || Number.isInteger(x);
+    const s = integral(stored) && integral(value) ? BigInt(stored) : Number(stored);
+    const v = integral(stored) && integral(value) ? BigInt(value) : Number(value);
     return s < v ? -1 : s > v ? 1 : 0;
   }
   if (typeof stored === 'string' && typeof value === 'string') return codePointCompare(stored, value);
@@ -163,56 +165,4 @@ function attributeIs(attributes: SpanRecord, key: string, value: unknown): boole
     return true;
   }
   return Object.hasOwn(attributes, key) && sameValue(attributes[key], value);
-}
-
-// ---- the SQL part ------------------------------------------------------------------------------
-
-export interface SqlPart {
-  where: string[];
-  params: Array<string | number | bigint | null>;
-}
-
-const COLUMN_OF: Record<string, string> = {
-  trace_id: 'trace_id', span_id: 'span_id', parent_id: 'parent_id', span_name: 'span_name',
-  span_type: 'span_type', trace_type: 'trace_type', start_time: 'start_ns', end_time: 'end_ns',
-};
-const MAX_COLUMN_NS = (1n << 63n) - 1n;
-
-/**
- * SQL conditions implied by the top-level `and` of the filter, on the indexed columns; the rest is left
- * to matchesFilter. Kinds and status codes stay in JS (their columns hold numbers, the filter names).
- */
-export function sqlPart(filter: Filter): SqlPart {
-  const part: SqlPart = { where: [], params: [] };
-  if (filter.operator !== 'and') return part;
-  for (const c of filter.conditions) {
-    if (!isCondition(c)) continue;
-    const column = COLUMN_OF[c.field];
-    if (column === undefined) continue;
-    if (c.kind === 'time') {
-      // Clamped columns cannot tell times from 2^63 ns on apart: leave such values to JS.
-      const values = (Array.isArray(c.value) ? c.value : [c.value]) as bigint[];
-      if (values.some((v) => v > MAX_COLUMN_NS)) continue;
-      const op = { is: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' }[c.operator as string];
-      if (op !== undefined) {
-        part.where.push(`${column} ${op} ?`);
-        part.params.push(c.value as bigint);
-      } else if (c.operator === 'btwn') {
-        part.where.push(`${column} BETWEEN ? AND ?`);
-        part.params.push(...values);
-      }
-      continue;
-    }
-    if (c.operator === 'is') {
-      part.where.push(`${column} = ?`);
-      part.params.push(c.value as string);
-    } else if (c.operator === 'in') {
-      const values = c.value as string[];
-      part.where.push(`${column} IN (${values.map(() => '?').join(', ')})`);
-      part.params.push(...values);
-    } else if (c.field === 'parent_id' && (c.operator === 'exists' || c.operator === 'not_exists')) {
-      part.where.push(`parent_id IS ${c.operator === 'exists' ? 'NOT ' : ''}NULL`);
-    }
-  }
-  return part;
 }

@@ -1,10 +1,13 @@
-// Running a checked flat query (read-api.md §6.3, §6.4). The window, the scope and the indexed part of
-// the filter are SQL; every candidate row is then decoded and the whole filter evaluated on it, in the
-// order of §6.3 (start time, span id, trace id, all descending), stopping as soon as the limit is met.
-import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
-import { matchesFilter, sqlPart } from './filter.ts';
+// Running a checked flat query (read-api.md §6.3, §6.4). The window, the scope and the filter are SQL
+// (filter-sql.ts); only the part of a filter SQL cannot say exactly is evaluated on the decoded record of
+// a candidate row. Rows come in the order of §6.3 (start time, span id, trace id, all descending), and
+// reading stops as soon as the limit is met.
+import type { DatabaseSync } from 'node:sqlite';
+import { matchesFilter } from './filter.ts';
+import { planFilter } from './filter-sql.ts';
+import { scanRows, type ReadSnapshot } from './scan.ts';
 import type { Filter, FlatQuery } from './query-body.ts';
-import { inWindow, windowConditions, type Windowing } from './windowing.ts';
+import { inWindow, type Windowing } from './windowing.ts';
 import { parseRecord, readSpan, STORED_SPAN_COLUMNS, type StoredSpan } from './read-span.ts';
 import { placeSpans, preOrder, traceMap, type LoadedSpan } from './trace-map.ts';
 
@@ -63,39 +66,29 @@ export interface QueryRun {
   window: Windowing;
 }
 
-/** Candidate rows in window order; the bounds are inclusive here, inWindow() decides at the bounds. */
-function candidates(db: DatabaseSync, project: string, run: QueryRun): Iterable<StoredSpan> {
-  const where = ['project = ?'];
-  const params: SQLInputValue[] = [project];
-  const w = run.window;
-  windowConditions(w, where, params);
-  const part = sqlPart(run.filter);
-  where.push(...part.where);
-  params.push(...part.params);
-  const d = w.order === 'ascending' ? 'ASC' : 'DESC';
-  const statement = db.prepare(
-    `SELECT ${STORED_SPAN_COLUMNS} FROM spans WHERE ${where.join(' AND ')} ORDER BY start_ns ${d}, span_id ${d}, trace_id ${d}`,
-  );
-  statement.setReadBigInts(true);
-  return statement.iterate(...params) as Iterable<StoredSpan>;
-}
-
 /**
  * `timeoutMs`: the longest the query may run (`read.query_timeout`); Infinity: no bound. Ascending
  * (§7) mirrors every order: spans oldest first, traces by the oldest start among their matching spans.
  */
-export async function runQuery(db: DatabaseSync, spansOf: (project: string, traceId: string) => LoadedSpan[], project: string, run: QueryRun, timeoutMs = Infinity): Promise<QueryResult> {
-  const pacer = new Pacer(timeoutMs);
+export function runQuery(snapshot: ReadSnapshot, spansOf: (project: string, traceId: string) => LoadedSpan[], project: string, run: QueryRun, timeoutMs = Infinity): Promise<QueryResult> {
+  return snapshot.run(() => query(snapshot.db, spansOf, project, run, new Pacer(timeoutMs)));
+}
+
+async function query(db: DatabaseSync, spansOf: (project: string, traceId: string) => LoadedSpan[], project: string, run: QueryRun, pacer: Pacer): Promise<QueryResult> {
   const form = run.format === 'opentelemetry' ? 'flat' : 'nested';
   const w = run.window;
   const descending = w.order === 'descending';
+  const plan = planFilter(run.filter);
+  const residual = plan.residual;
   if (run.focus === 'span') {
     const spans: Array<Record<string, unknown>> = [];
-    for (const row of candidates(db, project, run)) {
+    const scan = { project, window: w, plan, columns: STORED_SPAN_COLUMNS, pause: () => pacer.pause() };
+    for await (const row of scanRows(db, scan)) {
       if (pacer.due()) await pacer.pause();
-      if (!inWindow(w, row.start_ns, row.span_id)) continue;
+      // `rate` samples traces (§6.1) whatever the focus: a span is kept when its trace is.
+      if (!inWindow(w, row.start_ns, row.span_id) || !sampled(row.trace_id, w.rate)) continue;
       const record = parseRecord(row.record);
-      if (!matchesFilter(run.filter, record)) continue;
+      if (residual !== undefined && !matchesFilter(residual, record)) continue;
       spans.push(readSpan(row, form, record));
       if (spans.length >= w.limit) break;
     }
@@ -107,12 +100,14 @@ export async function runQuery(db: DatabaseSync, spansOf: (project: string, trac
   // still bring a trace that sorts earlier (a larger trace id), so those are read too.
   const first = new Map<string, bigint>();
   let boundary: bigint | undefined;
-  for (const row of candidates(db, project, run)) {
+  // Without a residual filter the record is not needed: the rows SQL gives match.
+  const columns = residual === undefined ? 'trace_id, span_id, start_ns' : STORED_SPAN_COLUMNS;
+  for await (const row of scanRows(db, { project, window: w, plan, columns, pause: () => pacer.pause() })) {
     if (pacer.due()) await pacer.pause();
     if (boundary !== undefined && (descending ? row.start_ns < boundary : row.start_ns > boundary)) break;
     if (first.has(row.trace_id) || !sampled(row.trace_id, w.rate)) continue;
     if (!inWindow(w, row.start_ns, row.trace_id)) continue;
-    if (!matchesFilter(run.filter, parseRecord(row.record))) continue;
+    if (residual !== undefined && !matchesFilter(residual, parseRecord(row.record))) continue;
     first.set(row.trace_id, row.start_ns);
     if (first.size === w.limit) boundary = row.start_ns;
   }
@@ -129,6 +124,6 @@ export async function runQuery(db: DatabaseSync, spansOf: (project: string, trac
 }
 
 /** §6: a checked flat query. */
-export function runFlatQuery(db: DatabaseSync, spansOf: (project: string, traceId: string) => LoadedSpan[], project: string, query: FlatQuery, timeoutMs = Infinity): Promise<QueryResult> {
-  return runQuery(db, spansOf, project, { focus: query.focus, format: query.format, filter: query.filter, window: flatWindow(query) }, timeoutMs);
+export function runFlatQuery(snapshot: ReadSnapshot, spansOf: (project: string, traceId: string) => LoadedSpan[], project: string, query: FlatQuery, timeoutMs = Infinity): Promise<QueryResult> {
+  return runQuery(snapshot, spansOf, project, { focus: query.focus, format: query.format, filter: query.filter, window: flatWindow(query) }, timeoutMs);
 }

@@ -195,6 +195,10 @@ describe('flat query (§6, §12)', () => {
     // 0x4bf92f35 % 100 = 49, 0x0af76519 % 100 = 33: at 0.4 only T2 is kept, at 0.5 both.
     expect(Object.keys((await query({ rate: 0.4 })).traces as object)).toEqual([T2]);
     expect(Object.keys((await query({ rate: 0.5 })).traces as object)).toEqual([T2, T]);
+    // Focus span samples by trace too: the spans of the kept traces.
+    expect(await spanIds({ focus: 'span', rate: 0.4 })).toEqual([G]);
+    expect(await spanIds({ focus: 'span', rate: 0.5 })).toEqual([G, E, C, B, A, D]);
+    expect(await spanIds({ focus: 'span', rate: 0 })).toEqual([]);
     expect(Object.keys((await query({})).traces as object)).toEqual([T2, T]);
   });
 

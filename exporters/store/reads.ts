@@ -5,6 +5,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { STORED_SPAN_COLUMNS, type StoredSpan } from './read-span.ts';
 import { loaded, placeSpans, preOrder, traceMap, type LoadedSpan } from './trace-map.ts';
 import { runFlatQuery, runQuery, type QueryResult } from './query.ts';
+import { ReadSnapshot } from './scan.ts';
 import type { StructuredQuery } from './structured-query-body.ts';
 import type { FlatQuery } from './query-body.ts';
 import { simpleView } from './simple-view.ts';
@@ -38,6 +39,8 @@ function headOf(spans: readonly LoadedSpan[]): LoadedSpan | undefined {
 export class TraceReads {
   readonly #writer: DatabaseSync;
   readonly #reader: DatabaseSync;
+  /** The flat and structured queries' shared read transaction on the reader. */
+  readonly #snapshot: ReadSnapshot;
   readonly #trace: StatementSync;
   readonly #head: StatementSync;
   readonly #traceToDelete: StatementSync;
@@ -47,6 +50,7 @@ export class TraceReads {
   constructor(writer: DatabaseSync, reader: DatabaseSync) {
     this.#writer = writer;
     this.#reader = reader;
+    this.#snapshot = new ReadSnapshot(reader);
     this.#trace = reader.prepare(SPANS_OF_TRACE);
     this.#trace.setReadBigInts(true);
     this.#head = reader.prepare(HEAD_OF_TRACE);
@@ -117,13 +121,13 @@ export class TraceReads {
    */
   async structuredQuery(project: string, focus: 'span' | 'trace', query: StructuredQuery, timeoutMs = Infinity): Promise<Record<string, unknown>> {
     const run = { focus, format: 'agenta' as const, filter: query.filter, window: query.windowing };
-    const result = await runQuery(this.#reader, (scope, id) => this.spansOf(scope, id), project, run, timeoutMs);
+    const result = await runQuery(this.#snapshot, (scope, id) => this.spansOf(scope, id), project, run, timeoutMs);
     if (!('traces' in result)) return result;
     return { count: result.count, traces: Object.entries(result.traces).map(([traceId, trace]) => ({ trace_id: traceId, ...(trace as object) })) };
   }
 
   /** §6: the flat query, checked by parseFlatQuery (query-body.ts); rejects with QueryTimeoutError past `timeoutMs`. */
   query(project: string, query: FlatQuery, timeoutMs = Infinity): Promise<QueryResult> {
-    return runFlatQuery(this.#reader, (scope, id) => this.spansOf(scope, id), project, query, timeoutMs);
+    return runFlatQuery(this.#snapshot, (scope, id) => this.spansOf(scope, id), project, query, timeoutMs);
   }
 }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, type Daemon } from '../../test/helpers/daemon.ts';
 import { A, B, C, D, E, FIXTURE_F, T, T2 } from '../../test/helpers/store-fixture.ts';
 import { queryTraceIds } from './read-routes.ts';
+import { READ_ROUTES } from '../../test/helpers/store-fixture.ts';
 
 const K1 = 'key-project-one';
 const K2 = 'key-project-two';
@@ -138,6 +139,24 @@ describe('read routes on a daemon with a store', () => {
     const saved = await call('POST', '/traces/query', { body: { query_ref: { slug: 'q' } } });
     expect(saved.status).toBe(422);
     expect(saved.json.detail[0]).toMatchObject({ loc: ['body', 'query_ref'], type: 'not_supported' });
+  });
+
+  it('test 35: with a store every §1.3 route is 501, and with auth on every §1.2 route without a key is 401', async () => {
+    const id = '0123456789abcdef0123456789abcdef';
+    const unserved = [
+      ['PUT', `/tracing/traces/${id}`], ['PUT', `/traces/${id}`], ['POST', '/traces/'], ['POST', '/traces/ingest'],
+      ['POST', '/tracing/spans/analytics'], ['POST', '/tracing/analytics/query'], ['POST', '/tracing/sessions/query'],
+      ['POST', '/tracing/users/query'], ['GET', '/spans/'], ['GET', `/spans/${id}/0123456789abcdef`],
+      ['POST', '/spans/analytics/query'], ['POST', '/spans/sessions/query'], ['POST', '/spans/users/query'],
+    ];
+    for (const [method, path] of unserved) {
+      const r = await call(method, path, method === 'GET' ? {} : { body: {} });
+      expect([method, path, r.status]).toEqual([method, path, 501]);
+    }
+    for (const [method, path] of READ_ROUTES) {
+      const r = await call(method, path.replace('{id}', id), { key: null, ...(method === 'GET' || method === 'DELETE' ? {} : { body: {} }) });
+      expect([method, path, r.status]).toEqual([method, path, 401]);
+    }
   });
 
   it('routes the store does not serve stay 501, other methods 405 (§1.3, §1.4)', async () => {

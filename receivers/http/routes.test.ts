@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { matchRoute, normalisePath } from './routes.ts';
+import { READ_ROUTES } from '../../test/helpers/store-fixture.ts';
 
 describe('normalisePath (ingest-api.md §1.1)', () => {
   it.each([
@@ -47,6 +48,14 @@ describe('matchRoute', () => {
     expect(matchRoute('POST', '/simple/traces/query').kind).toBe('unavailable');
     expect(matchRoute('PUT', '/simple/traces/query')).toEqual({ kind: 'method_not_allowed', allow: 'GET, PATCH, DELETE, POST' });
     expect(matchRoute('GET', '/tracing/traces/a/b')).toEqual({ kind: 'not_found' });
+  });
+
+  it('test 35: without a store every route of read-api.md §1.2 is 501; with one each is a read', () => {
+    for (const [method, path] of READ_ROUTES) {
+      const url = path.replace('{id}', '0123456789abcdef0123456789abcdef');
+      expect([method, path, matchRoute(method, url).kind]).toEqual([method, path, 'unavailable']);
+      expect([method, path, matchRoute(method, url, true).kind]).toEqual([method, path, 'read']);
+    }
   });
 
   it('names the method and the normalised route in the 501 detail', () => {

@@ -62,3 +62,11 @@ service:
       processors: [namespace, batch]
       exporters: [store]
 `;
+
+/** Every route of read-api.md §1.2 (method, path with `{id}` for a trace id), for the 401 and 501 checks of §12 test 35. */
+export const READ_ROUTES: ReadonlyArray<readonly [string, string]> = [
+  ['GET', '/tracing/traces/{id}'], ['DELETE', '/tracing/traces/{id}'], ['PATCH', '/tracing/traces/{id}'],
+  ['POST', '/tracing/spans/query'], ['GET', '/traces/{id}'], ['GET', '/traces/?trace_id={id}'], ['DELETE', '/traces/{id}'],
+  ['POST', '/spans/query'], ['POST', '/traces/query'], ['GET', '/simple/traces/{id}'], ['PATCH', '/simple/traces/{id}'],
+  ['DELETE', '/simple/traces/{id}'], ['POST', '/simple/traces/query'],
+];
