@@ -137,6 +137,23 @@ describe('the edit (§8.3)', () => {
   });
 });
 
+describe('the head rule (§8.1), the same for a read, a query and a delete', () => {
+  it('without a root: the earliest span, a tie broken by the lower span id', async () => {
+    const H = '48'.repeat(16);
+    const span = (span_id: string, start: string) => ({
+      trace_id: H, span_id, parent_id: 'dddddddddddddddd', span_name: span_id.slice(0, 2), start_time: `2026-04-16T19:00:${start}Z`,
+      end_time: '2026-04-16T19:01:00Z',
+    });
+    await store.export(ingested([span('cccccccccccccccc', '01'), span('bbbbbbbbbbbbbbbb', '00'), span('aaaaaaaaaaaaaaaa', '00.5'), span('abababababababab', '00')]));
+    // By hand: bbbb and abab start first (19:00:00); abab has the lower id.
+    expect(reads.headSpan('', H)!.span_id).toBe('abababababababab');
+    const q = parseSimpleQuery({}, LIMITS);
+    if (Array.isArray(q)) throw new Error(JSON.stringify(q));
+    expect((await reads.simpleQuery('', q)).find((t) => t.trace_id === H)).toMatchObject({ span_id: 'abababababababab' });
+    expect(reads.deleteSimpleTrace('', H)).toEqual({ trace_id: H, span_id: 'abababababababab' });
+  });
+});
+
 describe('delete (§8.4)', () => {
   it('test 28: the head link once, then nothing', () => {
     expect(reads.deleteSimpleTrace('', T)).toEqual({ trace_id: T, span_id: A });
