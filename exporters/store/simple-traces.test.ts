@@ -13,7 +13,7 @@ import type { Problem } from './query-body.ts';
 import { parseRecord } from './read-span.ts';
 import type { TraceReads } from './reads.ts';
 import { StoreExporter } from './store-exporter.ts';
-import { A, FIXTURE_F, G, T, T2, ingested } from '../../test/helpers/store-fixture.ts';
+import { A, FIXTURE_F, G, T, T2, TEST_23, TEST_24, ingested } from '../../test/helpers/store-fixture.ts';
 
 const S23 = '23232323232323232323232323232323';
 const S = '24242424242424242424242424242424';
@@ -47,15 +47,6 @@ async function simpleQuery(body: unknown): Promise<string[]> {
   return (await reads.simpleQuery('', q)).map((t) => t.trace_id as string);
 }
 
-const TEST_23 = {
-  origin: 'auto', kind: 'play', channel: 'otlp', data: { outputs: { score: 5 }, note: 'x' },
-  links: [{ trace_id: T, span_id: A }, { trace_id: T2, span_id: G }],
-};
-const TEST_24 = {
-  data: { outputs: 1 },
-  links: { invocation: { trace_id: T, span_id: A } },
-  references: { evaluator: { slug: 'user-feedback' }, workflow: { slug: 'w' } },
-};
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tracehop-simple-'));
