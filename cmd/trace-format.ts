@@ -1,63 +1,11 @@
 // How `tracehop traces` and `tracehop trace` print what the read routes answer: a trace map
 // (read-api.md §4, `{"spans": {"<name>": Node | [Node, ...]}}`) as one summary line, or as an indented tree.
-// Pure functions of the JSON, so the output is the same whichever daemon answered.
+// Pure functions of the JSON, so the output is the same whichever daemon answered; the walk, the sibling
+// order and the root are model/read-trace.ts's, shared with the page.
+import { instantNs, outline, spansInOrder, type MapSpan } from '../model/read-trace.ts';
 
-/** A span of a read response (read-api.md §3), with the fields printed here. */
-export interface ReadSpan {
-  trace_id: string;
-  span_id: string;
-  parent_id?: string;
-  span_name: string;
-  span_type?: string;
-  start_time: string;
-  end_time: string;
-  status_code?: string;
-  status_message?: string;
-  spans?: SpanMap;
-}
-
-export type SpanMap = Record<string, ReadSpan | ReadSpan[]>;
-
-/** A span and the spans under it, siblings in the order of read-api.md §4. */
-export interface SpanTree {
-  span: ReadSpan;
-  children: SpanTree[];
-}
-
-/** A record time (`YYYY-MM-DDThh:mm:ss[.f]Z`, up to 9 fraction digits) as nanoseconds since the epoch. */
-export function instantNs(iso: string): bigint {
-  const match = /^(.*?:\d\d)(?:\.(\d{1,9}))?Z$/.exec(iso);
-  const seconds = Date.parse((match?.[1] ?? iso) + 'Z');
-  if (!Number.isFinite(seconds)) return 0n;
-  return BigInt(seconds) * 1_000_000n + BigInt((match?.[2] ?? '').padEnd(9, '0') || '0');
-}
-
-/** Start time, then span id, ascending: the sibling order of read-api.md §4. */
-function bySpanOrder(a: SpanTree, b: SpanTree): number {
-  const at = instantNs(a.span.start_time);
-  const bt = instantNs(b.span.start_time);
-  if (at !== bt) return at < bt ? -1 : 1;
-  return a.span.span_id < b.span.span_id ? -1 : a.span.span_id > b.span.span_id ? 1 : 0;
-}
-
-/**
- * The trees of a `spans` map. The order is rebuilt from the spans rather than taken from the map's keys:
- * JSON objects put integer-like keys (a span named `2`) first whatever the server wrote.
- */
-export function spanTrees(spans: SpanMap | undefined): SpanTree[] {
-  const trees: SpanTree[] = [];
-  for (const entry of Object.values(spans ?? {})) {
-    for (const span of Array.isArray(entry) ? entry : [entry]) trees.push({ span, children: spanTrees(span.spans) });
-  }
-  return trees.sort(bySpanOrder);
-}
-
-function walk(trees: SpanTree[], visit: (tree: SpanTree, depth: number) => void, depth = 0): void {
-  for (const tree of trees) {
-    visit(tree, depth);
-    walk(tree.children, visit, depth + 1);
-  }
-}
+/** A trace map's `spans` (read-api.md §4), as the read routes answer it. */
+export type SpanMap = Record<string, unknown>;
 
 /** `850µs`, `12.5ms`, `1.5s`, `2m03s`: three significant digits at most, for a column people scan. */
 export function formatDuration(ns: bigint): string {
@@ -72,14 +20,18 @@ export function formatDuration(ns: bigint): string {
   return `${Math.floor(seconds / 3600)}h${String(Math.floor(seconds / 60) % 60).padStart(2, '0')}m`;
 }
 
-function spanDuration(span: ReadSpan): string {
-  return formatDuration(instantNs(span.end_time) - instantNs(span.start_time));
+function text(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+function spanDuration(span: MapSpan): string {
+  return formatDuration((instantNs(span.end_time) ?? 0n) - (instantNs(span.start_time) ?? 0n));
 }
 
 /** `OK`, `ERROR: <message>`, or `UNSET` (also for a span without a status). */
-export function formatStatus(span: ReadSpan): string {
-  const code = (span.status_code ?? 'STATUS_CODE_UNSET').replace(/^STATUS_CODE_/, '');
-  return span.status_message ? `${code}: ${span.status_message}` : code;
+export function formatStatus(span: MapSpan): string {
+  const code = (text(span.status_code) || 'STATUS_CODE_UNSET').replace(/^STATUS_CODE_/, '');
+  return span.status_message ? `${code}: ${text(span.status_message)}` : code;
 }
 
 export interface TraceSummary {
@@ -93,22 +45,13 @@ export interface TraceSummary {
 }
 
 export function summarise(traceId: string, spans: SpanMap | undefined): TraceSummary {
-  const trees = spanTrees(spans);
-  let count = 0;
-  let first: ReadSpan | undefined;
-  let last: ReadSpan | undefined;
-  walk(trees, ({ span }) => {
-    count++;
-    if (first === undefined || instantNs(span.start_time) < instantNs(first.start_time)) first = span;
-    if (last === undefined || instantNs(span.end_time) > instantNs(last.end_time)) last = span;
-  });
-  const root = trees.find((t) => t.span.parent_id === undefined) ?? trees[0];
+  const o = outline(spansInOrder(spans));
   return {
     traceId,
-    rootName: root?.span.span_name ?? '',
-    spanCount: count,
-    start: first?.start_time ?? '',
-    durationNs: first && last ? instantNs(last.end_time) - instantNs(first.start_time) : 0n,
+    rootName: text(o.root?.span_name),
+    spanCount: o.spans,
+    start: text(o.first?.start_time),
+    durationNs: o.startNs !== undefined && o.endNs !== undefined ? o.endNs - o.startNs : 0n,
   };
 }
 
@@ -126,11 +69,11 @@ export function formatTraceList(summaries: TraceSummary[]): string {
  */
 export function formatTraceTree(traceId: string, spans: SpanMap | undefined): string {
   const summary = summarise(traceId, spans);
-  let text = `trace ${traceId}: ${summary.spanCount} span${summary.spanCount === 1 ? '' : 's'}, from ${summary.start}, ${formatDuration(summary.durationNs)}\n`;
-  walk(spanTrees(spans), ({ span }, depth) => {
-    const orphan = depth === 0 && span.parent_id !== undefined ? `  (parent ${span.parent_id} not stored)` : '';
-    const type = span.span_type ? `  [${span.span_type}]` : '';
-    text += `${'  '.repeat(depth + 1)}${span.span_name}${type}  ${spanDuration(span)}  ${formatStatus(span)}${orphan}\n`;
-  });
-  return text;
+  let out = `trace ${traceId}: ${summary.spanCount} span${summary.spanCount === 1 ? '' : 's'}, from ${summary.start}, ${formatDuration(summary.durationNs)}\n`;
+  for (const { span, depth } of spansInOrder(spans)) {
+    const orphan = depth === 0 && span.parent_id !== undefined ? `  (parent ${text(span.parent_id)} not stored)` : '';
+    const type = span.span_type ? `  [${text(span.span_type)}]` : '';
+    out += `${'  '.repeat(depth + 1)}${text(span.span_name)}${type}  ${spanDuration(span)}  ${formatStatus(span)}${orphan}\n`;
+  }
+  return out;
 }

@@ -51,9 +51,6 @@ export interface WorkingBatch {
   /** The project of the key the request was accepted with (absent without auth): the pipeline gives it
    *  to every span before its processors run; nothing the client sent can set it. */
   project?: string;
-  /** Set by namespace when `propagate_metrics` summed this batch's cumulative metrics, so a later
-   *  processor that adds incremental metrics (cost) sums its own again by the same rule. */
-  metricsPropagated?: true;
 }
 
 /** Gives every span of the batch its project (the pipeline does, before the processors run). */

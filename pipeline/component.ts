@@ -126,6 +126,11 @@ export interface SyncProcessor {
   /** Loads what it needs (a table); awaited before any receiver listens. Optional. */
   start?(): Promise<void>;
   process(batch: WorkingBatch): void;
+  /** It adds metrics to the spans (namespace, cost). */
+  readonly addsMetrics?: boolean;
+  /** A step of this processor that must see every processor's metrics (namespace's cumulative sums):
+   *  it runs once per batch, after the last processor that adds metrics (syncChain). */
+  readonly afterMetrics?: SyncProcessor;
 }
 
 /**
@@ -177,3 +182,15 @@ export interface DeliveryConfig {
  *  from the model and tokens as the client sent them; redact before limit, so that a secret is never cut
  *  in half by the size cap and its first half kept. */
 export const SYNC_PROCESSORS = ['namespace', 'cost', 'redact', 'limit'] as const;
+
+/**
+ * The steps a batch goes through, from a pipeline's synchronous processors in SYNC_PROCESSORS order:
+ * each processor, with the `afterMetrics` steps placed right after the last processor that adds metrics,
+ * so that they run once over every metric and before any processor that rewrites values (redact, limit).
+ */
+export function syncChain(processors: readonly SyncProcessor[]): SyncProcessor[] {
+  const after = processors.flatMap((p) => (p.afterMetrics === undefined ? [] : [p.afterMetrics]));
+  let last = -1;
+  processors.forEach((p, i) => { if (p.addsMetrics === true) last = i; });
+  return [...processors.slice(0, last + 1), ...after, ...processors.slice(last + 1)];
+}

@@ -3,7 +3,7 @@
 // to every stream the receiver feeds. A reload builds the next graph from the running one
 // (`new Graph(spec, options, previous)`, then `takeOver`): it keeps the previous graph's streams, and its
 // receivers and extensions whose settings did not change (docs/decisions/0660).
-import { SYNC_PROCESSORS, type Authenticator, type Batcher, type Exporter, type Extension, type IngestConsumer, type ProcessorContext, type Receiver, type SyncProcessor } from './component.ts';
+import { SYNC_PROCESSORS, syncChain, type Authenticator, type Batcher, type Exporter, type Extension, type IngestConsumer, type ProcessorContext, type Receiver, type SyncProcessor } from './component.ts';
 import { DeadLetterFile, defaultDeadLetterPath } from './deadletter.ts';
 import { RefusedError } from './errors.ts';
 import type { Logger } from './log.ts';
@@ -154,10 +154,10 @@ export class Graph {
       const byType = (type: string) => listed.find((l) => (spec.processors.get(l.id)?.type ?? l.id) === type)?.instance;
       // The receivers checked the spans at their edge; the synchronous processors listed run in the
       // order SYNC_PROCESSORS gives them (docs/decisions/0002).
-      const sync: Array<SyncProcessor | Batcher> = [];
+      const sync: SyncProcessor[] = [];
       for (const type of SYNC_PROCESSORS) {
         const instance = byType(type);
-        if (instance) sync.push(instance);
+        if (instance) sync.push(instance as SyncProcessor);
       }
       const async = listed.map((l) => l.instance).filter((i): i is Batcher => !i.sync);
       const keptStream = previous?.pipelines.find((old) => old.id === p.id)?.stream;
@@ -165,7 +165,7 @@ export class Graph {
       const runtime: PipelineRuntime = {
         id: p.id,
         stream: keptStream ?? options.createStream(p.id, deadLetters, this.metrics.stream(p.id)),
-        sync: sync as SyncProcessor[],
+        sync: syncChain(sync),
         batcher: async[0] ?? passThrough,
         runners: [],
       };

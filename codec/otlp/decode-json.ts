@@ -12,7 +12,6 @@ import { AttributeList } from '../../model/attributes/list.ts';
 import { isJsonObject, parseJsonBytes } from '../json/parse.ts';
 import { MAX_VALUE_DEPTH, OtlpDecodeError, OtlpSpanLimitError, OtlpValueLimitError } from './errors.ts';
 import type { DecodedRequest } from './decode-proto.ts';
-import { countJsonSpans, mayExceedSpans } from './count-json-spans.ts';
 
 /** Object/array nesting allowed in the raw text: the request's own levels plus the value depth. */
 const MAX_JSON_DEPTH = 16 + 3 * MAX_VALUE_DEPTH;
@@ -83,12 +82,11 @@ const STATUS_NAMES = ['STATUS_CODE_UNSET', 'STATUS_CODE_OK', 'STATUS_CODE_ERROR'
 
 /**
  * Decodes an OTLP/JSON body. Throws OtlpDecodeError when it is not JSON or not the request's shape, and
- * OtlpSpanLimitError when it holds more than `maxSpans` spans: counted on the bytes before JSON.parse
- * when the body is long enough to hold that many (count-json-spans.ts), and again on the parsed lists.
- * OtlpValueLimitError when it holds more than `maxValues` objects and arrays (counted on the bytes).
+ * OtlpValueLimitError when it holds more than `maxValues` objects and arrays, counted on the bytes before
+ * JSON.parse builds any (a span is one of them, so this also bounds what a body of empty spans costs), and
+ * OtlpSpanLimitError when the parsed lists hold more than `maxSpans` spans, before any span is read.
  */
 export function decodeExportRequestJson(bytes: Uint8Array, maxSpans = Number.POSITIVE_INFINITY, maxValues = Number.POSITIVE_INFINITY): DecodedRequest {
-  if (mayExceedSpans(bytes.length, maxSpans)) countJsonSpans(bytes, maxSpans, MAX_JSON_DEPTH);
   const parsed = parseJsonBytes(bytes, MAX_JSON_DEPTH, maxValues, 'the OTLP/JSON limit');
   if (!parsed.ok) {
     if (parsed.problem === 'too_many_values') throw new OtlpValueLimitError(parsed.message);

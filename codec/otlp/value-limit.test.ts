@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeExportRequestJson } from './decode-json.ts';
 import { ProtoDecoder } from './decode-proto.ts';
-import { OtlpLimitError, OtlpValueLimitError } from './errors.ts';
+import { OtlpLimitError, OtlpSpanLimitError, OtlpValueLimitError } from './errors.ts';
 import { json, proto } from '../../test/hostile/bodies.ts';
 
 describe('max_values_per_request', () => {
@@ -29,5 +29,13 @@ describe('max_values_per_request', () => {
     expect(() => decodeExportRequestJson(json.emptyAttributes(1000).subarray(0, 2000), 100, 500)).toThrow(
       'JSON body holds more than max_values_per_request (500) objects and arrays',
     );
+  });
+
+  it('OTLP/JSON: empty spans are values too; within the value limit, the spans are counted on the parsed lists', () => {
+    // 1000 empty spans and the 6 containers around them.
+    expect(() => decodeExportRequestJson(json.emptySpans(1000), 100, 1005)).toThrow(OtlpValueLimitError);
+    expect(() => decodeExportRequestJson(json.emptySpans(1000), 100, 1006)).toThrow(OtlpSpanLimitError);
+    expect(() => decodeExportRequestJson(json.emptySpans(1000), 100, 1006)).toThrow('the request holds more than max_spans_per_request (100) spans');
+    expect(decodeExportRequestJson(json.emptySpans(100), 100, 106).spans).toHaveLength(100);
   });
 });

@@ -24,6 +24,7 @@ import { GIVE_UP, JsonByteReader } from '../json/byte-reader.ts';
 import { UniqueKeys } from '../otlp/decode-unique-keys.ts';
 import { MemberNames, SPAN_MEMBERS, SpanMembers, EVENT_MEMBERS, EventMembers } from './members.ts';
 import { CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../bytes/ascii.ts';
+import { setMember } from '../../model/set-member.ts';
 
 
 /** A member name JSON.parse would not keep in text order (array indexes come first), or may be one. */
@@ -160,8 +161,7 @@ class BodyReader extends JsonByteReader {
       const key = this.memberName();
       const value = kind === ANY ? this.value(depth + 1) : this.member(depth + 1, kind, key);
       // As JSON.parse: `__proto__` is an own member, not the prototype.
-      if (key === '__proto__') Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
-      else out[key] = value;
+      setMember(out, key, value);
       const c = this.next();
       if (c === CLOSE_BRACE) return out;
       if (c !== COMMA) throw GIVE_UP;

@@ -24,6 +24,13 @@ export interface StoredSpan {
 /** The columns of StoredSpan, for SELECT lists. */
 export const STORED_SPAN_COLUMNS = 'trace_id, span_id, parent_id, span_name, start_ns, created_at, updated_at, record';
 
+/**
+ * The head of a trace (read-api.md §8.1) is the first of its spans in this order: its earliest root by
+ * start time, then span id; with no root, its earliest span. The one statement of the rule, for every
+ * query that picks heads (ORDER BY, or a window's ORDER BY).
+ */
+export const HEAD_FIRST = 'parent_id IS NOT NULL, start_ns, span_id';
+
 /** Records are flat, so nesting is shallow; the limit only guards the parser. */
 const RECORD_DEPTH = 64;
 const LIST_FIELDS = new Set(['events', 'links', 'references']);

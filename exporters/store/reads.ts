@@ -2,7 +2,7 @@
 // map, delete a trace, and the flat query. Every method takes the caller's scope (`project`, '' for
 // none, §2.4): a trace of another project reads exactly like an unknown one.
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { STORED_SPAN_COLUMNS, type StoredSpan } from './read-span.ts';
+import { HEAD_FIRST, STORED_SPAN_COLUMNS, type StoredSpan } from './read-span.ts';
 import { loaded, placeSpans, preOrder, traceMap, type LoadedSpan } from './trace-map.ts';
 import { runFlatQuery, runQuery, type QueryResult } from './query.ts';
 import { ReadSnapshot } from './scan.ts';
@@ -17,19 +17,7 @@ export interface SpanLink {
 }
 
 const SPANS_OF_TRACE = `SELECT ${STORED_SPAN_COLUMNS} FROM spans WHERE project = ? AND trace_id = ?`;
-/** The head of a trace (§8.1): its earliest root by start time, then span id; with no root, its earliest span. */
-const HEAD_OF_TRACE = `${SPANS_OF_TRACE} ORDER BY parent_id IS NOT NULL, start_ns, span_id LIMIT 1`;
-
-/** The head among loaded spans, by the rule of HEAD_OF_TRACE. */
-function headOf(spans: readonly LoadedSpan[]): LoadedSpan | undefined {
-  const roots = spans.filter((s) => s.parentId === null);
-  const pool = roots.length > 0 ? roots : spans;
-  let head: LoadedSpan | undefined;
-  for (const s of pool) {
-    if (head === undefined || s.startNs < head.startNs || (s.startNs === head.startNs && s.spanId < head.spanId)) head = s;
-  }
-  return head;
-}
+const HEAD_OF_TRACE = `${SPANS_OF_TRACE} ORDER BY ${HEAD_FIRST} LIMIT 1`;
 
 /**
  * Reads go through their own read-only connection: in WAL mode each read sees the last commit before it
@@ -44,6 +32,7 @@ export class TraceReads {
   readonly #trace: StatementSync;
   readonly #head: StatementSync;
   readonly #traceToDelete: StatementSync;
+  readonly #headToDelete: StatementSync;
   readonly #delete: StatementSync;
   readonly #deleteTrace: StatementSync;
 
@@ -57,6 +46,8 @@ export class TraceReads {
     this.#head.setReadBigInts(true);
     this.#traceToDelete = writer.prepare(SPANS_OF_TRACE);
     this.#traceToDelete.setReadBigInts(true);
+    this.#headToDelete = writer.prepare(HEAD_OF_TRACE);
+    this.#headToDelete.setReadBigInts(true);
     this.#delete = writer.prepare('DELETE FROM spans WHERE project = ? AND trace_id = ?');
     this.#deleteTrace = writer.prepare('DELETE FROM traces WHERE project = ? AND trace_id = ?');
   }
@@ -85,25 +76,26 @@ export class TraceReads {
 
   /** §5.2: deletes every span of the trace in one transaction; the links of the deleted spans in pre-order. */
   deleteTrace(project: string, traceId: string): SpanLink[] {
-    return preOrder(placeSpans(this.#deleteSpans(project, traceId))).map((s) => ({ trace_id: traceId, span_id: s.spanId }));
+    const spans = this.#deleting(project, traceId, () => (this.#traceToDelete.all(project, traceId) as unknown as StoredSpan[]).map(loaded));
+    return preOrder(placeSpans(spans)).map((s) => ({ trace_id: traceId, span_id: s.spanId }));
   }
 
   /** §8.4: deletes the trace as deleteTrace; the link of its head span (§8.1), or undefined when nothing was deleted. */
   deleteSimpleTrace(project: string, traceId: string): SpanLink | undefined {
-    const head = headOf(this.#deleteSpans(project, traceId));
-    return head === undefined ? undefined : { trace_id: traceId, span_id: head.spanId };
+    const head = this.#deleting(project, traceId, () => this.#headToDelete.get(project, traceId) as unknown as StoredSpan | undefined);
+    return head === undefined ? undefined : { trace_id: traceId, span_id: head.span_id };
   }
 
-  /** Deletes every span of the trace in one transaction, read in the same one; the deleted spans. */
-  #deleteSpans(project: string, traceId: string): LoadedSpan[] {
+  /** Deletes every span of the trace in one transaction; what `read` read of it in the same one, before. */
+  #deleting<T>(project: string, traceId: string, read: () => T): T {
     const db = this.#writer;
     db.exec('BEGIN IMMEDIATE');
     try {
-      const spans = (this.#traceToDelete.all(project, traceId) as unknown as StoredSpan[]).map(loaded);
+      const before = read();
       this.#delete.run(project, traceId);
       this.#deleteTrace.run(project, traceId);
       db.exec('COMMIT');
-      return spans;
+      return before;
     } catch (error) {
       if (db.isTransaction) db.exec('ROLLBACK');
       throw error;

@@ -5,7 +5,7 @@ import { flattenObject } from '../../model/attributes/flatten.ts';
 import { normaliseUuid } from '../../model/ids.ts';
 import { sameValue } from './filter.ts';
 import { Pacer, sampled } from './query.ts';
-import { parseRecord, STORED_SPAN_COLUMNS, type StoredSpan } from './read-span.ts';
+import { HEAD_FIRST, parseRecord, STORED_SPAN_COLUMNS, type StoredSpan } from './read-span.ts';
 import { enumsOf, recordLinks, simpleView, type Channel, type Kind, type Origin } from './simple-view.ts';
 import { inWindow, windowConditions, type Windowing } from './windowing.ts';
 
@@ -34,7 +34,7 @@ export interface SimpleQuery {
   windowing: Windowing;
 }
 
-/** Every trace's head, by the rule of reads.ts (earliest root, else earliest span). */
+/** Every trace's head (HEAD_FIRST). */
 function heads(db: DatabaseSync, project: string, w: Windowing): Iterable<StoredSpan> {
   const where = ['n = 1'];
   const params: SQLInputValue[] = [project];
@@ -42,7 +42,7 @@ function heads(db: DatabaseSync, project: string, w: Windowing): Iterable<Stored
   const direction = w.order === 'ascending' ? 'ASC' : 'DESC';
   const statement = db.prepare(
     `SELECT ${STORED_SPAN_COLUMNS} FROM (SELECT ${STORED_SPAN_COLUMNS}, row_number() OVER ` +
-    '(PARTITION BY trace_id ORDER BY parent_id IS NOT NULL, start_ns, span_id) AS n FROM spans WHERE project = ?) ' +
+    `(PARTITION BY trace_id ORDER BY ${HEAD_FIRST}) AS n FROM spans WHERE project = ?) ` +
     `WHERE ${where.join(' AND ')} ORDER BY start_ns ${direction}, trace_id ${direction}`,
   );
   statement.setReadBigInts(true);

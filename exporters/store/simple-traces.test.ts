@@ -13,7 +13,7 @@ import type { Problem } from './query-body.ts';
 import { parseRecord } from './read-span.ts';
 import type { TraceReads } from './reads.ts';
 import { StoreExporter } from './store-exporter.ts';
-import { A, FIXTURE_F, G, T, T2, ingested } from '../../test/helpers/store-fixture.ts';
+import { A, FIXTURE_F, G, T, T2, TEST_23, TEST_24, ingested } from '../../test/helpers/store-fixture.ts';
 
 const S23 = '23232323232323232323232323232323';
 const S = '24242424242424242424242424242424';
@@ -47,15 +47,6 @@ async function simpleQuery(body: unknown): Promise<string[]> {
   return (await reads.simpleQuery('', q)).map((t) => t.trace_id as string);
 }
 
-const TEST_23 = {
-  origin: 'auto', kind: 'play', channel: 'otlp', data: { outputs: { score: 5 }, note: 'x' },
-  links: [{ trace_id: T, span_id: A }, { trace_id: T2, span_id: G }],
-};
-const TEST_24 = {
-  data: { outputs: 1 },
-  links: { invocation: { trace_id: T, span_id: A } },
-  references: { evaluator: { slug: 'user-feedback' }, workflow: { slug: 'w' } },
-};
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tracehop-simple-'));
@@ -134,6 +125,23 @@ describe('the edit (§8.3)', () => {
     expect(view.references).toEqual({ evaluator: { slug: 'e2' } });
     expect(view.links).toEqual({ only: { trace_id: T2, span_id: G } });
     expect([view.origin, view.kind, view.channel]).toEqual(['auto', 'play', 'otlp']);
+  });
+});
+
+describe('the head rule (§8.1), the same for a read, a query and a delete', () => {
+  it('without a root: the earliest span, a tie broken by the lower span id', async () => {
+    const H = '48'.repeat(16);
+    const span = (span_id: string, start: string) => ({
+      trace_id: H, span_id, parent_id: 'dddddddddddddddd', span_name: span_id.slice(0, 2), start_time: `2026-04-16T19:00:${start}Z`,
+      end_time: '2026-04-16T19:01:00Z',
+    });
+    await store.export(ingested([span('cccccccccccccccc', '01'), span('bbbbbbbbbbbbbbbb', '00'), span('aaaaaaaaaaaaaaaa', '00.5'), span('abababababababab', '00')]));
+    // By hand: bbbb and abab start first (19:00:00); abab has the lower id.
+    expect(reads.headSpan('', H)!.span_id).toBe('abababababababab');
+    const q = parseSimpleQuery({}, LIMITS);
+    if (Array.isArray(q)) throw new Error(JSON.stringify(q));
+    expect((await reads.simpleQuery('', q)).find((t) => t.trace_id === H)).toMatchObject({ span_id: 'abababababababab' });
+    expect(reads.deleteSimpleTrace('', H)).toEqual({ trace_id: H, span_id: 'abababababababab' });
   });
 });
 

@@ -7,6 +7,7 @@ import { unflatten } from '../../model/attributes/unflatten.ts';
 import type { AttrValue } from '../../model/span.ts';
 import { normaliseUuid } from '../../model/ids.ts';
 import { parseRecord, storeTime, type StoredSpan } from './read-span.ts';
+import { setMember } from '../../model/set-member.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -55,9 +56,7 @@ function dataOf(attributes: JsonObject): JsonObject {
   const data = subtree(attributes, 'ag.data') ?? {};
   const quarantined = subtree(attributes, 'ag.unsupported.data');
   if (quarantined !== undefined) {
-    for (const key of Object.keys(quarantined)) {
-      Object.defineProperty(data, key, { value: quarantined[key], enumerable: true, writable: true, configurable: true });
-    }
+    for (const key of Object.keys(quarantined)) setMember(data, key, quarantined[key]);
   }
   return data;
 }
@@ -88,11 +87,7 @@ export function linksView(links: RecordLink[]): JsonObject | JsonObject[] | unde
   const keyed = keys.every((k) => typeof k === 'string') && new Set(keys).size === keys.length;
   if (!keyed) return links.map((l) => ({ trace_id: l.trace_id, span_id: l.span_id }));
   const map: JsonObject = {};
-  links.forEach((l, i) => {
-    Object.defineProperty(map, keys[i] as string, {
-      value: { trace_id: l.trace_id, span_id: l.span_id }, enumerable: true, writable: true, configurable: true,
-    });
-  });
+  links.forEach((l, i) => setMember(map, keys[i] as string, { trace_id: l.trace_id, span_id: l.span_id }));
   return map;
 }
 

@@ -3,6 +3,7 @@
 // a parent cycle placed from the earliest one; siblings by start time, then span id; same-name siblings
 // form a list.
 import { readSpan, type AttributesForm, type StoredSpan } from './read-span.ts';
+import { setMember } from '../../model/set-member.ts';
 
 /** A stored span with what the trace map needs to place it. */
 export interface LoadedSpan extends TreeSpan {
@@ -100,9 +101,7 @@ export function spansMap<S extends TreeSpan>(
     else group.push(object);
   }
   const out: Record<string, unknown> = {};
-  // defineProperty, not `out[key] =`: a span named `__proto__` must become a member, not a prototype.
-  for (const [key, group] of groups) {
-    Object.defineProperty(out, key, { value: group.length === 1 ? group[0] : group, enumerable: true, writable: true, configurable: true });
-  }
+  // A span named `__proto__` must become a member, not a prototype.
+  for (const [key, group] of groups) setMember(out, key, group.length === 1 ? group[0] : group);
   return out;
 }

@@ -2,6 +2,7 @@
 // the ordered Map form the `namespace` processor works on. Everything is iterative: a key with a million
 // dots must not overflow the call stack.
 import type { AttrValue } from '../span.ts';
+import { setMember } from '../set-member.ts';
 
 export class TrieNode {
   /** Whether a key ends at this node. */
@@ -89,12 +90,6 @@ function arrayOrder(children: Map<string, TrieNode>): TrieNode[] | undefined {
     slots[v] = child;
   }
   return slots;
-}
-
-/** Object member setter that treats `__proto__` as an ordinary name. */
-export function setMember(obj: Record<string, unknown>, k: string, v: unknown): void {
-  if (k === '__proto__') Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
-  else obj[k] = v;
 }
 
 /**

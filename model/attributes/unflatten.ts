@@ -1,7 +1,8 @@
 // unflatten(flat map) -> (tree, shadowed) (ag-namespace.md §1.3) and the nested attribute shape that
 // exporters write for `attributes_shape: nested`.
 import type { AttrValue, Attributes } from '../span.ts';
-import { buildTrie, convertTrie, setMember, shadowedOf, type TreeMap } from './trie.ts';
+import { setMember } from '../set-member.ts';
+import { buildTrie, convertTrie, shadowedOf, type TreeMap } from './trie.ts';
 
 export interface Unflattened {
   tree: Record<string, unknown>;

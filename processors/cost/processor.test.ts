@@ -11,7 +11,9 @@ import type { WorkingBatch } from '../../model/batch.ts';
 import type { AttrValue, Span } from '../../model/span.ts';
 import { silentLogger } from '../../pipeline/log.ts';
 import { ServiceMetrics } from '../../pipeline/telemetry/metrics.ts';
+import { syncChain } from '../../pipeline/component.ts';
 import { NamespaceProcessor } from '../namespace/processor.ts';
+import { RedactProcessor } from '../redact/processor.ts';
 import { checkCostConfig } from './config.ts';
 import { factory } from './factory.ts';
 import { CostProcessor, type CostOptions } from './processor.ts';
@@ -36,8 +38,7 @@ async function started(options?: CostOptions): Promise<CostProcessor> {
 
 function run(cost: CostProcessor, spans: Span[], propagate = false): Span[] {
   const batch: WorkingBatch = { origin: 'otlp', spans };
-  new NamespaceProcessor({ semconv: 'all', propagate_metrics: propagate }).process(batch);
-  cost.process(batch);
+  for (const step of syncChain([new NamespaceProcessor({ semconv: 'all', propagate_metrics: propagate }), cost])) step.process(batch);
   return spans;
 }
 
@@ -186,5 +187,20 @@ describe('cost: cumulative costs with namespace\'s propagate_metrics', () => {
     // Without propagation nothing cumulative is written.
     const [alone] = run(await started(), [span(genai('gpt-4o', 1, 1))]);
     expect(cum(alone)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('sums once, after cost and before redact: a denied cost key hides the cumulative costs too', async () => {
+    const root = span({ 'ag.type.span': 'workflow' });
+    const chat = span(genai('gpt-4o', 1000, 500), { parentId: root.spanId, startNs: START + 1n });
+    const namespace = new NamespaceProcessor({ semconv: 'all', propagate_metrics: true });
+    const redact = new RedactProcessor({ deny_keys: ['ag.metrics.costs.*'] });
+    const chain = syncChain([namespace, await started(), redact]);
+    expect(chain.indexOf(namespace.afterMetrics!)).toBe(2);
+    for (const step of chain) step.process({ origin: 'otlp', spans: [root, chat] });
+    for (const s of [root, chat]) {
+      expect(['prompt', 'completion', 'total'].map((k) => s.attributes.get(`ag.metrics.costs.cumulative.${k}`))).toEqual(Array(3).fill('[REDACTED:deny]'));
+    }
+    // Tokens are not denied: summed as usual.
+    expect(root.attributes.get('ag.metrics.tokens.cumulative.total')).toBe(1500);
   });
 });

@@ -2,7 +2,6 @@
 // span types that make such calls (chat, completion, embedding by default). It runs after namespace, where
 // every SDK's model name and token counts sit in the same `ag.*` keys. A span whose client sent any cost
 // keeps it; a model found in neither the user's file nor the built-in table gets no cost and is counted.
-import { AttributeList } from '../../model/attributes/list.ts';
 import type { WorkingBatch } from '../../model/batch.ts';
 import type { AttrValue, Attributes, Span } from '../../model/span.ts';
 import type { SyncProcessor } from '../../pipeline/component.ts';
@@ -12,8 +11,10 @@ import { DEFAULT_MAX_CACHED_MODELS, DEFAULT_SPAN_TYPES } from './config.ts';
 import { PriceTable } from './price-table.ts';
 import { loadPriceLibrary } from './library.ts';
 import type { UserPrices } from './prices-file.ts';
-import { propagateCosts } from './propagate.ts';
-import { COSTS_INCREMENTAL, INCREMENTAL_KEYS, insertTriple, slotEnd } from './slots.ts';
+import { COSTS_INCREMENTAL, Slot, slotPosition, tripleKeys } from '../../model/ag-metrics.ts';
+
+/** The full keys, built once rather than per span. */
+const INCREMENTAL_KEYS = tripleKeys(COSTS_INCREMENTAL);
 
 export interface CostOptions {
   user?: UserPrices;
@@ -53,6 +54,8 @@ function text(v: unknown): string | undefined {
 
 export class CostProcessor implements SyncProcessor {
   readonly sync = true as const;
+  /** Its costs are summed by namespace's propagate_metrics, which runs after it. */
+  readonly addsMetrics = true;
   /** Spans that got a computed cost. */
   priced = 0;
   /** Spans of a priced type with a model and tokens, whose model neither table knows. */
@@ -91,11 +94,7 @@ export class CostProcessor implements SyncProcessor {
     const spans = batch.spans;
     const priced = this.priced;
     const unknown = this.unknown;
-    let added: Uint8Array | undefined;
-    for (let i = 0; i < spans.length; i++) {
-      if (this.price(spans[i])) (added ??= new Uint8Array(spans.length))[i] = 1;
-    }
-    if (added !== undefined && batch.metricsPropagated === true) propagateCosts(spans, added);
+    for (let i = 0; i < spans.length; i++) this.price(spans[i]);
     this.metrics.spans('priced', this.priced - priced);
     this.metrics.spans('unknown_model', this.unknown - unknown);
   }
@@ -121,7 +120,7 @@ export class CostProcessor implements SyncProcessor {
       return false;
     }
     const list = span.attributes;
-    insertTriple(list, slotEnd(list, false), INCREMENTAL_KEYS, [costs.prompt, costs.completion, costs.prompt + costs.completion]);
+    list.insert(slotPosition(list, Slot.COSTS_INCREMENTAL), INCREMENTAL_KEYS, [costs.prompt, costs.completion, costs.prompt + costs.completion]);
     this.priced++;
     return true;
   }

@@ -7,8 +7,8 @@
 // Each span that was changed says so in `ag.meta.limits.truncated` and `ag.meta.limits.media` (how many
 // values), never with the values themselves.
 import { createHash } from 'node:crypto';
+import { rewriteStrings, type StringRewriter } from '../../model/attributes/rewrite.ts';
 import type { WorkingBatch } from '../../model/batch.ts';
-import type { AttrValue, Attributes } from '../../model/span.ts';
 import type { SyncProcessor } from '../../pipeline/component.ts';
 import { DEFAULT_MAX_VALUE_BYTES, type LimitConfig } from './config.ts';
 
@@ -47,10 +47,12 @@ export function cutUtf8(s: string, max: number): string {
   return s.slice(0, i);
 }
 
-export class LimitProcessor implements SyncProcessor {
+export class LimitProcessor implements SyncProcessor, StringRewriter {
   readonly sync = true as const;
   private readonly maxBytes: number;
   private readonly media: boolean;
+  /** The current span's counts (scratch, reset per span). */
+  private readonly counts: Counts = { truncated: 0, media: 0 };
 
   constructor(config: Partial<LimitConfig> = {}) {
     this.maxBytes = config.max_value_bytes ?? DEFAULT_MAX_VALUE_BYTES;
@@ -58,13 +60,13 @@ export class LimitProcessor implements SyncProcessor {
   }
 
   process(batch: WorkingBatch): void {
-    const counts: Counts = { truncated: 0, media: 0 };
+    const counts = this.counts;
     for (const span of batch.spans) {
       counts.truncated = 0;
       counts.media = 0;
-      this.attributes(span.attributes, counts);
-      if (span.events) for (const e of span.events) this.attributes(e.attributes, counts);
-      if (span.links) for (const l of span.links) if (l.attributes) this.attributes(l.attributes, counts);
+      rewriteStrings(span.attributes, this);
+      if (span.events) for (const e of span.events) rewriteStrings(e.attributes, this);
+      if (span.links) for (const l of span.links) if (l.attributes) rewriteStrings(l.attributes, this);
       if (counts.truncated + counts.media > 0) {
         if (counts.truncated > 0) span.attributes.set('ag.meta.limits.truncated', counts.truncated);
         if (counts.media > 0) span.attributes.set('ag.meta.limits.media', counts.media);
@@ -72,32 +74,10 @@ export class LimitProcessor implements SyncProcessor {
     }
   }
 
-  private attributes(attrs: Attributes, counts: Counts): void {
-    // The list's arrays directly; a new value goes where the old one was.
-    const keys = attrs.keyArray;
-    const values = attrs.valueArray;
-    for (let i = 0; i < keys.length; i++) {
-      const v = values[i];
-      const next = this.value(keys[i], v, counts);
-      if (next !== v) attrs.replaceAt(i, next);
-    }
-  }
-
-  /** The value as it leaves: the same value when nothing applies (the common case, checked cheaply). */
-  private value(key: string, v: AttrValue, counts: Counts): AttrValue {
-    if (typeof v === 'string') return this.text(key, v, counts);
-    if (!Array.isArray(v)) return v;
-    let out: typeof v | undefined;
-    for (let i = 0; i < v.length; i++) {
-      const e = v[i];
-      if (typeof e !== 'string') continue;
-      const t = this.text(key, e, counts);
-      if (t !== e) (out ??= v.slice())[i] = t;
-    }
-    return out ?? v;
-  }
-
-  private text(key: string, s: string, counts: Counts): string {
+  /** A string of the member `key` as it leaves (model/attributes/rewrite.ts walks them): the same string
+   *  when nothing applies (the common case, checked cheaply). */
+  string(key: string, s: string): string {
+    const counts = this.counts;
     // A string of n UTF-16 units is at most 3n UTF-8 bytes: short ones need no measuring.
     if (s.length < MEDIA_MIN_CHARS && (this.maxBytes === 0 || s.length * 3 <= this.maxBytes)) return s;
     if (this.media) {

@@ -1,6 +1,10 @@
 // Computed metrics (ag-namespace.md §4.3): duration and error count per span, and the optional
 // cumulative propagation of tokens, costs and errors within each trace of the batch.
-import type { TreeMap } from '../../model/attributes/trie.ts';
+import {
+  COSTS_CUMULATIVE, COSTS_INCREMENTAL, ERRORS_CUMULATIVE, ERRORS_INCREMENTAL, replaceTriple, Slot, slotPosition,
+  TOKENS_CUMULATIVE, TOKENS_INCREMENTAL, tripleKeys,
+} from '../../model/ag-metrics.ts';
+import type { AttributeList } from '../../model/attributes/list.ts';
 import { uint64ToNumber } from '../../model/byte-order.ts';
 import type { Span } from '../../model/span.ts';
 import { DETACHED, forEachTraceTree } from '../../model/trace-tree.ts';
@@ -32,40 +36,61 @@ function num(v: unknown): number {
   return typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : 0;
 }
 
-const PARTS = ['prompt', 'completion', 'total'] as const;
+const TOKENS_INC = tripleKeys(TOKENS_INCREMENTAL);
+const TOKENS_CUM = tripleKeys(TOKENS_CUMULATIVE);
+const COSTS_INC = tripleKeys(COSTS_INCREMENTAL);
+const COSTS_CUM = tripleKeys(COSTS_CUMULATIVE);
 
-/** prompt/completion/total sums as a Map, or undefined when all three are zero. */
-function triple(sums: Float64Array, at: number): TreeMap | undefined {
-  if (sums[at] === 0 && sums[at + 1] === 0 && sums[at + 2] === 0) return undefined;
-  return new Map([[PARTS[0], sums[at]], [PARTS[1], sums[at + 1]], [PARTS[2], sums[at + 2]]]);
+/** Per span of a trace: tokens prompt/completion/total, costs prompt/completion/total, errors. */
+const WIDTH = 7;
+
+/** Adds the span's own incremental metrics to its sums at `at`: one pass over its keys. */
+function addOwn(list: AttributeList, sums: Float64Array, at: number): void {
+  const keys = list.keyArray;
+  const values = list.valueArray;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    if (k.length < 29 || k.charCodeAt(3) !== 109 /* m */ || !k.startsWith('ag.metrics.')) continue;
+    let j = -1;
+    if (k === ERRORS_INCREMENTAL) j = 6;
+    else if (k.startsWith(TOKENS_INCREMENTAL)) j = TOKENS_INC.indexOf(k);
+    else if (k.startsWith(COSTS_INCREMENTAL)) {
+      const c = COSTS_INC.indexOf(k);
+      if (c >= 0) j = 3 + c;
+    }
+    if (j >= 0) sums[at + j] += num(values[i]);
+  }
 }
 
 /**
- * Agenta's rule, per trace in the batch: spans ordered by start time (stable), a span attached under its
- * parent only when the parent is attached and came earlier, roots are spans without a parent; spans that
- * cannot be attached keep their client values. Bottom-up sums replace client values when non-zero.
+ * `propagate_metrics` (Agenta's rule, ag-namespace.md §4.3), once per batch after every processor that
+ * adds metrics (namespace, cost): per trace, over the tree of model/trace-tree.ts, bottom-up, each span's
+ * cumulative tokens, costs and errors are its own incremental values (missing = 0) plus its children's
+ * cumulative ones, written in their slots when non-zero (replacing the client's); spans that cannot be
+ * attached keep their client values.
  */
-export function propagateMetrics(spans: Span[], cleaned: Cleaned[]): void {
+export function sumCumulativeMetrics(spans: Span[]): void {
   forEachTraceTree(spans, (members, parentPos) => {
     const n = members.length;
-    // Per position: tokens prompt/completion/total, costs prompt/completion/total, errors.
-    const sums = new Float64Array(n * 7);
+    const sums = new Float64Array(n * WIDTH);
     for (let p = n - 1; p >= 0; p--) {
       if (parentPos[p] === DETACHED) continue;
-      const c = cleaned[members[p]];
-      const at = p * 7;
-      for (let j = 0; j < 3; j++) {
-        sums[at + j] += num(c.tokensIncremental?.get(PARTS[j]));
-        sums[at + 3 + j] += num(c.costsIncremental?.get(PARTS[j]));
+      const list = spans[members[p]].attributes;
+      const at = p * WIDTH;
+      addOwn(list, sums, at);
+      // In slot order, so each position is found in a list already laid out.
+      if (sums[at + 6] !== 0) {
+        if (list.has(ERRORS_CUMULATIVE)) list.set(ERRORS_CUMULATIVE, sums[at + 6]);
+        else list.insert(slotPosition(list, Slot.ERRORS_CUMULATIVE), [ERRORS_CUMULATIVE], [sums[at + 6]]);
       }
-      sums[at + 6] += num(c.errorsIncremental);
-      const tokens = triple(sums, at);
-      if (tokens !== undefined) c.tokensCumulative = tokens;
-      const costs = triple(sums, at + 3);
-      if (costs !== undefined) c.costsCumulative = costs;
-      if (sums[at + 6] !== 0) c.errorsCumulative = sums[at + 6];
+      if (sums[at] !== 0 || sums[at + 1] !== 0 || sums[at + 2] !== 0) {
+        replaceTriple(list, TOKENS_CUMULATIVE, Slot.TOKENS_CUMULATIVE, TOKENS_CUM, [sums[at], sums[at + 1], sums[at + 2]]);
+      }
+      if (sums[at + 3] !== 0 || sums[at + 4] !== 0 || sums[at + 5] !== 0) {
+        replaceTriple(list, COSTS_CUMULATIVE, Slot.COSTS_CUMULATIVE, COSTS_CUM, [sums[at + 3], sums[at + 4], sums[at + 5]]);
+      }
       const parent = parentPos[p];
-      if (parent >= 0) for (let j = 0; j < 7; j++) sums[parent * 7 + j] += sums[at + j];
+      if (parent >= 0) for (let j = 0; j < WIDTH; j++) sums[parent * WIDTH + j] += sums[at + j];
     }
   });
 }

@@ -53,13 +53,8 @@ export class Normaliser {
   private readonly mappingQuarantine = new Quarantine();
   private readonly planned: Normalised = { c: emptyCleaned(), q: NO_QUARANTINE };
 
-  /**
-   * With `reuse`, a span that takes its plan gets scratch that the next call overwrites: the caller finishes
-   * the span first. Without it every span goes through the tree (propagate_metrics reads the token and
-   * cost trees, which the plan path does not build).
-   */
-  normalise(list: Attributes, semconv: boolean, reuse: boolean): Normalised {
-    if (!reuse) return this.tree(list, semconv);
+  /** A span that takes its plan gets scratch that the next call overwrites: the caller finishes the span first. */
+  normalise(list: Attributes, semconv: boolean): Normalised {
     const c = resetCleaned(this.planned.c);
     let found = this.runPlan(this.plans.for(list, semconv, this.codes), list, c, false);
     if (found === TYPED_VALUE) {

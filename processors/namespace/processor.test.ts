@@ -7,6 +7,7 @@ import { AttributeList } from '../../model/attributes/list.ts';
 import type { AttrValue, Span, SpanEvent } from '../../model/span.ts';
 import type { NamespaceConfig } from './config.ts';
 import { factory } from './factory.ts';
+import { syncChain } from '../../pipeline/component.ts';
 import { NamespaceProcessor } from './processor.ts';
 
 const START = 1_776_363_498_000_000_000n;
@@ -18,8 +19,9 @@ function span(attrs: Record<string, AttrValue>, extra: Partial<Span> = {}): Span
     ...extra,
   };
 }
+/** The processor as a pipeline runs it (with its propagate_metrics step). */
 const run = (spans: Span[], origin: BatchOrigin = 'tracing', config: Partial<NamespaceConfig> = {}) => {
-  new NamespaceProcessor(config).process({ origin, spans });
+  for (const step of syncChain([new NamespaceProcessor(config)])) step.process({ origin, spans });
   return spans;
 };
 const ev = (name: string): SpanEvent => ({ name, timeNs: START, attributes: new AttributeList() });

@@ -6,8 +6,8 @@ import type { Span } from '../../model/span.ts';
 import type { Cleaned } from './layout.ts';
 import type { NamespaceConfig, SemconvMode } from './config.ts';
 import { emitAttributes } from './emit.ts';
-import { computeSpanMetrics, propagateMetrics } from './metrics.ts';
-import { Normaliser, type Normalised } from './normalise.ts';
+import { computeSpanMetrics, sumCumulativeMetrics } from './metrics.ts';
+import { Normaliser } from './normalise.ts';
 import type { Quarantine } from './quarantine.ts';
 import { referenceList } from './references.ts';
 import { slottedReferenceList } from './slots.ts';
@@ -68,15 +68,21 @@ function writeBack(span: Span, c: Cleaned, q: Quarantine): void {
   }
 }
 
+/** propagate_metrics' pass: a step of its own, so that it sums the metrics of every processor that adds them. */
+const SUM_CUMULATIVE_METRICS: SyncProcessor = { sync: true, process: (batch) => sumCumulativeMetrics(batch.spans) };
+
 export class NamespaceProcessor implements SyncProcessor {
   readonly sync = true as const;
+  readonly addsMetrics = true;
+  /** With `propagate_metrics`: the cumulative sums, which the pipeline runs once after every processor
+   *  that adds metrics (cost adds costs after this processor ran; pipeline/component.ts syncChain). */
+  readonly afterMetrics: SyncProcessor | undefined;
   private readonly semconv: SemconvMode;
-  private readonly propagate: boolean;
   private readonly normaliser = new Normaliser();
 
   constructor(config: Partial<NamespaceConfig> = {}) {
     this.semconv = config.semconv ?? 'otlp';
-    this.propagate = config.propagate_metrics ?? false;
+    this.afterMetrics = (config.propagate_metrics ?? false) ? SUM_CUMULATIVE_METRICS : undefined;
   }
 
   process(batch: WorkingBatch): void {
@@ -85,27 +91,13 @@ export class NamespaceProcessor implements SyncProcessor {
     if (n === 0) return;
     const semconv = this.semconv === 'all' || (this.semconv === 'otlp' && batch.origin === 'otlp');
     const linked = new LinkedTraces(spans);
-    if (!this.propagate) {
-      // Each span is finished before the next starts: nothing but the links of the batch (which this
-      // processor does not touch) crosses spans, and a planned span's result is scratch reused by the next.
-      for (let i = 0; i < n; i++) {
-        const span = spans[i];
-        const w = this.normaliser.normalise(span.attributes, semconv, true);
-        settle(span, w.c, linked);
-        writeBack(span, w.c, w.q);
-      }
-      return;
-    }
-    // propagate_metrics sums token/cost trees over each trace, so every span is normalised first.
-    const work: Normalised[] = new Array(n);
-    const cleaned: Cleaned[] = new Array(n);
+    // Each span is finished before the next starts: nothing but the links of the batch (which this
+    // processor does not touch) crosses spans, and a planned span's result is scratch reused by the next.
     for (let i = 0; i < n; i++) {
-      work[i] = this.normaliser.normalise(spans[i].attributes, semconv, false);
-      cleaned[i] = work[i].c;
-      settle(spans[i], cleaned[i], linked);
+      const span = spans[i];
+      const w = this.normaliser.normalise(span.attributes, semconv);
+      settle(span, w.c, linked);
+      writeBack(span, w.c, w.q);
     }
-    propagateMetrics(spans, cleaned);
-    batch.metricsPropagated = true;
-    for (let i = 0; i < n; i++) writeBack(spans[i], work[i].c, work[i].q);
   }
 }

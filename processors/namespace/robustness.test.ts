@@ -1,7 +1,8 @@
 // Property checks: random ag-heavy attributes never make the processor throw, and every output is a
 // fixed point (running the processor again changes nothing, key order included).
 import { describe, expect, it } from 'vitest';
-import type { BatchOrigin } from '../../model/batch.ts';
+import type { BatchOrigin, WorkingBatch } from '../../model/batch.ts';
+import { syncChain } from '../../pipeline/component.ts';
 import { AttributeList } from '../../model/attributes/list.ts';
 import type { AttrValue, Attributes, Span } from '../../model/span.ts';
 import { NamespaceProcessor } from './processor.ts';
@@ -62,7 +63,8 @@ describe('namespace robustness', () => {
   for (const [origin, propagate] of [['tracing', false], ['otlp', false], ['otlp', true]] as const) {
     it(`never throws and is idempotent (${origin}${propagate ? ', propagate_metrics' : ''})`, () => {
       const r = seededRandom(origin === 'otlp' ? (propagate ? 7 : 5) : 3);
-      const p = new NamespaceProcessor({ semconv: 'otlp', propagate_metrics: propagate });
+      const chain = syncChain([new NamespaceProcessor({ semconv: 'otlp', propagate_metrics: propagate })]);
+      const p = { process: (batch: WorkingBatch) => { for (const step of chain) step.process(batch); } };
       for (let round = 0; round < 400; round++) {
         const spans = [randomSpan(r), randomSpan(r), randomSpan(r)];
         p.process({ origin: origin as BatchOrigin, spans });

@@ -7,7 +7,7 @@
 //
 // Each span that was changed carries `ag.meta.redact.<rule>` = how many values or matches, never what they were.
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
-import { AttributeList } from '../../model/attributes/list.ts';
+import { REMOVE, rewriteStrings, type StringRewriter } from '../../model/attributes/rewrite.ts';
 import type { WorkingBatch } from '../../model/batch.ts';
 import type { AttrValue, Attributes, Span, SpanEvent } from '../../model/span.ts';
 import type { SyncProcessor } from '../../pipeline/component.ts';
@@ -38,9 +38,6 @@ const COUNT_PREFIX = 'ag.meta.redact.';
 /** What a key's value is in for. */
 const KeyFate = { SCAN: 0, ALLOW: 1, DENY: 2, CONTENT: 3 } as const;
 type KeyFate = (typeof KeyFate)[keyof typeof KeyFate];
-
-/** What `value` returns for an attribute to remove. */
-const REMOVE = Symbol('remove');
 
 interface CompiledRule extends Detector {
   /** Index into the per-span counts. */
@@ -76,6 +73,8 @@ export class RedactProcessor implements SyncProcessor {
   private readonly clean: string[] = [];
   /** Set by `text` when a match's action is `drop`. */
   private dropHit = false;
+  /** What this processor does to each attribute (model/attributes/rewrite.ts walks them). */
+  private readonly rewriter: StringRewriter;
 
   constructor(partial: Partial<RedactConfig> = {}, env: NodeJS.ProcessEnv = process.env) {
     const config = withDefaults(partial);
@@ -108,6 +107,13 @@ export class RedactProcessor implements SyncProcessor {
     this.content = config.content === 'off' ? compileContentKeys() : undefined;
     this.keyRules = this.allow !== undefined || this.deny !== undefined || this.content !== undefined;
     this.counts = new Uint32Array(this.ruleNames.length);
+    const string = (_key: string, s: string): string | typeof REMOVE => {
+      const out = this.text(s, true);
+      if (!this.dropHit) return out;
+      this.dropHit = false;
+      return REMOVE;
+    };
+    this.rewriter = this.keyRules ? { member: (key, v) => this.byKey(key, v), string } : { string };
     if (usesHash(config)) {
       const { key, problem } = hashKey(config, env);
       if (problem !== undefined) throw new StartupError(`processors.redact.hash_key_env: ${problem}`);
@@ -164,43 +170,17 @@ export class RedactProcessor implements SyncProcessor {
   }
 
   private attributes(attrs: Attributes): void {
-    let removed: string[] | undefined;
-    // The list's arrays directly: no callback per member (every span has a list).
-    const keys = attrs.keyArray;
-    const values = attrs.valueArray;
-    for (let i = 0; i < keys.length; i++) {
-      const v = values[i];
-      const next = this.value(keys[i], v);
-      if (next === REMOVE) (removed ??= []).push(keys[i]);
-      else if (next !== v) attrs.replaceAt(i, next);
-    }
-    if (removed) for (const k of removed) attrs.delete(k);
+    rewriteStrings(attrs, this.rewriter);
   }
 
-  private value(key: string, v: AttrValue): AttrValue | typeof REMOVE {
-    if (this.keyRules) {
-      switch (this.fate(key)) {
-        case KeyFate.ALLOW: return v;
-        case KeyFate.CONTENT: this.count(this.contentRule); return REMOVE;
-        case KeyFate.DENY: return this.denied(v);
-        case KeyFate.SCAN: break;
-      }
+  /** A member's fate by its key (allow_keys, deny_keys, content: off); undefined when its strings are scanned. */
+  private byKey(key: string, v: AttrValue): AttrValue | typeof REMOVE | undefined {
+    switch (this.fate(key)) {
+      case KeyFate.ALLOW: return v;
+      case KeyFate.CONTENT: this.count(this.contentRule); return REMOVE;
+      case KeyFate.DENY: return this.denied(v);
+      case KeyFate.SCAN: return undefined;
     }
-    if (typeof v === 'string') {
-      const out = this.text(v, true);
-      if (this.dropHit) { this.dropHit = false; return REMOVE; }
-      return out;
-    }
-    if (!Array.isArray(v)) return v;
-    let copy: typeof v | undefined;
-    for (let i = 0; i < v.length; i++) {
-      const e = v[i];
-      if (typeof e !== 'string') continue;
-      const t = this.text(e, true);
-      if (this.dropHit) { this.dropHit = false; return REMOVE; }
-      if (t !== e) (copy ??= v.slice())[i] = t;
-    }
-    return copy ?? v;
   }
 
   private fate(key: string): KeyFate {

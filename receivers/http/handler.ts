@@ -44,9 +44,8 @@ function unreadableReply(bytes: Uint8Array, maxDepth: number, maxValues: number)
   if (parsed.ok) throw new Error('the tracing body reader refused a body JSON.parse accepts');
   switch (parsed.problem) {
     case 'too_deep':
-      return detailReply(413, parsed.message);
     case 'too_many_values':
-      return detailReply(413, `Request holds more than max_values_per_request (${maxValues}) JSON objects and arrays`);
+      return detailReply(413, parsed.message);
     case 'empty':
       return validationReply([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
     default:

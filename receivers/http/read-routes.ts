@@ -202,9 +202,8 @@ export class ReadRoutes {
       case 'empty':
         return {};
       case 'too_deep':
-        return detailReply(413, parsed.message);
       case 'too_many_values':
-        return detailReply(413, `Request holds more than max_values_per_request (${maxValues}) JSON objects and arrays`);
+        return detailReply(413, parsed.message);
       default:
         return validationReply([{ loc: ['body'], msg: parsed.message, type: 'json_invalid' }]);
     }

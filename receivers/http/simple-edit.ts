@@ -4,6 +4,7 @@
 // same span checks and synchronous processors as every written span.
 import { enumsOf, flagsFor, SIMPLE_FLAGS } from '../../exporters/store/simple-view.ts';
 import { linksOf, referencesOf, type SimpleTraceParts } from './simple-trace.ts';
+import { setMember } from '../../model/set-member.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -11,11 +12,6 @@ type JsonObject = Record<string, unknown>;
 function withoutPart(attributes: JsonObject, prefix: string): JsonObject {
   const below = prefix + '.';
   return Object.fromEntries(Object.entries(attributes).filter(([key]) => key !== prefix && !key.startsWith(below)));
-}
-
-/** Sets `key` as an own member even when it is `__proto__`. */
-function put(obj: JsonObject, key: string, value: unknown): void {
-  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /**
@@ -28,22 +24,22 @@ export function editedSpan(record: JsonObject, edit: SimpleTraceParts): JsonObje
   let attributes = (span.attributes ?? {}) as JsonObject;
   if (edit.data !== undefined) {
     attributes = withoutPart(withoutPart(attributes, 'ag.data'), 'ag.unsupported.data');
-    put(attributes, 'ag.data', edit.data);
+    setMember(attributes, 'ag.data', edit.data);
   }
   if (edit.tags !== undefined) {
     attributes = withoutPart(attributes, 'ag.tags');
-    put(attributes, 'ag.tags', edit.tags);
+    setMember(attributes, 'ag.tags', edit.tags);
   }
   if (edit.meta !== undefined) {
     attributes = withoutPart(attributes, 'ag.meta');
-    put(attributes, 'ag.meta', edit.meta);
+    setMember(attributes, 'ag.meta', edit.meta);
   }
   if (edit.references !== undefined) {
     // The `references` list is rebuilt from `ag.references` by the namespace processor, as on write.
     attributes = withoutPart(attributes, 'ag.references');
     delete span.references;
     const references = referencesOf(edit.references);
-    if (references !== undefined) put(attributes, 'ag.references', references);
+    if (references !== undefined) setMember(attributes, 'ag.references', references);
   }
   if (edit.links !== undefined) span.links = linksOf(edit.links);
   if (edit.origin !== undefined || edit.kind !== undefined || edit.channel !== undefined) {

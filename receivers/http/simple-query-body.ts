@@ -7,6 +7,7 @@ import { absent, unknownKeys, type Loc, type Problem, type QueryLimits } from '.
 import type { PartialLink, SimpleQuery } from '../../exporters/store/simple-query.ts';
 import { parseWindowing } from '../../exporters/store/windowing.ts';
 import { checkSimpleParts } from './simple-trace.ts';
+import { setMember } from '../../model/set-member.ts';
 
 const BODY_KEYS = ['trace', 'links', 'windowing'];
 const TRACE_KEYS = ['origin', 'kind', 'channel', 'tags', 'meta', 'references', 'links'];
@@ -54,7 +55,7 @@ export function parseSimpleQuery(body: unknown, limits: QueryLimits): SimpleQuer
         const byKey: Record<string, PartialLink> = {};
         for (const name of Object.keys(links)) {
           const link = partialLink(links[name], [...loc, name], out);
-          if (link !== undefined) Object.defineProperty(byKey, name, { value: link, enumerable: true, writable: true, configurable: true });
+          if (link !== undefined) setMember(byKey, name, link);
         }
         query.linksByKey = byKey;
       } else if (!absent(links)) out.push({ loc, msg: 'links must be an object of links or a list of links', type: 'dict_type' });

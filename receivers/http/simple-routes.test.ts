@@ -3,7 +3,7 @@
 // tests share one daemon and run in order: 25-28 work on the trace S that 24 writes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, type Daemon } from '../../test/helpers/daemon.ts';
-import { A, FIXTURE_F, G, T, T2, STORE_DAEMON_CONFIG } from '../../test/helpers/store-fixture.ts';
+import { FIXTURE_F, T, T2, STORE_DAEMON_CONFIG, TEST_23, TEST_24 } from '../../test/helpers/store-fixture.ts';
 
 const CONFIG = STORE_DAEMON_CONFIG;
 
@@ -27,15 +27,6 @@ async function simpleOnce(traceId: string, ready: (trace: any) => boolean = () =
   }
 }
 
-const TEST_23 = {
-  origin: 'auto', kind: 'play', channel: 'otlp', data: { outputs: { score: 5 }, note: 'x' },
-  links: [{ trace_id: T, span_id: A }, { trace_id: T2, span_id: G }],
-};
-const TEST_24 = {
-  data: { outputs: 1 },
-  links: { invocation: { trace_id: T, span_id: A } },
-  references: { evaluator: { slug: 'user-feedback' }, workflow: { slug: 'w' } },
-};
 let S23: string;
 let S: string;
 let sSpan: string;

@@ -33,6 +33,17 @@ export const FIXTURE_F = [
     attributes: { 'tags.created_at': '2026-04-16T10:00:00Z' } },
 ];
 
+/** The simple traces of read-api.md §12 tests 23 and 24, as a client posts them. */
+export const TEST_23 = {
+  origin: 'auto', kind: 'play', channel: 'otlp', data: { outputs: { score: 5 }, note: 'x' },
+  links: [{ trace_id: T, span_id: A }, { trace_id: T2, span_id: G }],
+};
+export const TEST_24 = {
+  data: { outputs: 1 },
+  links: { invocation: { trace_id: T, span_id: A } },
+  references: { evaluator: { slug: 'user-feedback' }, workflow: { slug: 'w' } },
+};
+
 /** Flat spans through the checks and the namespace processor, stamped with `project`. */
 export function ingested(spans: unknown[], project?: string): Span[] {
   const checked = new TracingSpans().check({ form: 'flat', spans });

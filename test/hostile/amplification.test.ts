@@ -34,7 +34,9 @@ const protoAttacks: Array<[string, () => Buffer, RegExp]> = [
 ];
 
 const jsonAttacks: Array<[string, () => Buffer, RegExp]> = [
-  ['1M empty spans', () => json.emptySpans(1_000_000), SPANS],
+  // Each empty span is an object: over both limits, the count of objects and arrays on the bytes refuses first.
+  ['1M empty spans', () => json.emptySpans(1_000_000), VALUES],
+  ['200k empty spans (within max_values_per_request)', () => json.emptySpans(200_000), SPANS],
   ['1M empty attributes', () => json.emptyAttributes(1_000_000), VALUES],
   ['a kvlist of 1M empty entries', () => json.wideKvlist(1_000_000), VALUES],
   ['an array of 300k empty kvlists', () => json.arrayOfEmptyKvlists(300_000), VALUES],

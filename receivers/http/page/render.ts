@@ -3,7 +3,8 @@
 // goes through `html` (html.ts), which escapes it.
 import { stringifyJson } from '../../../codec/json/parse.ts';
 import { html, Markup } from './html.ts';
-import { otherAttributes, spanDurationMs, spanType, valueAt, type SpanAtDepth, type SpanObject, type TraceSummary } from './trace-view.ts';
+import type { SpanAtDepth } from '../../../model/read-trace.ts';
+import { otherAttributes, spanDurationMs, spanType, valueAt, type SpanObject, type TraceSummary } from './trace-view.ts';
 
 const STYLE = `
 body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}

@@ -11,7 +11,8 @@ import type { TraceReads } from '../../../exporters/store/reads.ts';
 import type { HttpReceiverConfig } from '../config.ts';
 import type { Reply } from '../replies.ts';
 import { listPage, messagePage, tracePage } from './render.ts';
-import { spansInOrder, summarise } from './trace-view.ts';
+import { spansInOrder } from '../../../model/read-trace.ts';
+import { summarise } from './trace-view.ts';
 
 /**
  * No script may run and nothing may load from elsewhere, whatever a span holds: escaping keeps span

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { escapeHtml, html } from './html.ts';
-import { otherAttributes, spansInOrder, summarise } from './trace-view.ts';
+import { spansInOrder } from '../../../model/read-trace.ts';
+import { otherAttributes, summarise } from './trace-view.ts';
 
 describe('html', () => {
   it('escapes every value, in arrays too, and keeps only markup made by html', () => {
@@ -32,10 +33,21 @@ describe('trace view', () => {
     expect(spansInOrder(map)[1].span).not.toHaveProperty('spans');
   });
 
+  it('orders siblings by start time, then span id, not by the map\'s keys (integer-like names come first in an object)', () => {
+    const span = (id: string, name: string, second: number) => ({ span_id: id, span_name: name, start_time: `2026-04-16T18:18:0${second}Z` });
+    // As a JSON answer arrives: JSON.parse puts the keys `10` and `2` before `b` and `a`, whatever was written.
+    const spans = JSON.parse(JSON.stringify({
+      root: { ...span('r', 'root', 0), spans: { b: [span('b2', 'b', 1), span('b1', 'b', 1)], 2: span('n2', '2', 4), a: span('a1', 'a', 2), 10: span('n10', '10', 3) } },
+    })) as Record<string, unknown>;
+    expect(Object.keys((spans.root as { spans: object }).spans)).toEqual(['2', '10', 'b', 'a']);
+    expect(spansInOrder(spans).map(({ span }) => span.span_name)).toEqual(['root', 'b', 'b', 'a', '10', '2']);
+    expect(spansInOrder(spans).map(({ span }) => span.span_id).slice(1, 3)).toEqual(['b1', 'b2']);
+  });
+
   it('summarises from the earliest start to the latest end, errors of any span, tokens of the root', () => {
     const summary = summarise('t', spansInOrder(map));
     // Named after the root, not the earlier orphan; its cumulative tokens win over the spans' own.
-    expect(summary).toMatchObject({ name: 'agent', durationMs: 3123, status: 'error', errors: 1, spans: 5, tokens: 99, cost: undefined });
+    expect(summary).toMatchObject({ name: 'agent', durationMs: 3123.456789, status: 'error', errors: 1, spans: 5, tokens: 99, cost: undefined });
     // Without a cumulative total on the root, the incremental totals are added up.
     const { attributes: _, ...bare } = map.agent;
     expect(summarise('t', spansInOrder({ agent: bare })).tokens).toBe(5);

@@ -1,15 +1,11 @@
 // What the page shows of a trace, from the read side's trace map (read-api.md §4): its spans in
-// pre-order with their depth in the tree, and a one-line summary (name, type, duration, status, tokens,
-// cost) from the spans' fields and their `ag.metrics` attributes (ag-namespace.md §4).
+// pre-order with their depth in the tree (model/read-trace.ts, the walk `tracehop trace` prints too), and
+// a one-line summary (name, type, duration, status, tokens, cost) from the spans' fields and their
+// `ag.metrics` attributes (ag-namespace.md §4).
+import { instantNs, outline, type MapSpan, type SpanAtDepth } from '../../../model/read-trace.ts';
 
 /** A span of the read responses (read-api.md §3): record fields, `attributes` in the nested shape. */
-export type SpanObject = Record<string, unknown>;
-
-export interface SpanAtDepth {
-  span: SpanObject;
-  /** 0 for the top level (roots and orphans). */
-  depth: number;
-}
+export type SpanObject = MapSpan;
 
 export interface TraceSummary {
   traceId: string;
@@ -45,39 +41,16 @@ function numberAt(root: unknown, ...keys: string[]): number | undefined {
   return typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : undefined;
 }
 
-/** The spans of a trace map's `spans` in pre-order (siblings in the map's order), without recursion. */
-export function spansInOrder(spans: unknown): SpanAtDepth[] {
-  const out: SpanAtDepth[] = [];
-  const stack: SpanAtDepth[] = [];
-  const pushChildren = (map: unknown, depth: number): void => {
-    if (!isObject(map)) return;
-    const nodes = Object.values(map).flatMap((n) => (Array.isArray(n) ? n : [n])).filter(isObject);
-    for (let i = nodes.length - 1; i >= 0; i--) stack.push({ span: nodes[i], depth });
-  };
-  pushChildren(spans, 0);
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    const { spans: children, ...span } = node.span;
-    out.push({ span, depth: node.depth });
-    pushChildren(children, node.depth + 1);
-  }
-  return out;
-}
-
-/** Milliseconds since the epoch of a §4.4 output time (digits past milliseconds are dropped). */
-function timeMs(v: unknown): number | undefined {
-  if (typeof v !== 'string') return undefined;
-  const ms = Date.parse(v.replace(/(\.\d{3})\d+/, '$1'));
-  return Number.isNaN(ms) ? undefined : ms;
+/** Milliseconds from `start` to `end` (record times, to the nanosecond), or undefined. */
+function lengthMs(start: bigint | undefined, end: bigint | undefined): number | undefined {
+  return start !== undefined && end !== undefined && end >= start ? Number(end - start) / 1e6 : undefined;
 }
 
 /** A span's own duration: its computed `ag.metrics.duration.cumulative`, else end - start. */
 export function spanDurationMs(span: SpanObject): number | undefined {
   const computed = numberAt(span.attributes, 'ag', 'metrics', 'duration', 'cumulative');
   if (computed !== undefined) return computed;
-  const start = timeMs(span.start_time);
-  const end = timeMs(span.end_time);
-  return start !== undefined && end !== undefined ? end - start : undefined;
+  return lengthMs(instantNs(span.start_time), instantNs(span.end_time));
 }
 
 /** The root's cumulative total when it carries one, else the sum of every span's incremental total. */
@@ -98,28 +71,18 @@ export function spanType(span: SpanObject): string | undefined {
   return typeof type === 'string' ? type : undefined;
 }
 
-/** The span a trace is named after: its first root; an orphan only when no root is stored. */
-function rootOf(spans: SpanAtDepth[]): SpanObject {
-  return spans.find((s) => s.depth === 0 && s.span.parent_id === undefined)?.span ?? spans[0]?.span ?? {};
-}
-
 export function summarise(traceId: string, spans: SpanAtDepth[]): TraceSummary {
-  const first = rootOf(spans);
-  let startMs = Infinity;
-  let endMs = -Infinity;
+  const o = outline(spans);
+  const first = o.root ?? {};
   let errors = 0;
-  for (const { span } of spans) {
-    startMs = Math.min(startMs, timeMs(span.start_time) ?? Infinity);
-    endMs = Math.max(endMs, timeMs(span.end_time) ?? -Infinity);
-    if (span.status_code === 'STATUS_CODE_ERROR') errors++;
-  }
+  for (const { span } of spans) if (span.status_code === 'STATUS_CODE_ERROR') errors++;
   const type = first.span_type ?? first.trace_type;
   return {
     traceId,
     name: typeof first.span_name === 'string' ? first.span_name : '',
     type: typeof type === 'string' ? type : undefined,
     startTime: typeof first.start_time === 'string' ? first.start_time : undefined,
-    durationMs: endMs >= startMs ? endMs - startMs : undefined,
+    durationMs: lengthMs(o.startNs, o.endNs),
     status: errors > 0 ? 'error' : first.status_code === 'STATUS_CODE_OK' ? 'ok' : 'unset',
     errors,
     spans: spans.length,
