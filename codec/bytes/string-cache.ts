@@ -4,8 +4,10 @@
 // Why: the same attribute keys and enum-like values repeat in every span. Handing out one string
 // instance spares building it again, and a Map or list keyed by it then finds its hash already computed.
 //
-// The slot is chosen from the length and a few sampled bytes, not a hash of every byte: the one full
-// pass is the comparison with the cached string's bytes, which is needed anyway. A string enters the
+// The slot is chosen from a hash of every byte (`hashBytes`), four at a time. An earlier version sampled
+// a few bytes only, and the keys of message arrays (`gen_ai.prompt.0.content` ... `.7.content`), which
+// differ only in the index, all fell into one slot and evicted each other span after span: 14 of the ~45
+// keys of an LLM-call span missed every time (docs/performance.md, issue 26). A string enters the
 // cache only when its length equals its byte count (no multi-byte characters), so the same bytes always
 // decode to the same string and a byte-for-byte match may hand out the cached one.
 //
@@ -21,6 +23,29 @@ export interface NativeSlices {
 }
 
 export type SliceableBuffer = Buffer & NativeSlices;
+
+/**
+ * A 32-bit hash of the `len` bytes at `start` of `buf` (`view` over the same bytes), every byte of them
+ * taken into account: a word of four bytes per step (multiplied, then rotated so that a difference in
+ * any byte of a word reaches every bit in the steps after it), the last few bytes one by one, and a
+ * final mix so that the low bits, which choose a cache slot, depend on all of them. For the short keys
+ * and values the caches hold (up to 64 bytes), as cheap as the lookup's one comparison pass.
+ */
+export function hashBytes(buf: Uint8Array, view: DataView, start: number, len: number): number {
+  let h = Math.imul(len, 0x9e3779b1);
+  const end = start + len;
+  const words = start + (len & ~3);
+  let j = start;
+  for (; j < words; j += 4) {
+    h = Math.imul(h ^ view.getInt32(j, true), 0x01000193);
+    h = (h << 15) | (h >>> 17);
+  }
+  for (; j < end; j++) h = Math.imul(h ^ buf[j], 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h;
+}
 
 /** A power of two. */
 const CACHE_SLOTS = 4096;
@@ -49,12 +74,7 @@ export class StringCache {
     const len = end - start;
     if (len === 0) return '';
     if (len > MAX_CACHED_LENGTH) return buf.utf8Slice(start, end);
-    const last = end - 1;
-    let h = Math.imul(len ^ (buf[start] << 8) ^ (buf[last] << 16), 0x01000193);
-    // Every sampled index is within [start, last].
-    h = Math.imul(h ^ buf[start + (len >> 1)] ^ (buf[last - (len >> 1 > 0 ? 1 : 0)] << 8) ^ (buf[start + (len >> 2)] << 16), 0x01000193);
-    h = Math.imul(h ^ buf[last - (len >> 2)] ^ (buf[len > 2 ? last - 2 : start] << 8), 0x01000193);
-    h ^= h >>> 15;
+    const h = hashBytes(buf, view, start, len);
     const slot = h & (CACHE_SLOTS - 1);
     // Never 0 (an empty lastMiss slot); bit 0 is part of the slot anyway.
     const hash = h | 1;

@@ -7,29 +7,29 @@
 // equal bytes may hand out the same key and value; values are immutable scalars (strings, numbers,
 // bigints, booleans, null), never arrays, so sharing them between spans is safe.
 //
-// Direct mapped like the string cache: the slot comes from the size and a few sampled bytes (the tail
-// is sampled most: values differ there, keys at the front repeat), and the one full pass is the
-// comparison. A miss costs the slot hash and a comparison that usually stops at the first word.
+// Direct mapped like the string cache, with its hash of every byte (hashBytes): the KeyValues of a
+// message array (`gen_ai.prompt.1.role` = `user`, `gen_ai.prompt.3.role` = `user`, ...) differ only in
+// the index, and a hash of a few sampled bytes put them all in one slot, where they evicted each other
+// in every span (docs/performance.md, issue 26). A miss costs the hash and a comparison that usually
+// stops at the first word.
 import type { AttrScalar } from '../../model/span.ts';
+import { hashBytes } from '../bytes/string-cache.ts';
 
 const SLOTS = 4096;
 /** KeyValues up to this many bytes are cached (key and value are each at most ~60 bytes then). */
 export const MAX_CACHED_ATTRIBUTE = 64;
-/** Below this the sampled offsets would overlap; such tiny KeyValues are rare (empty keys, one-letter). */
+/** Smaller KeyValues (empty keys, one-letter ones) are rare and cheap to decode: not cached. */
 const MIN_CACHED_ATTRIBUTE = 8;
 
 /**
- * The slot hash of the KeyValue of `size` bytes at `start` (never 0), or 0 when its size is not cached.
- * Bits 1-12 choose the slot (bit 0 is forced to 1, so slots taken from the low bits would all be odd,
- * half the table unused); all of it tells repeated misses apart (see `rememberAttribute`).
+ * The slot hash of the KeyValue of `size` bytes at `start` of `b` (`view` over the same bytes), never 0,
+ * or 0 when its size is not cached. Bits 1-12 choose the slot (bit 0 is forced to 1, so slots taken
+ * from the low bits would all be odd, half the table unused); all of it tells repeated misses apart
+ * (see `remember`).
  */
-export function attributeHash(b: Uint8Array, start: number, size: number): number {
+export function attributeHash(b: Uint8Array, view: DataView, start: number, size: number): number {
   if (size > MAX_CACHED_ATTRIBUTE || size < MIN_CACHED_ATTRIBUTE) return 0;
-  const last = start + size - 1;
-  let h = Math.imul(size ^ (b[last] << 8) ^ (b[last - 1] << 16) ^ (b[last - 2] << 24), 0x01000193);
-  h = Math.imul(h ^ b[last - 3] ^ (b[start + (size >> 1)] << 8) ^ (b[start + (size >> 2)] << 16), 0x01000193);
-  h = Math.imul(h ^ b[last - (size >> 2)] ^ (b[start + 3] << 8), 0x01000193);
-  return (h ^ (h >>> 15)) | 1;
+  return hashBytes(b, view, start, size) | 1;
 }
 
 function slotOf(hash: number): number {

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeExportRequest, ProtoDecoder } from './decode-proto.ts';
 import { OtlpSpanLimitError } from './errors.ts';
+import { attributeHash } from './decode-attribute-cache.ts';
 import { pickWith, seededRandom } from '../../test/helpers/random.ts';
 
 type Bytes = number[];
@@ -82,6 +83,26 @@ function spanWith(kvs: Bytes[]): Uint8Array {
 
 const kv = (key: string, value: string, kind = 1) => [...len(1, utf8(key)), ...len(2, len(kind, utf8(value)))];
 
+/** The attribute cache's slot of a KeyValue (decode-attribute-cache.ts: bits 1-12 of its hash). */
+function kvSlot(bytes: Bytes): number {
+  const b = Buffer.from(bytes);
+  return (attributeHash(b, new DataView(b.buffer, b.byteOffset, b.length), 0, b.length) >>> 1) & 4095;
+}
+
+/** The key (or value) of a KeyValue in the slot of kv(key, value), differing from it in three letters. */
+function sameSlotKeyValue(key: string, value: string, change: 'key' | 'value'): string {
+  const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  const want = kvSlot(kv(key, value));
+  const base = change === 'key' ? key : value;
+  for (let n = 1; n < letters.length ** 3; n++) {
+    const chars = [...base];
+    for (let k = 0, m = n; k < 3; k++, m = Math.floor(m / letters.length)) chars[2 + k] = letters[m % letters.length];
+    const text = chars.join('');
+    if (text !== base && kvSlot(change === 'key' ? kv(text, value) : kv(key, text)) === want) return text;
+  }
+  throw new Error('no look-alike KeyValue');
+}
+
 describe('KeyValue layouts', () => {
   const key = len(1, utf8('gen_ai.request.model'));
   const value = len(2, len(1, utf8('gpt-4o-mini')));
@@ -134,14 +155,16 @@ describe('ResourceSpans and ScopeSpans fields in any order', () => {
 });
 
 describe('attribute cache', () => {
-  it('look-alike KeyValues (same size, same sampled bytes) never take each other\'s key or value', () => {
-    // Size 20 (key and string value of 7 bytes): the slot samples offsets 3, 5, 10, 14 and 16-19, so
-    // these differ only in bytes it does not look at (key offset 4, value offset 15), and in the value
-    // kind (a string vs bytes of the same size, written as base64).
+  it('look-alike KeyValues (same size, same slot) never take each other\'s key or value', () => {
+    // Size 20 (key and string value of 7 bytes): KeyValues in the slot of the first, differing from it
+    // only in the key or only in the value, and one in the value kind (bytes of the same size, written
+    // as base64).
+    const key = sameSlotKeyValue('abXdefg', 'uvXxyzw', 'key');
+    const value = sameSlotKeyValue('abXdefg', 'uvXxyzw', 'value');
     const variants: Array<[Bytes, [string, string]]> = [
       [kv('abXdefg', 'uvXxyzw'), ['abXdefg', 'uvXxyzw']],
-      [kv('abYdefg', 'uvXxyzw'), ['abYdefg', 'uvXxyzw']],
-      [kv('abXdefg', 'uvYxyzw'), ['abXdefg', 'uvYxyzw']],
+      [kv(key, 'uvXxyzw'), [key, 'uvXxyzw']],
+      [kv('abXdefg', value), ['abXdefg', value]],
       [kv('abXdefg', 'uvXxyzw', 7), ['abXdefg', Buffer.from('uvXxyzw').toString('base64')]],
     ];
     const decoder = new ProtoDecoder();

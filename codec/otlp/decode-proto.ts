@@ -408,7 +408,7 @@ export class ProtoDecoder {
     const start = r.pos;
     const size = r.end - start;
     // The same KeyValue bytes as lately: the same key and scalar value (decode-attribute-cache.ts).
-    const hash = attributeHash(r.buf, start, size);
+    const hash = attributeHash(r.buf, r.view, start, size);
     const cache = this.attributeCache;
     if (hash !== 0 && cache.has(hash, r.buf, r.view, start, size)) {
       out.append(cache.key(hash), cache.value(hash));

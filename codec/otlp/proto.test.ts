@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StringCache } from '../bytes/string-cache.ts';
+import { hashBytes, StringCache } from '../bytes/string-cache.ts';
 import { ProtoReader, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-reader.ts';
 import { ProtoWriter } from './proto-writer.ts';
 import { OtlpDecodeError } from './errors.ts';
@@ -150,8 +150,8 @@ describe('protobuf wire', () => {
   });
 
   it('strings read the same through the string cache: look-alikes, non-ASCII, invalid UTF-8, repeats', () => {
-    // Same length and same sampled bytes at the ends and middle, differing elsewhere; then UTF-8 of
-    // the same byte length as ASCII neighbours; invalid bytes; and one string past the cached length.
+    // Same length, differing in one byte; then UTF-8 of the same byte length as ASCII neighbours;
+    // invalid bytes; and one string past the cached length.
     const texts = ['session-1', 'session-2', 'sessxon-1', 'a', 'b', 'ab', 'abc', 'abd', 'é', 'éa', 'aé', 'ü😀',
       'What is the weather in city number 42?', 'What is the weather in city number 43?', 'x'.repeat(64),
       'x'.repeat(65), 'x'.repeat(63) + 'é'];
@@ -160,7 +160,7 @@ describe('protobuf wire', () => {
     const expected = raw.map((b) => b.toString('utf8'));
     const fields: Buffer[] = [];
     for (let round = 0; round < 3; round++) for (const b of raw) fields.push(Buffer.from([(1 << 3) | WIRE_LEN, b.length]), b);
-    const r = new ProtoReader(Buffer.concat(fields));
+    const r = new ProtoReader(Buffer.concat(fields), new StringCache());
     const got: string[] = [];
     while (r.pos < r.end) {
       r.tag();
@@ -169,13 +169,15 @@ describe('protobuf wire', () => {
     expect(got).toEqual([...expected, ...expected, ...expected]);
   });
 
-  it('the cache compares every byte: look-alikes differing only in bytes the slot does not sample', () => {
-    // Length 10: the slot samples bytes 0, 2, 5, 7, 8 and 9, so these share a slot; the differences sit
-    // in the first and the second four-byte word of the comparison.
-    const texts = ['abcdefghij', 'aXcdefghij', 'abcdXfghij', 'abcdefXhij', 'abcdefghij', 'aXcdefghij'];
+  it('the cache compares every byte: look-alikes that share a slot', () => {
+    // Strings of length 10 in the slot of `abcdefghij`, found by changing three bytes of its first
+    // word, its second word or its two-byte tail: the comparison must tell each part apart.
+    const base = 'abcdefghij';
+    const lookAlikes = [[1, 2, 3], [4, 5, 6], [8, 9]].map((at) => sameSlot(base, at));
+    const texts = [base, base, ...lookAlikes, ...lookAlikes, base, ...lookAlikes];
     const fields: Buffer[] = [];
     for (const t of texts) fields.push(Buffer.from([(1 << 3) | WIRE_LEN, t.length]), Buffer.from(t));
-    const r = new ProtoReader(Buffer.concat(fields));
+    const r = new ProtoReader(Buffer.concat(fields), new StringCache());
     const got: string[] = [];
     while (r.pos < r.end) {
       r.tag();
@@ -184,3 +186,23 @@ describe('protobuf wire', () => {
     expect(got).toEqual(texts);
   });
 });
+
+/** The string cache's slot of an ASCII text (string-cache.ts: the hash's low 12 bits). */
+function slotOf(text: string): number {
+  const b = Buffer.from(text);
+  return hashBytes(b, new DataView(b.buffer, b.byteOffset, b.length), 0, b.length) & 4095;
+}
+
+/** A text other than `base` in its slot, differing from it only at the offsets `at` (letters there). */
+function sameSlot(base: string, at: number[]): string {
+  const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  const want = slotOf(base);
+  const total = letters.length ** at.length;
+  for (let n = 0; n < total; n++) {
+    const chars = [...base];
+    for (let k = 0, m = n; k < at.length; k++, m = Math.floor(m / letters.length)) chars[at[k]] = letters[m % letters.length];
+    const text = chars.join('');
+    if (text !== base && slotOf(text) === want) return text;
+  }
+  throw new Error(`no look-alike of ${base} at ${at.join(',')}`);
+}
