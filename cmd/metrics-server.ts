@@ -6,11 +6,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../pipeline/log.ts';
 import type { Taps, TapFilter } from '../pipeline/tap.ts';
-import type { ServiceMetrics } from '../pipeline/telemetry/metrics.ts';
 import { HttpListener } from '../receivers/common/listener.ts';
 import { READ_TIMEOUT_DEFAULTS } from '../receivers/common/read-timeouts.ts';
 import { sendReply, type HttpReply } from '../receivers/common/reply-writer.ts';
 import type { ReloadOutcome } from './reload.ts';
+
+/** What `GET /metrics` answers with: the daemon's ServiceMetrics, or the primary's sum of its workers'. */
+export interface MetricsSource {
+  readonly contentType: string;
+  text(): Promise<string>;
+}
 
 export const METRICS_PATH = '/metrics';
 export const TAP_PATH = '/tap';
@@ -23,7 +28,7 @@ const TEXT_TYPE = 'text/plain; charset=utf-8';
 
 export class MetricsServer {
   readonly #listener: HttpListener;
-  readonly #metrics: ServiceMetrics;
+  readonly #metrics: MetricsSource;
   readonly #logger: Logger;
 
   readonly #taps: Taps;
@@ -32,7 +37,7 @@ export class MetricsServer {
   readonly #tapping = new Set<ServerResponse>();
 
   /** `reload`: what `POST /-/reload` calls (absent: the path answers 404). */
-  constructor(address: string, metrics: ServiceMetrics, taps: Taps, logger: Logger, reload?: (trigger: string) => Promise<ReloadOutcome>) {
+  constructor(address: string, metrics: MetricsSource, taps: Taps, logger: Logger, reload?: (trigger: string) => Promise<ReloadOutcome>) {
     this.#metrics = metrics;
     this.#taps = taps;
     this.#reload = reload;

@@ -1,0 +1,68 @@
+// A worker's side of the IPC channel to the primary: answers its questions (metrics, reload), sends
+// its status for the health probes, and tells when the primary asks it to stop (or is gone).
+import type { ServiceStatus } from '../../pipeline/status.ts';
+import type { ReloadOutcome } from '../reload.ts';
+import { isToWorker, type MetricsJson, type ToPrimary, type ToWorker } from './messages.ts';
+
+/** How often a worker sends its status: the health probes' answer is at most this old. */
+export const STATUS_INTERVAL_MS = 1000;
+
+export interface WorkerLinkOptions {
+  status(): ServiceStatus;
+  reload(trigger: string): Promise<ReloadOutcome>;
+  metrics(): Promise<MetricsJson>;
+}
+
+export class WorkerLink {
+  readonly #options: WorkerLinkOptions;
+  readonly #stopped: Promise<'primary'>;
+  #timer: NodeJS.Timeout | undefined;
+  readonly #onMessage = (message: unknown) => void this.#answer(message);
+  #stop!: () => void;
+
+  constructor(options: WorkerLinkOptions) {
+    this.#options = options;
+    this.#stopped = new Promise((resolve) => { this.#stop = () => resolve('primary'); });
+    process.on('message', this.#onMessage);
+    // The primary is gone (killed): drain and stop rather than serve on unwatched.
+    process.once('disconnect', this.#stop);
+  }
+
+  /** Resolves when the primary asks this worker to stop, or its channel closes. */
+  stopped(): Promise<'primary'> {
+    return this.#stopped;
+  }
+
+  /** The worker listens: tells the primary, then sends its status every STATUS_INTERVAL_MS. */
+  started(endpoints: Record<string, string[]>): void {
+    this.#send({ tracehop: 'started', endpoints, status: this.#options.status() });
+    this.#timer = setInterval(() => this.#send({ tracehop: 'status', status: this.#options.status() }), STATUS_INTERVAL_MS).unref();
+  }
+
+  close(): void {
+    clearInterval(this.#timer);
+    process.off('message', this.#onMessage);
+    process.off('disconnect', this.#stop);
+  }
+
+  async #answer(message: unknown): Promise<void> {
+    if (!isToWorker(message)) return;
+    const asked = message as ToWorker;
+    switch (asked.tracehop) {
+      case 'stop':
+        this.#stop();
+        return;
+      case 'reload':
+        this.#send({ tracehop: 'reloaded', id: asked.id, outcome: await this.#options.reload(asked.trigger) });
+        return;
+      case 'metrics':
+        this.#send({ tracehop: 'metrics', id: asked.id, metrics: await this.#options.metrics() });
+        return;
+    }
+  }
+
+  #send(message: ToPrimary): void {
+    // After a disconnect there is no one to tell.
+    if (process.connected) process.send!(message);
+  }
+}
