@@ -42,7 +42,7 @@ const idList: JsonSchema = { type: 'array', items: { type: 'string', minLength: 
 export const serviceSchema: JsonSchema = {
   ...object({
     // A number or `auto`: checked by the loader, which says both in one problem (config/load.ts workers).
-    workers: { type: ['integer', 'string'], default: 1 },
+    workers: { type: ['number', 'string'], default: 1 },
     shutdown_timeout: duration('10s'),
     memory_limit_mib: integer(512, 1),
     memory_spike_limit_mib: integer(0, 0),
