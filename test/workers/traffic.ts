@@ -4,6 +4,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { OTLPTraceExporter as OTLPGrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { TracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace';
 
@@ -45,9 +46,14 @@ class Ended implements SpanProcessor {
   }
 }
 
-/** The real OTLP/HTTP protobuf exporter; `send(n)` exports n new spans and resolves with their ids when acknowledged, else []. */
+/**
+ * The real OTLP/HTTP protobuf exporter (or, for a `grpc://` address, the gRPC one); `send(n)` exports n
+ * new spans and resolves with their ids when acknowledged, else [].
+ */
 export function otlpSender(otlpUrl: string): { send(n: number): Promise<string[]>; shutdown(): Promise<void> } {
-  const exporter = new OTLPTraceExporter({ url: `${otlpUrl}/v1/traces`, timeoutMillis: 30_000 });
+  const exporter = otlpUrl.startsWith('grpc://')
+    ? new OTLPGrpcExporter({ url: otlpUrl.replace('grpc://', 'http://'), timeoutMillis: 30_000 })
+    : new OTLPTraceExporter({ url: `${otlpUrl}/v1/traces`, timeoutMillis: 30_000 });
   const ended = new Ended();
   const tracer = new TracerProvider({ spanProcessors: [ended] }).getTracer('workers-test');
   return {

@@ -1,7 +1,7 @@
 // `service.workers: 2` as an operator runs it: two worker processes share the receivers' ports, and
 // the primary answers the health probes and /metrics for both. Spans arrive over the tracing API (each
 // request on a connection of its own, so both workers take some) and over OTLP/HTTP from the real
-// OpenTelemetry exporter; every acknowledged span is written by a worker's file exporter (one file per
+// OpenTelemetry exporters (OTLP/HTTP and gRPC, whose port the workers share too); every acknowledged span is written by a worker's file exporter (one file per
 // worker), /metrics counts every one of them once, and SIGTERM drains both workers.
 import { describe, expect, it } from 'vitest';
 import { startDaemon } from '../helpers/daemon.ts';
@@ -14,6 +14,7 @@ receivers:
   otlp:
     protocols:
       http: {endpoint: 127.0.0.1:0}
+      grpc: {endpoint: 127.0.0.1:0}
 processors:
   batch: {timeout: 20ms}
 exporters:
@@ -35,14 +36,16 @@ describe('a daemon with two workers', () => {
     try {
       const acknowledged: string[] = [];
       const otlp = otlpSender(daemon.url('otlp'));
+      const grpc = otlpSender(daemon.endpoints.otlp.find((u) => u.startsWith('grpc://'))!);
       for (let round = 0; round < 20; round++) {
         const ids = Array.from({ length: 20 }, (_, i) => spanId(round * 20 + i + 1));
         const statuses = await Promise.all(ids.map((id) => postSpan(daemon.url('http'), id)));
         ids.forEach((id, i) => { if (statuses[i] === 202) acknowledged.push(id); });
-        acknowledged.push(...await otlp.send(25));
+        acknowledged.push(...await otlp.send(25), ...await grpc.send(5));
       }
       await otlp.shutdown();
-      expect(acknowledged.length).toBe(20 * 20 + 20 * 25);
+      await grpc.shutdown();
+      expect(acknowledged.length).toBe(20 * (20 + 25 + 5));
 
       const health = await fetch(`${daemon.endpoints.health_check[0]}/health/ready`);
       const report = await health.json() as { ready: boolean; receivers: Record<string, { state: string }> };
