@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { LoadResult, LoadSpec } from './loadgen.ts';
 import { CLI, LOADGEN } from './paths.ts';
-import { cpuSeconds, memoryMiB } from './proc.ts';
+import { cpuByProcess, memoryMiB } from './proc.ts';
 import { scratchDir } from './scratch.ts';
 
 export interface Pin {
@@ -34,6 +34,9 @@ export interface Measurement {
   rssMiB: number;
   /** Highest resident set size since the process started (VmHWM), start-up and warm-up included. */
   peakRssMiB: number;
+  /** CPU seconds over the window of each process of the target (first: the one started; then, for
+   *  tracehop with workers, each worker): whether the kernel spread the connections over the workers. */
+  cpuByProcess?: number[];
 }
 
 // Both peers are sampled the same way, from /proc, at the same rate over the same window: one reading at
@@ -113,7 +116,7 @@ export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise
   const gen = spawnPinned(pin, LOADGEN_CPU, process.execPath, [LOADGEN, JSON.stringify(spec)], target.dir, 'pipe');
   gen.stderr!.pipe(process.stderr);
   let out = '';
-  let cpuStart = 0;
+  let cpuStart = new Map<number, number>();
   let windowStart = 0;
   const rssSamples: number[] = [];
   let sampler: NodeJS.Timeout | undefined;
@@ -125,7 +128,7 @@ export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise
         const line = out.slice(0, nl);
         out = out.slice(nl + 1);
         if (line === 'measuring') {
-          cpuStart = cpuSeconds(target.pid);
+          cpuStart = cpuByProcess(target.pid);
           windowStart = performance.now();
           sampler = setInterval(() => rssSamples.push(memoryMiB(target.pid).rss), RSS_SAMPLE_MS);
         } else if (line.startsWith('{')) resolve(JSON.parse(line) as LoadResult);
@@ -133,7 +136,10 @@ export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise
     });
     gen.once('exit', (code) => code !== 0 && reject(new Error(`load generator exited with ${code}`)));
   });
-  const cpu = cpuSeconds(target.pid) - cpuStart;
+  const cpuEnd = cpuByProcess(target.pid);
+  // A process that started within the window (a restarted worker) counts from zero.
+  const byProcess = [...cpuEnd].map(([pid, seconds]) => seconds - (cpuStart.get(pid) ?? 0));
+  const cpu = byProcess.reduce((a, b) => a + b, 0);
   const seconds = (performance.now() - windowStart) / 1000;
   clearInterval(sampler);
   const mem = memoryMiB(target.pid);
@@ -145,5 +151,6 @@ export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise
     coreShare: cpu / seconds,
     rssMiB: rssSamples.reduce((a, b) => a + b, 0) / rssSamples.length,
     peakRssMiB: mem.peak,
+    ...(byProcess.length > 1 ? { cpuByProcess: byProcess } : {}),
   };
 }
