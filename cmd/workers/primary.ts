@@ -18,7 +18,6 @@ import type { Extension } from '../../pipeline/component.ts';
 import { createLogger, type Logger } from '../../pipeline/log.ts';
 import type { Registry } from '../../pipeline/registry.ts';
 import type { ServiceStatus } from '../../pipeline/status.ts';
-import { Taps } from '../../pipeline/tap.ts';
 import { ServiceMetrics } from '../../pipeline/telemetry/metrics.ts';
 import { MetricsServer } from '../metrics-server.ts';
 import { restartOnlyChanges, type ReloadOutcome } from '../reload.ts';
@@ -88,7 +87,7 @@ class Primary {
       address,
       { contentType: this.#metrics.contentType, text: () => this.#scrape() },
       // The spans pass in the workers: there is nothing to tap here (docs/operating.md).
-      new Taps([]),
+      undefined,
       logger.child({ component: 'telemetry' }),
       (trigger) => this.reload(trigger),
     );

@@ -1,5 +1,6 @@
 // A worker's side of the IPC channel to the primary: answers its questions (metrics, reload), sends
 // its status for the health probes, and tells when the primary asks it to stop (or is gone).
+import cluster from 'node:cluster';
 import type { ServiceStatus } from '../../pipeline/status.ts';
 import type { ReloadOutcome } from '../reload.ts';
 import { isToWorker, type MetricsJson, type ToPrimary, type ToWorker } from './messages.ts';
@@ -24,7 +25,10 @@ export class WorkerLink {
     this.#options = options;
     this.#stopped = new Promise((resolve) => { this.#stop = () => resolve('primary'); });
     process.on('message', this.#onMessage);
-    // The primary is gone (killed): drain and stop rather than serve on unwatched.
+    // The primary is gone (killed): drain and stop rather than serve on unwatched. node:cluster would
+    // end a worker at once on a disconnect it did not ask for, dropping what a memory stream holds and
+    // cutting the requests in flight; marked as expected, the disconnect is this worker's to handle.
+    if (cluster.worker) cluster.worker.exitedAfterDisconnect = true;
     process.once('disconnect', this.#stop);
   }
 

@@ -91,3 +91,40 @@ describe('a worker killed with SIGKILL under load', () => {
     }
   }, 120_000);
 });
+
+describe('a primary killed with SIGKILL', () => {
+  it('leaves no worker behind: each sees its channel close, delivers what it acknowledged (memory stream) and exits', async () => {
+    const daemon = await startDaemon(`receivers:
+  http: {endpoint: 127.0.0.1:0}
+processors:
+  batch: {timeout: 5s}
+exporters:
+  file: {path: ./out.jsonl}
+storage: {type: memory}
+service:
+  workers: 2
+  pipelines:
+    traces: {receivers: [http], processors: [batch], exporters: [file]}
+`);
+    const pids = daemon.logs.find((l) => l.msg === 'tracehop started')!.pids as number[];
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    try {
+      // Held by the batch processor's 5 s timeout: only the drain writes them before the workers exit.
+      const ids = Array.from({ length: 40 }, (_, i) => spanId(i + 1));
+      expect(await Promise.all(ids.map((id) => postSpan(daemon.url('http'), id)))).toEqual(ids.map(() => 202));
+      daemon.child.kill('SIGKILL');
+      expect(await eventually(() => pids.every((pid) => !alive(pid)))).toBe(true);
+      expect(daemon.logs.filter((l) => l.msg === 'stopped').map((l) => l.worker).sort()).toEqual([0, 1]);
+      expect((await writtenIds(daemon.dir, 'out.')).ids.sort()).toEqual(ids);
+    } finally {
+      for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  }, 60_000);
+});

@@ -55,6 +55,9 @@ describe('a daemon with two workers', () => {
       const text = await (await fetch(`${daemon.endpoints.metrics[0]}/metrics`)).text();
       expect(metric(text, 'tracehop_receiver_accepted_spans_total')).toBe(acknowledged.length);
       expect(metric(text, 'tracehop_build_info')).toBe(1);
+      // The spans pass in the workers: the primary says the tap is not there rather than showing nothing.
+      const tap = await fetch(`${daemon.endpoints.metrics[0]}/tap`);
+      expect([tap.status, await tap.text()]).toEqual([501, 'the tap is not available with service.workers above 1: the spans pass in the workers\n']);
 
       // Stopped at once: what the exporters had not written yet is written by the drain.
       expect(await daemon.stop('SIGTERM')).toBe(0);
