@@ -298,7 +298,8 @@ async function allCpus(ctx: BenchContext): Promise<Row[]> {
     const measurement = await withTarget(startTracehop(name, tracehopConfig('otlp', fileExporter, 'memory', 'file', 'namespace, batch', workers), ctx.pin), (t) =>
       measure(t, load(`${t.endpoints.otlp[0]}/v1/traces`, 'application/x-protobuf', bodies, ctx), ctx.pin));
     const split = measurement.cpuByProcess?.map((seconds) => seconds.toFixed(2)).join(', ');
-    rows.push({ scenario: name, target: `tracehop (workers: ${workers})`, measurement, ...(split ? { note: `CPU s by process (primary, workers): ${split}` } : {}) });
+    const notes = [`load generator ${measurement.loadgenCpuPerMillion?.toFixed(2)} CPU-s/M`, ...(split ? [`CPU s by process (primary, workers): ${split}`] : [])];
+    rows.push({ scenario: name, target: `tracehop (workers: ${workers})`, measurement, note: notes.join('; ') });
   }
   const binary = ctx.collector();
   if (!binary) return [...rows, { scenario: name, target: 'otelcol', note: 'skipped: go is not on PATH, so the Collector could not be built' }];

@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { LoadResult, LoadSpec } from './loadgen.ts';
 import { CLI, LOADGEN } from './paths.ts';
-import { cpuByProcess, memoryMiB } from './proc.ts';
+import { cpuByProcess, cpuSeconds, memoryMiB } from './proc.ts';
 import { scratchDir } from './scratch.ts';
 
 export interface Pin {
@@ -37,6 +37,8 @@ export interface Measurement {
   /** CPU seconds over the window of each process of the target (first: the one started; then, for
    *  tracehop with workers, each worker): whether the kernel spread the connections over the workers. */
   cpuByProcess?: number[];
+  /** The load generator's own CPU seconds per million accepted spans (what it takes from shared CPUs). */
+  loadgenCpuPerMillion?: number;
 }
 
 // Both peers are sampled the same way, from /proc, at the same rate over the same window: one reading at
@@ -117,6 +119,8 @@ export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise
   gen.stderr!.pipe(process.stderr);
   let out = '';
   let cpuStart = new Map<number, number>();
+  let loadgenStart = 0;
+  let loadgenCpu = 0;
   let windowStart = 0;
   const rssSamples: number[] = [];
   let sampler: NodeJS.Timeout | undefined;
@@ -129,9 +133,18 @@ export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise
         out = out.slice(nl + 1);
         if (line === 'measuring') {
           cpuStart = cpuByProcess(target.pid);
+          loadgenStart = cpuSeconds(gen.pid!);
           windowStart = performance.now();
           sampler = setInterval(() => rssSamples.push(memoryMiB(target.pid).rss), RSS_SAMPLE_MS);
-        } else if (line.startsWith('{')) resolve(JSON.parse(line) as LoadResult);
+        } else if (line.startsWith('{')) {
+          // Read before it exits: its /proc entry goes with it.
+          try {
+            loadgenCpu = cpuSeconds(gen.pid!) - loadgenStart;
+          } catch {
+            loadgenCpu = Number.NaN;
+          }
+          resolve(JSON.parse(line) as LoadResult);
+        }
       }
     });
     gen.once('exit', (code) => code !== 0 && reject(new Error(`load generator exited with ${code}`)));
@@ -152,5 +165,6 @@ export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise
     rssMiB: rssSamples.reduce((a, b) => a + b, 0) / rssSamples.length,
     peakRssMiB: mem.peak,
     ...(byProcess.length > 1 ? { cpuByProcess: byProcess } : {}),
+    loadgenCpuPerMillion: result.spansAccepted > 0 ? loadgenCpu / (result.spansAccepted / 1e6) : Number.NaN,
   };
 }
