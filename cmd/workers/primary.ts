@@ -101,7 +101,8 @@ class Primary {
       await this.#startExtensions(config);
       const started = new Promise<void>((resolve, reject) => { this.#startup = { resolve, reject }; });
       for (const slot of this.#slots) this.#fork(slot);
-      await Promise.race([started, signal.then(() => { throw new Error('stopped while starting'); })]);
+      // A signal during start-up is acted on once every worker has started, as in a single process.
+      await started;
     } catch (error) {
       logger.error(`cannot start: ${(error as Error).message}`);
       process.off('SIGHUP', reload);
