@@ -6,11 +6,14 @@
 // rate() reads as a counter reset of the whole sum (a spike). So the counters and histograms a dead
 // worker last reported are kept and added to every later answer: the sum only grows. What a worker
 // counted after the last scrape and before it died is lost, as for a single process that dies.
-import { AggregatorRegistry, Registry } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, type Registry } from 'prom-client';
 import type { MetricsJson } from './messages.ts';
 
-/** Series that describe the process, not work: one copy (the primary's), never a sum. */
-const NOT_SUMMED = /_build_info$/;
+/**
+ * The primary's own series, never the workers' sum: the build (one daemon), and the reloads (one reload
+ * of the daemon is one reload of every worker: a sum would count it N times).
+ */
+const NOT_SUMMED = /_build_info$|_config_reloads_total$/;
 
 export class ClusterMetrics {
   /** The last answer of each worker, by worker index. */
@@ -18,10 +21,22 @@ export class ClusterMetrics {
   /** What dead workers had counted, folded into one list. */
   #retired: MetricsJson = [];
   readonly #own: Registry;
+  readonly #restarts: Counter;
 
-  /** `own`: the primary's registry (build info), served beside the workers' sum. */
-  constructor(own: Registry) {
+  /**
+   * `own`: the primary's registry (build info, reloads), served beside the workers' sum, where the
+   * workers' own series go too: how many are configured and running, and how often one was restarted.
+   */
+  constructor(own: Registry, workers: number, running: () => number) {
     this.#own = own;
+    new Gauge({ name: 'tracehop_workers', help: 'service.workers: the worker processes the daemon runs.', registers: [own], collect() { this.set(workers); } });
+    new Gauge({ name: 'tracehop_workers_running', help: 'Worker processes running now (less than tracehop_workers while one restarts).', registers: [own], collect() { this.set(running()); } });
+    this.#restarts = new Counter({ name: 'tracehop_worker_restarts_total', help: 'Worker processes started again after they exited.', registers: [own] });
+  }
+
+  /** A worker that exited is started again. */
+  restarted(): void {
+    this.#restarts.inc();
   }
 
   get contentType(): string {

@@ -57,6 +57,8 @@ class Primary {
   readonly #logger: Logger;
   readonly #slots: Slot[];
   readonly #metrics: ClusterMetrics;
+  /** The primary's own series (build info, reloads), summed with the workers' by #metrics. */
+  readonly #own = new ServiceMetrics();
   readonly #extensions = new Map<string, { settings: string; extension: Extension }>();
   /** Answers awaited from workers, by request id. */
   readonly #pending = new Map<number, (message: ToPrimary) => void>();
@@ -74,9 +76,8 @@ class Primary {
     this.#slots = Array.from({ length: config.service.workers }, (_, index) => ({
       index, worker: undefined, startedAt: 0, restartDelayMs: FIRST_RESTART_DELAY_MS, status: undefined, endpoints: undefined,
     }));
-    const own = new ServiceMetrics();
-    own.buildInfo(version());
-    this.#metrics = new ClusterMetrics(own.registry);
+    this.#own.buildInfo(version());
+    this.#metrics = new ClusterMetrics(this.#own.registry, this.#slots.length, () => this.#slots.filter((s) => s.worker !== undefined).length);
   }
 
   async run(): Promise<number> {
@@ -149,7 +150,11 @@ class Primary {
    * that failed keeps its running config and the answer says which.
    */
   reload(trigger: string): Promise<ReloadOutcome> {
-    const next = this.#reloads.then(() => this.#reloadAll(trigger));
+    const next = this.#reloads.then(async () => {
+      const outcome = await this.#reloadAll(trigger);
+      this.#own.reloaded(outcome.result);
+      return outcome;
+    });
     this.#reloads = next.catch(() => {});
     return next;
   }
@@ -265,7 +270,9 @@ class Primary {
     const delay = lived >= STABLE_AFTER_MS ? 0 : slot.restartDelayMs;
     this.#logger.error('worker exited: restarting it on its own stream shard', { worker: slot.index, code, signal, restart_in_ms: delay });
     setTimeout(() => {
-      if (!this.#stopping && slot.worker === undefined) this.#fork(slot);
+      if (this.#stopping || slot.worker !== undefined) return;
+      this.#metrics.restarted();
+      this.#fork(slot);
     }, delay);
   }
 

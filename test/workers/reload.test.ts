@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startDaemon } from '../helpers/daemon.ts';
-import { eventually, postSpan, spanId, writtenIds } from './traffic.ts';
+import { eventually, metric, postSpan, spanId, writtenIds } from './traffic.ts';
 
 const config = (path: string, workers = 2) => `receivers:
   http: {endpoint: 127.0.0.1:0}
@@ -61,6 +61,11 @@ describe('reload with two workers', () => {
       expect(failed.body.result).toBe('failed');
       expect(failed.body.generation).toBe(3);
       expect(failed.body.problems!.filter((p) => p.includes('not-a-dir')).map((p) => p.split(':', 1)[0]).sort()).toEqual(['worker 0', 'worker 1']);
+
+      // One reload of the daemon counts once, however many workers applied it.
+      const text = await (await fetch(`${metrics}/metrics`)).text();
+      const results = ['applied', 'invalid', 'failed'].map((r) => metric(text, 'tracehop_config_reloads_total', `result="${r}"`));
+      expect(results).toEqual([2, 2, 1]);
 
       // Both workers run generation 3: the spans go to c.<worker>.jsonl.
       const ids = Array.from({ length: 40 }, (_, i) => spanId(i + 1));

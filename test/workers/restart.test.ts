@@ -75,6 +75,8 @@ describe('a worker killed with SIGKILL under load', () => {
       // The sum in /metrics keeps what the dead worker had counted: it never goes back.
       expect(countedBeforeKill).toBeGreaterThan(0);
       expect(await accepted(daemon)).toBeGreaterThan(countedBeforeKill);
+      const text = await (await fetch(`${daemon.endpoints.metrics[0]}/metrics`)).text();
+      expect([metric(text, 'tracehop_worker_restarts_total'), metric(text, 'tracehop_workers_running'), metric(text, 'tracehop_workers')]).toEqual([1, 2, 2]);
 
       sink = await startDaemon(sinkConfig(sinkPort));
       const want = new Set(acknowledged);
