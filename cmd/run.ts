@@ -4,7 +4,7 @@
 // each of which runs the daemon below on its own share of the config (workers/worker-view.ts).
 import cluster from 'node:cluster';
 import { DEFAULT_CONFIG, DEFAULT_CONFIG_NAME } from '../config/default.ts';
-import { loadConfigFile, loadConfigText, type LoadedConfig } from '../config/load.ts';
+import { loadConfigText, readConfigText, type LoadedConfig } from '../config/load.ts';
 import { Graph, type GraphOptions } from '../pipeline/graph.ts';
 import { createLogger, type Logger } from '../pipeline/log.ts';
 import { createMemoryLimiter } from '../pipeline/memory-limit.ts';
@@ -21,7 +21,7 @@ import { Reloader } from './reload.ts';
 import { firstSignal } from './signals.ts';
 import { version } from './version.ts';
 import { runPrimary } from './workers/primary.ts';
-import { WorkerLink } from './workers/worker-link.ts';
+import { askPrimaryForConfig, WorkerLink } from './workers/worker-link.ts';
 import { shardDirectory, WORKER_INDEX_VARIABLE, workerConfig } from './workers/worker-view.ts';
 
 const RETRY_AFTER_MS = 1000;
@@ -32,21 +32,35 @@ const MEMORY_CHECK_INTERVAL_MS = 1000;
 export interface WorkerRole {
   index: number;
   count: number;
+  /** The config text this worker loads (at start and at each reload): the primary's, not the file's. */
+  config: { text: string };
+}
+
+/** A loaded config and the text it was loaded from (what the primary hands its workers). */
+export interface ConfigRead {
+  config: LoadedConfig;
+  text: string;
 }
 
 export async function runDaemon(configPath: string | undefined, sets: readonly string[] = []): Promise<number> {
   const registry = builtinRegistry();
+  const fromText = (text: string) => loadConfigText(text, configPath ?? DEFAULT_CONFIG_NAME, registry, process.env, sets);
   // Read again by a reload: the same file and overrides, and the environment as it is then.
-  const loadWhole = () => configPath
-    ? loadConfigFile(configPath, registry, process.env, sets)
-    : loadConfigText(DEFAULT_CONFIG, DEFAULT_CONFIG_NAME, registry, process.env, sets);
   // Config errors throw ConfigError; main prints every problem.
-  const whole = loadWhole();
+  const read = (): ConfigRead => {
+    const text = configPath ? readConfigText(configPath) : DEFAULT_CONFIG;
+    return { config: fromText(text), text };
+  };
   const index = process.env[WORKER_INDEX_VARIABLE];
-  const role = cluster.isWorker && index !== undefined ? { index: Number(index), count: whole.service.workers } : undefined;
-  if (role === undefined && whole.service.workers > 1) return runPrimary(whole, loadWhole, registry);
-  if (role === undefined || role.count <= 1) return serve(whole, loadWhole, registry, undefined);
-  return serve(workerConfig(whole, role.index), () => workerConfig(loadWhole(), role.index), registry, role);
+  if (cluster.isWorker && index !== undefined) {
+    const config = { text: await askPrimaryForConfig() };
+    const whole = fromText(config.text);
+    const role: WorkerRole = { index: Number(index), count: whole.service.workers, config };
+    return serve(workerConfig(whole, role.index), () => workerConfig(fromText(config.text), role.index), registry, role);
+  }
+  const first = read();
+  if (first.config.service.workers > 1) return runPrimary(first, read, registry);
+  return serve(first.config, () => read().config, registry, undefined);
 }
 
 /** Runs the daemon in this process: the whole of it, or one worker's share (`role`). */
@@ -92,7 +106,10 @@ async function serve(config: LoadedConfig, load: () => LoadedConfig, registry: R
   // A worker is told to stop, reload and report by the primary (workers/primary.ts).
   const link = role && new WorkerLink({
     status: () => reloader.running.graph.status(),
-    reload: (trigger) => reloader.reload(trigger),
+    reload: (trigger, text) => {
+      role!.config.text = text;
+      return reloader.reload(trigger);
+    },
     metrics: () => metrics.registry.getMetricsAsJSON(),
   });
   // Signal handlers before anything starts: a receiver may acknowledge spans as soon as it listens, and a

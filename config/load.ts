@@ -33,14 +33,17 @@ const SECTION_KIND: Record<string, ComponentKind> = {
 
 /** `sets`: `--set path=value` arguments, applied in order before anything is checked (config/overrides.ts). */
 export function loadConfigFile(file: string, registry: Registry, env = process.env, sets: readonly string[] = []): LoadedConfig {
-  let text: string;
+  return loadConfigText(readConfigText(file), file, registry, env, sets);
+}
+
+/** The text of a config file; throws ConfigError when it cannot be read. */
+export function readConfigText(file: string): string {
   try {
-    text = readFileSync(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch (err) {
     const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
     throw new ConfigError([{ file, line: 1, col: 1, path: '', message: `cannot read config: ${reason}` }]);
   }
-  return loadConfigText(text, file, registry, env, sets);
 }
 
 export function loadConfigText(text: string, file: string, registry: Registry, env = process.env, sets: readonly string[] = []): LoadedConfig {

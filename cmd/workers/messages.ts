@@ -9,12 +9,16 @@ export type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 
 /** Primary -> worker. */
 export type ToWorker =
+  | { tracehop: 'config'; text: string }
   | { tracehop: 'stop' }
-  | { tracehop: 'reload'; id: number; trigger: string }
+  /** `text`: the config to load now (the file as the primary read it for this reload). */
+  | { tracehop: 'reload'; id: number; trigger: string; text: string }
   | { tracehop: 'metrics'; id: number };
 
 /** Worker -> primary. */
 export type ToPrimary =
+  /** A worker starting asks for the config the others run. */
+  | { tracehop: 'config?' }
   | { tracehop: 'started'; endpoints: Record<string, string[]>; status: ServiceStatus }
   | { tracehop: 'status'; status: ServiceStatus }
   | { tracehop: 'reloaded'; id: number; outcome: ReloadOutcome }

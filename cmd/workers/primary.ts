@@ -21,6 +21,7 @@ import type { ServiceStatus } from '../../pipeline/status.ts';
 import { ServiceMetrics } from '../../pipeline/telemetry/metrics.ts';
 import { MetricsServer } from '../metrics-server.ts';
 import { restartOnlyChanges, type ReloadOutcome } from '../reload.ts';
+import type { ConfigRead } from '../run.ts';
 import { firstSignal } from '../signals.ts';
 import { version } from '../version.ts';
 import { ClusterMetrics } from './cluster-metrics.ts';
@@ -45,14 +46,16 @@ interface Slot {
   endpoints: Record<string, string[]> | undefined;
 }
 
-export async function runPrimary(initial: LoadedConfig, load: () => LoadedConfig, registry: Registry): Promise<number> {
+export async function runPrimary(initial: ConfigRead, load: () => ConfigRead, registry: Registry): Promise<number> {
   return new Primary(initial, load, registry).run();
 }
 
 class Primary {
   #config: LoadedConfig;
+  /** The text of the running config: what a worker loads when it starts (config?) or reloads. */
+  #configText: string;
   #generation = 1;
-  readonly #load: () => LoadedConfig;
+  readonly #load: () => ConfigRead;
   readonly #registry: Registry;
   readonly #logger: Logger;
   readonly #slots: Slot[];
@@ -68,8 +71,10 @@ class Primary {
   /** Settles when every worker has started once (or one could not). */
   #startup!: { resolve: () => void; reject: (error: Error) => void };
 
-  constructor(config: LoadedConfig, load: () => LoadedConfig, registry: Registry) {
+  constructor(initial: ConfigRead, load: () => ConfigRead, registry: Registry) {
+    const config = initial.config;
     this.#config = config;
+    this.#configText = initial.text;
     this.#load = load;
     this.#registry = registry;
     this.#logger = createLogger({ level: config.service.telemetry.logs.level }, { worker: 'primary' });
@@ -164,8 +169,9 @@ class Primary {
     const logger = this.#logger.child({ component: 'reload' });
     if (this.#stopping) return { result: 'failed', generation, problems: ['tracehop is shutting down'] };
     let next: LoadedConfig;
+    let text: string;
     try {
-      next = this.#load();
+      ({ config: next, text } = this.#load());
     } catch (error) {
       const problems = error instanceof ConfigError ? error.problems.map(formatProblem) : [(error as Error).message];
       logger.error('config reload refused: the running config stays', { generation, trigger, problems });
@@ -176,16 +182,18 @@ class Primary {
       logger.error('config reload refused: the running config stays', { generation, trigger, problems: restartOnly });
       return { result: 'invalid', generation, problems: restartOnly };
     }
+    // A worker waiting to be restarted has nothing to reload: it starts with the config the others
+    // applied (it asks for the running config's text when it starts).
     const outcomes = await Promise.all(this.#slots.map(async (slot): Promise<ReloadOutcome> => {
-      const answer = slot.worker && await this.#ask(slot, { tracehop: 'reload', id: 0, trigger });
-      if (answer === undefined || answer.tracehop !== 'reloaded') {
-        return { result: 'failed', generation, problems: ['not running (restarting): it starts with the config file as it is then'] };
-      }
+      if (slot.worker === undefined) return { result: 'applied', generation: generation + 1 };
+      const answer = await this.#ask(slot, { tracehop: 'reload', id: 0, trigger, text });
+      if (answer === undefined || answer.tracehop !== 'reloaded') return { result: 'failed', generation, problems: ['exited during the reload'] };
       return answer.outcome;
     }));
     const problems = outcomes.flatMap((o, index) => (o.problems ?? []).map((p) => `worker ${index}: ${p}`));
     if (outcomes.every((o) => o.result === 'applied')) {
       this.#config = next;
+      this.#configText = text;
       this.#generation = generation + 1;
       await this.#restartChangedExtensions(next);
       logger.info('config reloaded', { generation: this.#generation, trigger, config: next.source, workers: this.#slots.length });
@@ -241,6 +249,9 @@ class Primary {
 
   #heard(slot: Slot, message: ToPrimary): void {
     switch (message.tracehop) {
+      case 'config?':
+        slot.worker?.send({ tracehop: 'config', text: this.#configText } satisfies ToWorker);
+        return;
       case 'started':
         slot.endpoints = message.endpoints;
         slot.status = message.status;

@@ -8,9 +8,29 @@ import { isToWorker, type MetricsJson, type ToPrimary, type ToWorker } from './m
 /** How often a worker sends its status: the health probes' answer is at most this old. */
 export const STATUS_INTERVAL_MS = 1000;
 
+/**
+ * The config text the primary runs (and the other workers with it), asked for before a worker loads
+ * anything: a worker restarted after the file was edited, and not reloaded, runs what the others run.
+ */
+export function askPrimaryForConfig(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const gone = () => reject(new Error('the primary process is gone'));
+    const heard = (message: unknown) => {
+      if (!isToWorker(message) || (message as ToWorker).tracehop !== 'config') return;
+      process.off('message', heard);
+      process.off('disconnect', gone);
+      resolve((message as ToWorker & { tracehop: 'config' }).text);
+    };
+    process.on('message', heard);
+    process.once('disconnect', gone);
+    process.send!({ tracehop: 'config?' } satisfies ToPrimary);
+  });
+}
+
 export interface WorkerLinkOptions {
   status(): ServiceStatus;
-  reload(trigger: string): Promise<ReloadOutcome>;
+  /** Loads `text` (the config the primary read for this reload) and applies it. */
+  reload(trigger: string, text: string): Promise<ReloadOutcome>;
   metrics(): Promise<MetricsJson>;
 }
 
@@ -57,10 +77,13 @@ export class WorkerLink {
         this.#stop();
         return;
       case 'reload':
-        this.#send({ tracehop: 'reloaded', id: asked.id, outcome: await this.#options.reload(asked.trigger) });
+        this.#send({ tracehop: 'reloaded', id: asked.id, outcome: await this.#options.reload(asked.trigger, asked.text) });
         return;
       case 'metrics':
         this.#send({ tracehop: 'metrics', id: asked.id, metrics: await this.#options.metrics() });
+        return;
+      case 'config':
+        // Answered to askPrimaryForConfig, before this link existed.
         return;
     }
   }

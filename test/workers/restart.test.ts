@@ -1,7 +1,10 @@
 // kill -9 of one worker under load: the primary starts it again with the same index, it reopens its own
 // stream shard, and what it had acknowledged and not yet delivered is delivered from there. The
 // exporter's destination (a second tracehop) is down until after the restart, so the killed worker's
-// shard surely holds acknowledged spans when it dies.
+// shard surely holds acknowledged spans when it dies. The config file is broken meanwhile: the restarted
+// worker runs the config the primary runs, not the file.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startDaemon, type Daemon } from '../helpers/daemon.ts';
 import { freePort } from '../interop/ports.ts';
@@ -59,6 +62,8 @@ describe('a worker killed with SIGKILL under load', () => {
         ids.forEach((id, i) => { if (statuses[i] === 202) acknowledged.push(id); });
         acknowledged.push(...viaOtlp);
         if (!killed && round === 20) {
+          // Edited and not reloaded: the restarted worker must run what the other runs, not this.
+          await writeFile(join(daemon.dir, 'tracehop.yaml'), 'receivers: [');
           countedBeforeKill = await accepted(daemon);
           process.kill(victim, 'SIGKILL');
           killed = true;
