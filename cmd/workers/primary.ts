@@ -14,7 +14,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { LoadedConfig } from '../../config/load.ts';
 import { ConfigError, formatProblem } from '../../config/problem.ts';
-import type { Extension } from '../../pipeline/component.ts';
 import { createLogger, type Logger } from '../../pipeline/log.ts';
 import type { Registry } from '../../pipeline/registry.ts';
 import type { ServiceStatus } from '../../pipeline/status.ts';
@@ -27,7 +26,8 @@ import { version } from '../version.ts';
 import { ClusterMetrics } from './cluster-metrics.ts';
 import { clusterStatus } from './cluster-status.ts';
 import { isToPrimary, type MetricsJson, type ToPrimary, type ToWorker } from './messages.ts';
-import { PRIMARY_EXTENSIONS, WORKER_INDEX_VARIABLE } from './worker-view.ts';
+import { PrimaryExtensions } from './primary-extensions.ts';
+import { WORKER_INDEX_VARIABLE } from './worker-view.ts';
 
 /** How long a scrape waits for a worker's metrics; one that does not answer counts with its last ones. */
 const METRICS_WAIT_MS = 2000;
@@ -56,13 +56,12 @@ class Primary {
   #configText: string;
   #generation = 1;
   readonly #load: () => ConfigRead;
-  readonly #registry: Registry;
   readonly #logger: Logger;
   readonly #slots: Slot[];
   readonly #metrics: ClusterMetrics;
   /** The primary's own series (build info, reloads), summed with the workers' by #metrics. */
   readonly #own = new ServiceMetrics();
-  readonly #extensions = new Map<string, { settings: string; extension: Extension }>();
+  readonly #extensions: PrimaryExtensions;
   /** Answers awaited from workers, by request id. */
   readonly #pending = new Map<number, (message: ToPrimary) => void>();
   #nextId = 1;
@@ -76,11 +75,11 @@ class Primary {
     this.#config = config;
     this.#configText = initial.text;
     this.#load = load;
-    this.#registry = registry;
     this.#logger = createLogger({ level: config.service.telemetry.logs.level }, { worker: 'primary' });
     this.#slots = Array.from({ length: config.service.workers }, (_, index) => ({
       index, worker: undefined, startedAt: 0, restartDelayMs: FIRST_RESTART_DELAY_MS, status: undefined, endpoints: undefined,
     }));
+    this.#extensions = new PrimaryExtensions(registry, this.#logger, () => clusterStatus(this.#slots.map((s) => s.status)));
     this.#own.buildInfo(version());
     this.#metrics = new ClusterMetrics(this.#own.registry, this.#slots.length, () => this.#slots.filter((s) => s.worker !== undefined).length);
   }
@@ -104,7 +103,7 @@ class Primary {
     cluster.schedulingPolicy = cluster.SCHED_NONE;
     try {
       await metricsServer?.start();
-      await this.#startExtensions(config);
+      await this.#extensions.start(config);
       const started = new Promise<void>((resolve, reject) => { this.#startup = { resolve, reject }; });
       for (const slot of this.#slots) this.#fork(slot);
       // A signal during start-up is acted on once every worker has started, as in a single process.
@@ -113,18 +112,17 @@ class Primary {
       logger.error(`cannot start: ${(error as Error).message}`);
       process.off('SIGHUP', reload);
       await this.#stopWorkers();
-      await this.#stopExtensions();
+      await this.#extensions.shutdown();
       await metricsServer?.shutdown();
       return 1;
     }
     const metricsUrl = metricsServer?.url();
-    const extensionEndpoints = Object.fromEntries([...this.#extensions].map(([id, { extension }]) => [id, extension.endpoints?.() ?? []]));
     logger.info('tracehop started', {
       version: version(),
       config: config.source,
       workers: this.#slots.length,
       pids: this.#slots.map((s) => s.worker?.process.pid),
-      endpoints: { ...this.#slots[0].endpoints, ...extensionEndpoints, ...(metricsUrl === undefined ? {} : { metrics: [metricsUrl] }) },
+      endpoints: { ...this.#slots[0].endpoints, ...this.#extensions.endpoints(), ...(metricsUrl === undefined ? {} : { metrics: [metricsUrl] }) },
       pipelines: config.pipelines.map((p) => ({ id: p.id, receivers: p.receivers, processors: p.processors, exporters: p.exporters })),
       storage: config.storage.type,
     });
@@ -139,7 +137,7 @@ class Primary {
     process.once('SIGINT', hurry);
     await this.#reloads;
     const failed = await this.#stopWorkers();
-    await this.#stopExtensions();
+    await this.#extensions.shutdown();
     await metricsServer?.shutdown();
     if (failed.length > 0) {
       logger.error('workers stopped with acknowledged spans not delivered, or failed', { workers: failed });
@@ -195,7 +193,7 @@ class Primary {
       this.#config = next;
       this.#configText = text;
       this.#generation = generation + 1;
-      await this.#restartChangedExtensions(next);
+      await this.#extensions.reloaded(next);
       logger.info('config reloaded', { generation: this.#generation, trigger, config: next.source, workers: this.#slots.length });
       return { result: 'applied', generation: this.#generation };
     }
@@ -303,34 +301,5 @@ class Primary {
       await exited;
     }));
     return failed;
-  }
-
-  /** The extensions the primary runs (the health probes), with the status of every worker. */
-  async #startExtensions(config: LoadedConfig): Promise<void> {
-    for (const [id, entry] of config.extensions ?? []) {
-      if (!PRIMARY_EXTENSIONS.includes(entry.type)) continue;
-      const extension = this.#registry.get('extension', entry.type)!.create(entry.config, {
-        id,
-        logger: this.#logger.child({ component: id }),
-        status: () => clusterStatus(this.#slots.map((s) => s.status)),
-      }) as Extension;
-      await extension.start();
-      this.#extensions.set(id, { settings: JSON.stringify(entry), extension });
-    }
-  }
-
-  async #stopExtensions(): Promise<void> {
-    await Promise.allSettled([...this.#extensions.values()].map(({ extension }) => extension.shutdown()));
-    this.#extensions.clear();
-  }
-
-  /** After a reload: an extension of the primary whose settings changed (or that went) is replaced. */
-  async #restartChangedExtensions(config: LoadedConfig): Promise<void> {
-    const wanted = [...config.extensions ?? []].filter(([, e]) => PRIMARY_EXTENSIONS.includes(e.type));
-    const same = wanted.length === this.#extensions.size &&
-      wanted.every(([id, entry]) => this.#extensions.get(id)?.settings === JSON.stringify(entry));
-    if (same) return;
-    await this.#stopExtensions();
-    await this.#startExtensions(config).catch((error) => this.#logger.error(`reload: an extension cannot start: ${(error as Error).message}`));
   }
 }
