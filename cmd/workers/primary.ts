@@ -12,6 +12,7 @@
 // with it. The cost of SCHED_NONE is a less even spread under few long-lived connections (gRPC, keep-
 // alive): the kernel wakes whichever worker is idle, which is the one with spare CPU.
 import cluster, { type Worker } from 'node:cluster';
+import { isSea } from 'node:sea';
 import type { LoadedConfig } from '../../config/load.ts';
 import { ConfigError, formatProblem } from '../../config/problem.ts';
 import { createLogger, type Logger } from '../../pipeline/log.ts';
@@ -101,6 +102,14 @@ class Primary {
     process.on('SIGHUP', reload);
     // The kernel gives each connection to a worker; set before the first fork (the header says why).
     cluster.schedulingPolicy = cluster.SCHED_NONE;
+    if (isSea()) {
+      // The single executable has no script: node:cluster would pass argv[1] (which Node sets to the
+      // executable there) as one, and the Node flags as arguments the executable does not read (its own
+      // flags are built in). The first argument takes the script's place; Node puts the executable
+      // back in front of it in the worker, whose argv then reads as the primary's.
+      const args = process.argv.slice(2);
+      cluster.setupPrimary({ execArgv: [], exec: args[0], args: args.slice(1) });
+    }
     try {
       await metricsServer?.start();
       await this.#extensions.start(config);
