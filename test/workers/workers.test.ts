@@ -4,7 +4,7 @@
 // OpenTelemetry exporters (OTLP/HTTP and gRPC, whose port the workers share too); every acknowledged span is written by a worker's file exporter (one file per
 // worker), /metrics counts every one of them once, and SIGTERM drains both workers.
 import { describe, expect, it } from 'vitest';
-import { startDaemon } from '../helpers/daemon.ts';
+import { runCli, startDaemon } from '../helpers/daemon.ts';
 import { eventually, metric, otlpSender, postSpan, spanId, writtenIds } from './traffic.ts';
 
 const CONFIG = `extensions:
@@ -67,6 +67,11 @@ describe('a daemon with two workers', () => {
       expect(Math.min(...Object.values(files))).toBeGreaterThan(0);
       expect(ids.sort()).toEqual([...acknowledged].sort());
       expect(daemon.logs.filter((l) => l.msg === 'stopped').map((l) => l.worker).sort()).toEqual([0, 1, 'primary']);
+      // Each worker's stream shard, found from the storage directory, delivered to the end.
+      const inspected = await runCli(['inspect', `${daemon.dir}/data`, '--json']);
+      const shards = JSON.parse(inspected.stdout) as Array<{ directory: string; readers: Array<{ backlog: { spans: number } }> }>;
+      expect(shards.map((r) => r.directory.slice(daemon.dir.length))).toEqual(['/data/traces/0', '/data/traces/1']);
+      expect(shards.flatMap((r) => r.readers.map((reader) => reader.backlog.spans))).toEqual([0, 0]);
     } finally {
       daemon.child.kill('SIGKILL');
     }
