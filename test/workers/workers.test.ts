@@ -3,9 +3,10 @@
 // request on a connection of its own, so both workers take some) and over OTLP/HTTP from the real
 // OpenTelemetry exporters (OTLP/HTTP and gRPC, whose port the workers share too); every acknowledged span is written by a worker's file exporter (one file per
 // worker), /metrics counts every one of them once, and SIGTERM drains both workers.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startDaemon } from '../helpers/daemon.ts';
-import { eventually, metric, otlpSender, postSpan, spanId, writtenIds } from './traffic.ts';
+import { metricsPython, parseExposition } from '../telemetry/scrape.ts';
+import { metric, otlpSender, postSpan, spanId, writtenIds } from './traffic.ts';
 
 const CONFIG = `extensions:
   health_check: {endpoint: 127.0.0.1:0}
@@ -26,6 +27,13 @@ service:
   pipelines:
     traces: {receivers: [http, otlp], processors: [namespace, batch], exporters: [file]}
 `;
+
+let python: string;
+
+beforeAll(async () => {
+  // The Prometheus project's own parser reads the summed answer (test/telemetry/scrape.ts).
+  python = await metricsPython();
+}, 10 * 60_000);
 
 describe('a daemon with two workers', () => {
   it('writes every acknowledged span once per worker file, sums /metrics, answers health, and drains both on SIGTERM', async () => {
@@ -55,6 +63,9 @@ describe('a daemon with two workers', () => {
       const text = await (await fetch(`${daemon.endpoints.metrics[0]}/metrics`)).text();
       expect(metric(text, 'tracehop_receiver_accepted_spans_total')).toBe(acknowledged.length);
       expect(metric(text, 'tracehop_build_info')).toBe(1);
+      const parsed = await parseExposition(python, text);
+      expect(parsed.types.get('tracehop_receiver_accepted_spans')).toBe('counter');
+      expect(parsed.value('tracehop_workers')).toBe(2);
       // The spans pass in the workers: the primary says the tap is not there rather than showing nothing.
       const tap = await fetch(`${daemon.endpoints.metrics[0]}/tap`);
       expect([tap.status, await tap.text()]).toEqual([501, 'the tap is not available with service.workers above 1: the spans pass in the workers\n']);
