@@ -1,6 +1,6 @@
-// CPU time and memory of a process from /proc (Linux), so that tracehop and its peer are measured the same
-// way from outside.
-import { readFileSync } from 'node:fs';
+// CPU time and memory of a process (with the processes it started) from /proc (Linux), so that tracehop
+// and its peer are measured the same way from outside.
+import { readdirSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 
 const TICKS_PER_SECOND = (() => {
@@ -11,19 +11,68 @@ const TICKS_PER_SECOND = (() => {
   }
 })();
 
-/** User + system CPU seconds the process has used so far. */
-export function cpuSeconds(pid: number): number {
+/** The fields of /proc/PID/stat after the command name (which may hold spaces): [0] is the state. */
+function statFields(pid: number): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces) start after the last ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
-/** Current and peak resident set size in MiB. */
+/**
+ * `pid` and every process below it: tracehop with `service.workers` above 1 is a primary and its
+ * workers, and its cost is theirs together. A process that ends while being read is left out.
+ */
+export function processTree(pid: number): number[] {
+  const parents = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const parent = Number(statFields(Number(name))[1]);
+      parents.set(parent, [...parents.get(parent) ?? [], Number(name)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) tree.push(...parents.get(tree[i]) ?? []);
+  return tree;
+}
+
+/** User + system CPU seconds the process and the processes below it (processTree) have used so far. */
+export function cpuSeconds(pid: number): number {
+  let total = 0;
+  for (const seconds of cpuByProcess(pid).values()) total += seconds;
+  return total;
+}
+
+/** The CPU seconds of each process of the tree, by pid (the first is `pid` itself). */
+export function cpuByProcess(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const each of processTree(pid)) {
+    try {
+      const fields = statFields(each);
+      out.set(each, (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** Current and peak resident set size in MiB, of the process and the processes below it (summed). */
 export function memoryMiB(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
-  return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
+  let rss = 0;
+  let peak = 0;
+  for (const each of processTree(pid)) {
+    try {
+      const status = readFileSync(`/proc/${each}/status`, 'utf8');
+      const kib = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+      rss += kib('VmRSS') / 1024;
+      peak += kib('VmHWM') / 1024;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return { rss, peak };
 }
 
 /** `taskset -c N` when it exists and the machine has at least two CPUs; else no pinning. */

@@ -45,4 +45,17 @@ describe('bench report', () => {
     expect(text).toContain('NOT pinned');
     expect(text).not.toContain('rounds');
   });
+
+  it('--cpus all: workers N against workers 1 and against the Collector, within the round', () => {
+    const rows: Row[] = [
+      { scenario: 'otlp-proto-cpus-all', target: 'tracehop (workers: 1)', measurement: measured(100, 8, 10) },
+      { scenario: 'otlp-proto-cpus-all', target: 'tracehop (workers: 2)', measurement: measured(170, 8.5, 10) },
+      { scenario: 'otlp-proto-cpus-all', target: 'otelcol', measurement: measured(100, 12.75, 10) },
+    ];
+    const ratios = Object.fromEntries(ratioValues(rows).map((r) => [r.label, r.value]));
+    expect(ratios['otlp-proto-cpus-all: tracehop (workers: 2) / tracehop (workers: 1) spans/s']).toBeCloseTo(1.7);
+    expect(ratios['otlp-proto-cpus-all: tracehop (workers: 2) / otelcol spans/s']).toBeCloseTo(1.7);
+    expect(ratios['otlp-proto-cpus-all: otelcol / tracehop (workers: 2) CPU-seconds per M spans (higher = tracehop cheaper)']).toBeCloseTo(1.5);
+    expect(formatReport([rows], { pinned: false, durationMs: 10_000, cpus: 'all' })).toContain('sharing all CPUs (--cpus all)');
+  });
 });

@@ -13,10 +13,13 @@ const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
  * and each ratio the median of the per-round ratios, with its range: on a shared machine one round can
  * land on a noisy minute, and a ratio of two neighbours in time is steadier than either figure.
  */
-export function formatReport(rounds: Row[][], meta: { pinned: boolean; durationMs: number }): string {
+export function formatReport(rounds: Row[][], meta: { pinned: boolean; durationMs: number; cpus?: 'pinned' | 'all' }): string {
   const n = rounds.length;
+  const placement = meta.cpus === 'all'
+    ? 'every process (daemon, its workers, load generator) sharing all CPUs (--cpus all); CPU and RSS of a daemon include its workers'
+    : `daemon and load generator ${meta.pinned ? 'pinned to different CPUs (taskset)' : 'NOT pinned (taskset unavailable or one CPU)'}`;
   const lines = [
-    `Duration ${meta.durationMs / 1000}s per run${n > 1 ? `, ${n} rounds (medians; ratios: median of per-round ratios, with their range)` : ''}; daemon and load generator ${meta.pinned ? 'pinned to different CPUs (taskset)' : 'NOT pinned (taskset unavailable or one CPU)'}; 100 spans per request, 8 connections.`,
+    `Duration ${meta.durationMs / 1000}s per run${n > 1 ? `, ${n} rounds (medians; ratios: median of per-round ratios, with their range)` : ''}; ${placement}; 100 spans per request, 8 connections.`,
     '',
     '| scenario | target | spans/s | p50 ms | p99 ms | max ms | non-2xx | CPU s / M spans | core share | mean RSS MiB | peak RSS MiB | note |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
@@ -102,6 +105,14 @@ export function ratioValues(rows: Row[]): Array<{ label: string; value: number }
     if (!r.measurement || r.target === 'otelcol' || r.scenario.startsWith('steady')) continue;
     const ceiling = r.scenario === 'otlp-proto-llm' ? limitLlm : r.scenario.startsWith('otlp') ? limitOtlp : limit;
     if (ceiling) push(`${r.scenario} (${r.target}) as a fraction of its limit`, r.measurement.load.spansPerSecond / ceiling);
+  }
+  const one = find('otlp-proto-cpus-all', 'tracehop (workers: 1)');
+  const many = rows.find((r) => r.scenario === 'otlp-proto-cpus-all' && r.target.startsWith('tracehop (workers: ') && r.target !== 'tracehop (workers: 1)');
+  const collector = find('otlp-proto-cpus-all', 'otelcol');
+  if (one && many?.measurement) push(`otlp-proto-cpus-all: ${many.target} / tracehop (workers: 1) spans/s`, many.measurement.load.spansPerSecond / one.load.spansPerSecond);
+  if (many?.measurement && collector) {
+    push(`otlp-proto-cpus-all: ${many.target} / otelcol spans/s`, many.measurement.load.spansPerSecond / collector.load.spansPerSecond);
+    push(`otlp-proto-cpus-all: otelcol / ${many.target} CPU-seconds per M spans (higher = tracehop cheaper)`, collector.cpuPerMillion / many.measurement.cpuPerMillion);
   }
   const durable = rows.find((r) => r.scenario === 'durable-vs-memory' && r.target.includes('disk'))?.measurement;
   const memory = rows.find((r) => r.scenario === 'durable-vs-memory' && r.target.includes('memory'))?.measurement;

@@ -1,6 +1,8 @@
-// `npm run bench [-- --scenario NAME] [-- --duration 30s] [-- --rounds N]`: each scenario runs tracehop (and, where it has
+// `npm run bench [-- --scenario NAME] [-- --duration 30s] [-- --rounds N] [-- --cpus all]`: each scenario runs tracehop (and, where it has
 // one, the OpenTelemetry Collector with the same load) as a separate process, drives it from a separate
-// load-generator process, and prints a markdown table of ratios measured in this one run.
+// load-generator process, and prints a markdown table of ratios measured in this one run. By default the
+// daemon and the load generator are pinned to a CPU each; `--cpus all` lets every process use every CPU
+// and runs the scenarios made for that (tracehop with one worker and with one per CPU).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,10 +18,11 @@ interface Options {
   rounds: number;
   /** Where the JSON results go. */
   resultsDir: string;
+  cpus: 'pinned' | 'all';
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { durationMs: 10_000, rounds: 1, resultsDir: join(REPO, 'bench/results') };
+  const options: Options = { durationMs: 10_000, rounds: 1, resultsDir: join(REPO, 'bench/results'), cpus: 'pinned' };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--scenario') (options.only ??= []).push(...argv[++i].split(','));
     else if (argv[i] === '--duration') {
@@ -30,9 +33,13 @@ function parseArgs(argv: string[]): Options {
       const n = Number(argv[++i]);
       if (!Number.isInteger(n) || n < 1) throw new Error(`--rounds takes a whole number of rounds, 1 or more (got ${argv[i]})`);
       options.rounds = n;
+    } else if (argv[i] === '--cpus') {
+      const cpus = argv[++i];
+      if (cpus !== 'all' && cpus !== 'pinned') throw new Error(`--cpus takes all or pinned (got ${cpus})`);
+      options.cpus = cpus;
     } else if (argv[i] === '--results') options.resultsDir = argv[++i];
     else if (argv[i] === '--help') {
-      process.stdout.write(`npm run bench [-- --scenario NAME[,NAME]] [-- --duration 30s] [-- --rounds N] [-- --results DIR]\nscenarios: ${scenarios.map((s) => s.name).join(', ')}\n`);
+      process.stdout.write(`npm run bench [-- --scenario NAME[,NAME]] [-- --duration 30s] [-- --rounds N] [-- --cpus all|pinned] [-- --results DIR]\nscenarios: ${scenarios.map((s) => s.name).join(', ')}\n`);
       process.exit(0);
     } else throw new Error(`unknown argument ${argv[i]}`);
   }
@@ -55,11 +62,13 @@ async function main() {
     ? options.only.map((name) => {
       const s = scenarios.find((x) => x.name === name);
       if (!s) throw new Error(`unknown scenario ${name}; known: ${scenarios.map((x) => x.name).join(', ')}`);
+      if (s.allCpus && options.cpus !== 'all') throw new Error(`scenario ${name} runs with --cpus all`);
       return s;
     })
-    : scenarios;
-  const pin = pinning();
-  const context = { durationMs: options.durationMs, pin, collector: collectorBinary, round: 1 };
+    : scenarios.filter((s) => (s.allCpus === true) === (options.cpus === 'all'));
+  // --cpus all: nothing pinned, every process may run on every CPU.
+  const pin = options.cpus === 'all' ? { available: false, prefix: () => [] } : pinning();
+  const context = { durationMs: options.durationMs, pin, collector: collectorBinary, round: 1, cpus: options.cpus };
   // Round after round of every selected scenario, so that a noisy minute lands on one round of each
   // rather than on every run of one scenario.
   const results: Row[][] = [];
@@ -72,12 +81,12 @@ async function main() {
     }
     results.push(rows);
   }
-  const report = formatReport(results, { pinned: pin.available, durationMs: options.durationMs });
+  const report = formatReport(results, { pinned: pin.available, durationMs: options.durationMs, cpus: options.cpus });
   process.stdout.write(report + '\n');
   const dir = options.resultsDir;
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
   const file = join(dir, `${new Date().toISOString().replaceAll(':', '-')}.json`);
-  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), pinned: pin.available, durationMs: options.durationMs, rounds: results }, null, 2));
+  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), pinned: pin.available, cpus: options.cpus, durationMs: options.durationMs, rounds: results }, null, 2));
   process.stderr.write(`bench: results written to ${file}\n`);
 }
 

@@ -2,6 +2,7 @@
 // same run so that ratios, not absolute numbers, carry the claim.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { WorkingBatch } from '../model/batch.ts';
 import { ProtoDecoder } from '../codec/otlp/index.ts';
@@ -35,6 +36,9 @@ export interface BenchContext {
   collector(): string | undefined;
   /** 1 for the first round; the peers of a pair take turns at going first (see `collectorFirst`). */
   round: number;
+  /** `pinned`: the daemon and the load generator each on a CPU of its own (taskset); `all` (`--cpus all`):
+   *  every process shares all the machine's CPUs, as a gateway runs. */
+  cpus: 'pinned' | 'all';
 }
 
 /**
@@ -49,6 +53,8 @@ export function collectorFirst(round: number): boolean {
 
 export interface Scenario {
   name: string;
+  /** Runs only with `--cpus all` (and is what that mode runs unless scenarios are named). */
+  allCpus?: boolean;
   run(ctx: BenchContext): Promise<Row[]>;
 }
 
@@ -82,7 +88,7 @@ const fileExporter = `  file:
     path: DIR/spans.jsonl
     rotation: {max_megabytes: 100, max_backups: 2}`;
 
-function tracehopConfig(receiver: 'http' | 'otlp', exporters: string, storage = 'memory', exporterIds = 'file', processors = 'namespace, batch'): string {
+function tracehopConfig(receiver: 'http' | 'otlp', exporters: string, storage = 'memory', exporterIds = 'file', processors = 'namespace, batch', workers = 1): string {
   const receivers = receiver === 'http'
     ? '  http:\n    endpoint: 127.0.0.1:0'
     : '  otlp:\n    protocols:\n      http:\n        endpoint: 127.0.0.1:0';
@@ -94,6 +100,7 @@ exporters:
 ${exporters}
 storage: ${storage}
 service:
+  workers: ${workers}
   telemetry:
     metrics:
       address: 127.0.0.1:0
@@ -279,6 +286,31 @@ async function withBroker<T>(use: (bootstrap: string) => Promise<T>): Promise<T>
   }
 }
 
+/**
+ * `--cpus all`: otlp-proto with every process sharing all CPUs, tracehop with one worker and with one
+ * per CPU, then the Collector (which uses every CPU on its own). The rows answer "does tracehop use the
+ * machine": workers: N against workers: 1 (issue 26: at least 1.4x on 2 cores) and against the Collector.
+ */
+async function allCpus(ctx: BenchContext): Promise<Row[]> {
+  const name = 'otlp-proto-cpus-all';
+  const bodies = writeBodies(otlpProtoBody);
+  const rows: Row[] = [];
+  for (const workers of [1, availableParallelism()]) {
+    const measurement = await withTarget(startTracehop(name, tracehopConfig('otlp', fileExporter, 'memory', 'file', 'namespace, batch', workers), ctx.pin), (t) =>
+      measure(t, load(`${t.endpoints.otlp[0]}/v1/traces`, 'application/x-protobuf', bodies, ctx), ctx.pin));
+    const split = measurement.cpuByProcess?.map((seconds) => seconds.toFixed(2)).join(', ');
+    const notes = [`load generator ${measurement.loadgenCpuPerMillion?.toFixed(2)} CPU-s/M`, ...(split ? [`CPU s by process (primary, workers): ${split}`] : [])];
+    rows.push({ scenario: name, target: `tracehop (workers: ${workers})`, measurement, note: notes.join('; ') });
+  }
+  const binary = ctx.collector();
+  if (!binary) return [...rows, { scenario: name, target: 'otelcol', note: 'skipped: go is not on PATH, so the Collector could not be built' }];
+  const port = freePort();
+  const collector = '  file:\n    path: DIR/spans.json\n    rotation: {max_megabytes: 100, max_backups: 2}';
+  const theirs = await withTarget(startCollector(name, binary, collectorConfig(collector, 'file'), port, ctx.pin), (t) =>
+    measure(t, load(`${t.endpoints.otlp[0]}/v1/traces`, 'application/x-protobuf', bodies, ctx), ctx.pin));
+  return [...rows, { scenario: name, target: 'otelcol', measurement: theirs }];
+}
+
 export const scenarios: Scenario[] = [
   { name: 'agenta-flat', run: async (ctx) => [await tracehopHttp(ctx, 'agenta-flat', (i) => flatBody(i))] },
   { name: 'agenta-nested', run: async (ctx) => [await tracehopHttp(ctx, 'agenta-nested', (i) => nestedBody(i))] },
@@ -356,6 +388,7 @@ export const scenarios: Scenario[] = [
       ];
     },
   },
+  { name: 'otlp-proto-cpus-all', allCpus: true, run: allCpus },
   {
     name: 'steady-10k',
     // An open loop of 100 requests/s of 100 spans: CPU share and RSS at a steady 10k spans/s. A second

@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { LoadResult, LoadSpec } from './loadgen.ts';
 import { CLI, LOADGEN } from './paths.ts';
-import { cpuSeconds, memoryMiB } from './proc.ts';
+import { cpuByProcess, cpuSeconds, memoryMiB } from './proc.ts';
 import { scratchDir } from './scratch.ts';
 
 export interface Pin {
@@ -34,6 +34,11 @@ export interface Measurement {
   rssMiB: number;
   /** Highest resident set size since the process started (VmHWM), start-up and warm-up included. */
   peakRssMiB: number;
+  /** CPU seconds over the window of each process of the target (first: the one started; then, for
+   *  tracehop with workers, each worker): whether the kernel spread the connections over the workers. */
+  cpuByProcess?: number[];
+  /** The load generator's own CPU seconds per million accepted spans (what it takes from shared CPUs). */
+  loadgenCpuPerMillion?: number;
 }
 
 // Both peers are sampled the same way, from /proc, at the same rate over the same window: one reading at
@@ -113,7 +118,9 @@ export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise
   const gen = spawnPinned(pin, LOADGEN_CPU, process.execPath, [LOADGEN, JSON.stringify(spec)], target.dir, 'pipe');
   gen.stderr!.pipe(process.stderr);
   let out = '';
-  let cpuStart = 0;
+  let cpuStart = new Map<number, number>();
+  let loadgenStart = 0;
+  let loadgenCpu = 0;
   let windowStart = 0;
   const rssSamples: number[] = [];
   let sampler: NodeJS.Timeout | undefined;
@@ -125,15 +132,27 @@ export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise
         const line = out.slice(0, nl);
         out = out.slice(nl + 1);
         if (line === 'measuring') {
-          cpuStart = cpuSeconds(target.pid);
+          cpuStart = cpuByProcess(target.pid);
+          loadgenStart = cpuSeconds(gen.pid!);
           windowStart = performance.now();
           sampler = setInterval(() => rssSamples.push(memoryMiB(target.pid).rss), RSS_SAMPLE_MS);
-        } else if (line.startsWith('{')) resolve(JSON.parse(line) as LoadResult);
+        } else if (line.startsWith('{')) {
+          // Read before it exits: its /proc entry goes with it.
+          try {
+            loadgenCpu = cpuSeconds(gen.pid!) - loadgenStart;
+          } catch {
+            loadgenCpu = Number.NaN;
+          }
+          resolve(JSON.parse(line) as LoadResult);
+        }
       }
     });
     gen.once('exit', (code) => code !== 0 && reject(new Error(`load generator exited with ${code}`)));
   });
-  const cpu = cpuSeconds(target.pid) - cpuStart;
+  const cpuEnd = cpuByProcess(target.pid);
+  // A process that started within the window (a restarted worker) counts from zero.
+  const byProcess = [...cpuEnd].map(([pid, seconds]) => seconds - (cpuStart.get(pid) ?? 0));
+  const cpu = byProcess.reduce((a, b) => a + b, 0);
   const seconds = (performance.now() - windowStart) / 1000;
   clearInterval(sampler);
   const mem = memoryMiB(target.pid);
@@ -145,5 +164,7 @@ export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise
     coreShare: cpu / seconds,
     rssMiB: rssSamples.reduce((a, b) => a + b, 0) / rssSamples.length,
     peakRssMiB: mem.peak,
+    ...(byProcess.length > 1 ? { cpuByProcess: byProcess } : {}),
+    loadgenCpuPerMillion: result.spansAccepted > 0 ? loadgenCpu / (result.spansAccepted / 1e6) : Number.NaN,
   };
 }

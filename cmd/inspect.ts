@@ -1,15 +1,21 @@
 // `tracehop inspect DIR`: what a disk stream holds, read-only (pipeline/stream/disk/inspect.ts). DIR is
-// one stream (`<storage.directory>/<pipeline>`) or the storage directory, whose pipelines are all shown.
+// one stream (`<storage.directory>/<pipeline>`, or one worker's shard of it, `<pipeline>/<worker>`), a
+// pipeline's directory of shards, or the storage directory, whose streams are all shown.
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { inspectStream, isStreamDirectory, type StreamReport } from '../pipeline/stream/disk/inspect.ts';
 
-export async function inspectDirectory(directory: string): Promise<StreamReport[]> {
+/** How far below DIR streams are looked for: `<pipeline>/<worker>/` under the storage directory. */
+const DEPTH = 2;
+
+export async function inspectDirectory(directory: string, depth = DEPTH): Promise<StreamReport[]> {
   if (await isStreamDirectory(directory)) return [await inspectStream(directory)];
+  if (depth === 0) return [];
   const reports: StreamReport[] = [];
-  for (const entry of (await readdir(directory, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
-    const sub = path.join(directory, entry.name);
-    if (entry.isDirectory() && (await isStreamDirectory(sub))) reports.push(await inspectStream(sub));
+  // Numeric order for worker shards (2 before 10), by name otherwise.
+  const entries = (await readdir(directory, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
+  for (const entry of entries) {
+    if (entry.isDirectory()) reports.push(...await inspectDirectory(path.join(directory, entry.name), depth - 1));
   }
   return reports;
 }

@@ -6,11 +6,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../pipeline/log.ts';
 import type { Taps, TapFilter } from '../pipeline/tap.ts';
-import type { ServiceMetrics } from '../pipeline/telemetry/metrics.ts';
 import { HttpListener } from '../receivers/common/listener.ts';
 import { READ_TIMEOUT_DEFAULTS } from '../receivers/common/read-timeouts.ts';
 import { sendReply, type HttpReply } from '../receivers/common/reply-writer.ts';
 import type { ReloadOutcome } from './reload.ts';
+
+/** What `GET /metrics` answers with: the daemon's ServiceMetrics, or the primary's sum of its workers'. */
+export interface MetricsSource {
+  readonly contentType: string;
+  text(): Promise<string>;
+}
 
 export const METRICS_PATH = '/metrics';
 export const TAP_PATH = '/tap';
@@ -23,16 +28,17 @@ const TEXT_TYPE = 'text/plain; charset=utf-8';
 
 export class MetricsServer {
   readonly #listener: HttpListener;
-  readonly #metrics: ServiceMetrics;
+  readonly #metrics: MetricsSource;
   readonly #logger: Logger;
 
-  readonly #taps: Taps;
+  /** Undefined in the primary of several workers: the spans pass in the workers, not here. */
+  readonly #taps: Taps | undefined;
   readonly #reload: ((trigger: string) => Promise<ReloadOutcome>) | undefined;
   /** Open tap streams, ended at shutdown (they would otherwise hold the listener open). */
   readonly #tapping = new Set<ServerResponse>();
 
   /** `reload`: what `POST /-/reload` calls (absent: the path answers 404). */
-  constructor(address: string, metrics: ServiceMetrics, taps: Taps, logger: Logger, reload?: (trigger: string) => Promise<ReloadOutcome>) {
+  constructor(address: string, metrics: MetricsSource, taps: Taps | undefined, logger: Logger, reload?: (trigger: string) => Promise<ReloadOutcome>) {
     this.#metrics = metrics;
     this.#taps = taps;
     this.#reload = reload;
@@ -97,8 +103,10 @@ export class MetricsServer {
    * line says what is watched. Returns the answer instead when the query is not usable.
    */
   #tap(incoming: IncomingMessage, outgoing: ServerResponse): HttpReply | undefined {
+    if (this.#taps === undefined) return { status: 501, body: 'the tap is not available with service.workers above 1: the spans pass in the workers\n' };
+    const taps = this.#taps;
     const query = new URLSearchParams((incoming.url ?? '').split('?')[1] ?? '');
-    const pipelines = this.#taps.pipelines();
+    const pipelines = taps.pipelines();
     const pipeline = query.get('pipeline') ?? (pipelines.length === 1 ? pipelines[0] : undefined);
     if (pipeline === undefined || !pipelines.includes(pipeline)) {
       return { status: 404, body: `pipeline: ${pipeline === undefined ? 'needed' : `no pipeline "${pipeline}"`} (pipelines: ${pipelines.join(', ')})\n` };
@@ -118,7 +126,7 @@ export class MetricsServer {
     }
     outgoing.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
     outgoing.write(JSON.stringify({ tap: 'watching', pipeline, point }) + '\n');
-    const unsubscribe = this.#taps.subscribe(pipeline, point, filter, outgoing);
+    const unsubscribe = taps.subscribe(pipeline, point, filter, outgoing);
     this.#tapping.add(outgoing);
     outgoing.once('close', () => {
       unsubscribe();

@@ -40,6 +40,7 @@ export function restartOnlyChanges(running: LoadedConfig, next: LoadedConfig): s
   const changed: string[] = [];
   const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
   if (!same(running.storage, next.storage)) changed.push('storage');
+  if (running.service.workers !== next.service.workers) changed.push('service.workers');
   if (!same(running.service.telemetry, next.service.telemetry)) changed.push('service.telemetry');
   if (running.service.memory_limit_mib !== next.service.memory_limit_mib) changed.push('service.memory_limit_mib');
   if (running.service.memory_spike_limit_mib !== next.service.memory_spike_limit_mib) changed.push('service.memory_spike_limit_mib');

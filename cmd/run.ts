@@ -1,7 +1,10 @@
 // `tracehop [--config FILE] [--set path=value]...`: load, start, run until SIGTERM/SIGINT, drain, exit;
-// SIGHUP (or `POST /-/reload` on the telemetry address) reloads the config (reload.ts).
+// SIGHUP (or `POST /-/reload` on the telemetry address) reloads the config (reload.ts). With
+// `service.workers` above 1 this process is the primary (workers/primary.ts) and forks the workers,
+// each of which runs the daemon below on its own share of the config (workers/worker-view.ts).
+import cluster from 'node:cluster';
 import { DEFAULT_CONFIG, DEFAULT_CONFIG_NAME } from '../config/default.ts';
-import { loadConfigFile, loadConfigText, type LoadedConfig } from '../config/load.ts';
+import { loadConfigText, readConfigText, type LoadedConfig } from '../config/load.ts';
 import { Graph, type GraphOptions } from '../pipeline/graph.ts';
 import { createLogger, type Logger } from '../pipeline/log.ts';
 import { createMemoryLimiter } from '../pipeline/memory-limit.ts';
@@ -10,27 +13,59 @@ import { nodeIo, withSyncTiming } from '../pipeline/stream/disk/io.ts';
 import { ServiceMetrics, type StreamMetrics } from '../pipeline/telemetry/metrics.ts';
 import { Taps } from '../pipeline/tap.ts';
 import { MemoryStream } from '../pipeline/stream/memory.ts';
-import { join } from 'node:path';
 import type { IngestStream } from '../pipeline/stream/stream.ts';
 import type { DeadLetterSink } from '../pipeline/runner.ts';
 import { builtinRegistry } from './components.ts';
 import { MetricsServer } from './metrics-server.ts';
 import { Reloader } from './reload.ts';
+import { firstSignal } from './signals.ts';
 import { version } from './version.ts';
+import { runPrimary } from './workers/primary.ts';
+import { askPrimaryForConfig, WorkerLink } from './workers/worker-link.ts';
+import { shardDirectory, WORKER_INDEX_VARIABLE, workerConfig } from './workers/worker-view.ts';
 
 const RETRY_AFTER_MS = 1000;
 /** How often the memory limiter checks without a request (the Collector's memory_limiter check_interval). */
 const MEMORY_CHECK_INTERVAL_MS = 1000;
 
+/** Which worker this process is, when the primary forked it. */
+export interface WorkerRole {
+  index: number;
+  count: number;
+  /** The config text this worker loads (at start and at each reload): the primary's, not the file's. */
+  config: { text: string };
+}
+
+/** A loaded config and the text it was loaded from (what the primary hands its workers). */
+export interface ConfigRead {
+  config: LoadedConfig;
+  text: string;
+}
+
 export async function runDaemon(configPath: string | undefined, sets: readonly string[] = []): Promise<number> {
   const registry = builtinRegistry();
+  const fromText = (text: string) => loadConfigText(text, configPath ?? DEFAULT_CONFIG_NAME, registry, process.env, sets);
   // Read again by a reload: the same file and overrides, and the environment as it is then.
-  const load = () => configPath
-    ? loadConfigFile(configPath, registry, process.env, sets)
-    : loadConfigText(DEFAULT_CONFIG, DEFAULT_CONFIG_NAME, registry, process.env, sets);
   // Config errors throw ConfigError; main prints every problem.
-  const config = load();
-  const logger = createLogger({ level: config.service.telemetry.logs.level });
+  const read = (): ConfigRead => {
+    const text = configPath ? readConfigText(configPath) : DEFAULT_CONFIG;
+    return { config: fromText(text), text };
+  };
+  const index = process.env[WORKER_INDEX_VARIABLE];
+  if (cluster.isWorker && index !== undefined) {
+    const config = { text: await askPrimaryForConfig() };
+    const whole = fromText(config.text);
+    const role: WorkerRole = { index: Number(index), count: whole.service.workers, config };
+    return serve(workerConfig(whole, role.index), () => workerConfig(fromText(config.text), role.index), registry, role);
+  }
+  const first = read();
+  if (first.config.service.workers > 1) return runPrimary(first, read, registry);
+  return serve(first.config, () => read().config, registry, undefined);
+}
+
+/** Runs the daemon in this process: the whole of it, or one worker's share (`role`). */
+async function serve(config: LoadedConfig, load: () => LoadedConfig, registry: ReturnType<typeof builtinRegistry>, role: WorkerRole | undefined): Promise<number> {
+  const logger = createLogger({ level: config.service.telemetry.logs.level }, role === undefined ? {} : { worker: role.index });
   for (const warning of config.warnings) logger.warn(warning);
 
   const limiter = createMemoryLimiter({
@@ -47,7 +82,7 @@ export async function runDaemon(configPath: string | undefined, sets: readonly s
   const graphOptions = (loaded: LoadedConfig): GraphOptions => ({
     registry,
     logger,
-    createStream: (pipelineId, deadLetters, streamMetrics) => createStream(loaded, pipelineId, deadLetters, logger, streamMetrics),
+    createStream: (pipelineId, deadLetters, streamMetrics) => createStream(loaded, pipelineId, deadLetters, logger, streamMetrics, role),
     admission: () => limiter.check(),
     retryAfterMs: RETRY_AFTER_MS,
     metrics,
@@ -66,13 +101,25 @@ export async function runDaemon(configPath: string | undefined, sets: readonly s
   const metricsServer = address === 'none'
     ? undefined
     : new MetricsServer(address, metrics, taps, logger.child({ component: 'telemetry' }), (trigger) => reloader.reload(trigger));
-  if (metricsServer) metrics.collectProcessMetrics();
+  // A worker's are summed by the primary, which serves them.
+  if (metricsServer || role) metrics.collectProcessMetrics();
+  // A worker is told to stop, reload and report by the primary (workers/primary.ts).
+  const link = role && new WorkerLink({
+    status: () => reloader.running.graph.status(),
+    reload: (trigger, text) => {
+      role!.config.text = text;
+      return reloader.reload(trigger);
+    },
+    metrics: () => metrics.registry.getMetricsAsJSON(),
+  });
   // Signal handlers before anything starts: a receiver may acknowledge spans as soon as it listens, and a
   // SIGTERM that found Node's default action (a supervisor may send one the moment it reads the start-up
   // line) would kill the process without draining them; SIGHUP's would end it too. A signal during
   // start-up is acted on once the start is over.
-  const signal = firstSignal();
-  const reload = () => void reloader.reload('SIGHUP');
+  const signal = firstSignal(link?.stopped());
+  // A worker reloads when the primary says: a SIGHUP that reaches it too (a terminal's hangup goes to
+  // the whole process group) must neither end it nor reload it twice.
+  const reload = role ? () => {} : () => void reloader.reload('SIGHUP');
   process.on('SIGHUP', reload);
   try {
     // First: the metrics cover the whole start, and a taken port stops the daemon before any receiver binds.
@@ -81,6 +128,7 @@ export async function runDaemon(configPath: string | undefined, sets: readonly s
   } catch (err) {
     logger.error(`cannot start: ${(err as Error).message}`);
     process.off('SIGHUP', reload);
+    link?.close();
     await reloader.close();
     await graph.shutdown(1000).catch(() => {});
     clearInterval(memoryCheck);
@@ -88,7 +136,8 @@ export async function runDaemon(configPath: string | undefined, sets: readonly s
     return 1;
   }
   const metricsUrl = metricsServer?.url();
-  logger.info('tracehop started', {
+  // The primary says `tracehop started` once every worker has.
+  logger.info(role ? 'worker started' : 'tracehop started', {
     version: version(),
     config: config.source,
     endpoints: { ...graph.endpoints(), ...(metricsUrl === undefined ? {} : { metrics: [metricsUrl] }) },
@@ -96,9 +145,11 @@ export async function runDaemon(configPath: string | undefined, sets: readonly s
     storage: config.storage.type,
   });
   reloader.started();
+  link?.started(graph.endpoints());
   try {
     const received = await signal;
     process.off('SIGHUP', reload);
+    link?.close();
     // After the reload under way, if any: the graph it built is the one to stop.
     await reloader.close();
     const { graph: running, config: runningConfig } = reloader.running;
@@ -116,6 +167,7 @@ function createStream(
   deadLetters: (exporterId: string) => DeadLetterSink,
   logger: Logger,
   metrics: StreamMetrics,
+  role: WorkerRole | undefined,
 ): IngestStream {
   const { storage } = config;
   if (storage.type === 'memory') return new MemoryStream({ maxBytes: storage.max_bytes, retryAfterMs: RETRY_AFTER_MS });
@@ -125,8 +177,8 @@ function createStream(
   const maxAttempts = Math.min(...exporters.map((id) =>
     ((config.exporters.get(id)!.config.dead_letter as { max_attempts?: number } | undefined)?.max_attempts ?? 10)));
   return createDiskStream({
-    // `<directory>/<pipeline id with / as _>/` (ARCHITECTURE.md)
-    directory: join(storage.directory, pipelineId.replaceAll('/', '_')),
+    // `<directory>/<pipeline id with / as _>/` (ARCHITECTURE.md), and `<worker>/` below it with several
+    directory: shardDirectory(storage.directory, pipelineId, role),
     fsync: storage.fsync,
     fsyncIntervalMs: storage.fsync_interval,
     maxBytes: storage.max_bytes,
@@ -138,23 +190,7 @@ function createStream(
   });
 }
 
-/**
- * The first SIGTERM or SIGINT. Its handlers are removed then, so a second signal during the drain ends
- * the process at once, as an operator pressing Ctrl-C twice expects.
- */
-function firstSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const on = (signal: NodeJS.Signals) => {
-      process.off('SIGTERM', on);
-      process.off('SIGINT', on);
-      resolve(signal);
-    };
-    process.on('SIGTERM', on);
-    process.on('SIGINT', on);
-  });
-}
-
-async function stop(graph: Graph, config: LoadedConfig, logger: Logger, signal: NodeJS.Signals): Promise<number> {
+async function stop(graph: Graph, config: LoadedConfig, logger: Logger, signal: string): Promise<number> {
   logger.info('shutting down', { signal, timeout_ms: config.service.shutdown_timeout });
   const undelivered = await graph.shutdown(config.service.shutdown_timeout);
   if (undelivered > 0) {

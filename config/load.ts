@@ -1,6 +1,7 @@
 // Loads the Collector-shaped YAML config: env expansion, every component's schema (defaults filled in,
 // unknown keys are errors), pipeline wiring rules. Every problem is reported with file:line:col.
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Scalar, visit, type Document } from 'yaml';
 import { SYNC_PROCESSORS, type ComponentKind } from '../pipeline/component.ts';
 import type { ComponentEntry, GraphSpec, PipelineEntry } from '../pipeline/graph.ts';
@@ -17,7 +18,7 @@ import {
 
 export interface LoadedConfig extends GraphSpec {
   source: string;
-  service: Omit<ServiceConfig, 'pipelines' | 'extensions'> & { memory_spike_limit_mib: number };
+  service: Omit<ServiceConfig, 'pipelines' | 'extensions' | 'workers'> & { memory_spike_limit_mib: number; workers: number };
   storage: StorageConfig & { max_bytes: number };
   /** Things worth a log line that do not stop the daemon (unset environment variables). */
   warnings: string[];
@@ -32,14 +33,17 @@ const SECTION_KIND: Record<string, ComponentKind> = {
 
 /** `sets`: `--set path=value` arguments, applied in order before anything is checked (config/overrides.ts). */
 export function loadConfigFile(file: string, registry: Registry, env = process.env, sets: readonly string[] = []): LoadedConfig {
-  let text: string;
+  return loadConfigText(readConfigText(file), file, registry, env, sets);
+}
+
+/** The text of a config file; throws ConfigError when it cannot be read. */
+export function readConfigText(file: string): string {
   try {
-    text = readFileSync(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch (err) {
     const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
     throw new ConfigError([{ file, line: 1, col: 1, path: '', message: `cannot read config: ${reason}` }]);
   }
-  return loadConfigText(text, file, registry, env, sets);
 }
 
 export function loadConfigText(text: string, file: string, registry: Registry, env = process.env, sets: readonly string[] = []): LoadedConfig {
@@ -125,9 +129,10 @@ class Loader {
     this.resolveReadStores(sections.receivers, sections.exporters, pipelines);
     const { pipelines: _, extensions: __, ...serviceRest } = service;
     const memory_spike_limit_mib = this.spikeLimit(service);
+    const workers = this.workers(service.workers, sections.exporters, pipelines);
     return {
       source: this.file, extensions: enabled, ...sections, pipelines,
-      service: { ...serviceRest, memory_spike_limit_mib }, storage, warnings: this.warnings,
+      service: { ...serviceRest, memory_spike_limit_mib, workers }, storage, warnings: this.warnings,
     };
   }
 
@@ -140,6 +145,27 @@ class Loader {
         `must be less than service.memory_limit_mib (${service.memory_limit_mib}): the soft limit is memory_limit_mib - memory_spike_limit_mib`);
     }
     return spike;
+  }
+
+  /**
+   * `service.workers`: a number of processes, or `auto` for the CPUs this process may use. A store exporter
+   * is one SQLite database with one writer, and it serves the tracing API's reads: it runs in a single
+   * process, so `auto` is 1 when a pipeline has one and a number above 1 is refused.
+   */
+  private workers(value: number | string, exporters: Map<string, ComponentEntry>, pipelines: PipelineEntry[]): number {
+    const stores = [...exporters.values()]
+      .filter((e) => e.type === 'store' && pipelines.some((p) => p.exporters.includes(e.id)))
+      .map((e) => e.id);
+    if (value === 'auto') return stores.length > 0 ? 1 : availableParallelism();
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+      this.problem(['service', 'workers'], `must be a number of worker processes (1 or more) or auto (got ${JSON.stringify(value)})`);
+      return 1;
+    }
+    if (value > 1 && stores.length > 0) {
+      this.problem(['service', 'workers'],
+        `must be 1 with a store exporter (${stores.join(', ')}): its SQLite database has one writer and serves the reads; use a file, kafka or otlp exporter to run several workers`);
+    }
+    return value;
   }
 
   /** The extensions `service.extensions` lists, each defined under `extensions:`. */

@@ -13,6 +13,9 @@ export interface StorageConfig {
 }
 
 export interface ServiceConfig {
+  /** Worker processes sharing the listening sockets (cmd/workers/): a number, or `auto` for the CPUs the
+   *  process may use (1 when a store exporter runs). Default 1: today's single process. */
+  workers: number | 'auto';
   /** Milliseconds. */
   shutdown_timeout: number;
   /** The hard memory limit (MiB). */
@@ -38,6 +41,8 @@ const idList: JsonSchema = { type: 'array', items: { type: 'string', minLength: 
 
 export const serviceSchema: JsonSchema = {
   ...object({
+    // A number or `auto`: checked by the loader, which says both in one problem (config/load.ts workers).
+    workers: { type: ['number', 'string'], default: 1 },
     shutdown_timeout: duration('10s'),
     memory_limit_mib: integer(512, 1),
     memory_spike_limit_mib: integer(0, 0),

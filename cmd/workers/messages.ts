@@ -1,0 +1,33 @@
+// What the primary and its workers say to each other over the cluster's IPC channel. Every message
+// carries `tracehop`, so node:cluster's own messages (which carry `cmd`) are told apart.
+import type { Registry } from 'prom-client';
+import type { ServiceStatus } from '../../pipeline/status.ts';
+import type { ReloadOutcome } from '../reload.ts';
+
+/** A registry as `getMetricsAsJSON` gives it (structured-clone safe: names, types, values, labels). */
+export type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
+
+/** Primary -> worker. */
+export type ToWorker =
+  | { tracehop: 'config'; text: string }
+  | { tracehop: 'stop' }
+  /** `text`: the config to load now (the file as the primary read it for this reload). */
+  | { tracehop: 'reload'; id: number; trigger: string; text: string }
+  | { tracehop: 'metrics'; id: number };
+
+/** Worker -> primary. */
+export type ToPrimary =
+  /** A worker starting asks for the config the others run. */
+  | { tracehop: 'config?' }
+  | { tracehop: 'started'; endpoints: Record<string, string[]>; status: ServiceStatus }
+  | { tracehop: 'status'; status: ServiceStatus }
+  | { tracehop: 'reloaded'; id: number; outcome: ReloadOutcome }
+  | { tracehop: 'metrics'; id: number; metrics: MetricsJson };
+
+export function isToWorker(message: unknown): message is ToWorker {
+  return typeof message === 'object' && message !== null && typeof (message as { tracehop?: unknown }).tracehop === 'string';
+}
+
+export function isToPrimary(message: unknown): message is ToPrimary {
+  return isToWorker(message);
+}

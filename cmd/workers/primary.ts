@@ -1,0 +1,314 @@
+// The primary process of a daemon with `service.workers` above 1 (README.md here). It forks the
+// workers, each of which runs the whole pipeline on its share of the traffic, and does no work per
+// connection or per span itself: it restarts a worker that dies (same index, so the worker recovers its
+// own stream shard), serves the health probes and `/metrics` for all of them, and coordinates reloads
+// (SIGHUP, `POST /-/reload`) and the shutdown (SIGTERM, SIGINT).
+//
+// Connections: SCHED_NONE. The primary opens each listening socket and hands the same socket to every
+// worker, which accepts on it itself; the kernel gives each connection to whichever worker accepts
+// first. node:cluster's default on Linux (SCHED_RR) has the primary accept every connection and pass it
+// to a worker over IPC: one more process touching each connection, a single process that every
+// connection goes through (the limit this item removes), and a primary whose death takes connections
+// with it. The cost of SCHED_NONE is a less even spread under few long-lived connections (gRPC, keep-
+// alive): the kernel wakes whichever worker is idle, which is the one with spare CPU.
+import cluster, { type Worker } from 'node:cluster';
+import { isSea } from 'node:sea';
+import type { LoadedConfig } from '../../config/load.ts';
+import { ConfigError, formatProblem } from '../../config/problem.ts';
+import { createLogger, type Logger } from '../../pipeline/log.ts';
+import type { Registry } from '../../pipeline/registry.ts';
+import type { ServiceStatus } from '../../pipeline/status.ts';
+import { ServiceMetrics } from '../../pipeline/telemetry/metrics.ts';
+import { MetricsServer } from '../metrics-server.ts';
+import { restartOnlyChanges, type ReloadOutcome } from '../reload.ts';
+import type { ConfigRead } from '../run.ts';
+import { firstSignal } from '../signals.ts';
+import { version } from '../version.ts';
+import { ClusterMetrics } from './cluster-metrics.ts';
+import { clusterStatus } from './cluster-status.ts';
+import { isToPrimary, type MetricsJson, type ToPrimary, type ToWorker } from './messages.ts';
+import { PrimaryExtensions } from './primary-extensions.ts';
+import { WORKER_INDEX_VARIABLE } from './worker-view.ts';
+
+/** How long a scrape waits for a worker's metrics; one that does not answer counts with its last ones. */
+const METRICS_WAIT_MS = 2000;
+/** A worker that dies this soon after it started is restarted after a growing delay (a crash loop). */
+const STABLE_AFTER_MS = 10_000;
+const FIRST_RESTART_DELAY_MS = 100;
+const MAX_RESTART_DELAY_MS = 10_000;
+
+/** One worker index: the process running it now (none while it restarts) and what it last reported. */
+interface Slot {
+  index: number;
+  worker: Worker | undefined;
+  startedAt: number;
+  restartDelayMs: number;
+  status: ServiceStatus | undefined;
+  endpoints: Record<string, string[]> | undefined;
+}
+
+export async function runPrimary(initial: ConfigRead, load: () => ConfigRead, registry: Registry): Promise<number> {
+  return new Primary(initial, load, registry).run();
+}
+
+class Primary {
+  #config: LoadedConfig;
+  /** The text of the running config: what a worker loads when it starts (config?) or reloads. */
+  #configText: string;
+  #generation = 1;
+  readonly #load: () => ConfigRead;
+  readonly #logger: Logger;
+  readonly #slots: Slot[];
+  readonly #metrics: ClusterMetrics;
+  /** The primary's own series (build info, reloads), summed with the workers' by #metrics. */
+  readonly #own = new ServiceMetrics();
+  readonly #extensions: PrimaryExtensions;
+  /** Answers awaited from workers, by request id. */
+  readonly #pending = new Map<number, (message: ToPrimary) => void>();
+  #nextId = 1;
+  #stopping = false;
+  #reloads: Promise<unknown> = Promise.resolve();
+  /** Settles when every worker has started once (or one could not). */
+  #startup!: { resolve: () => void; reject: (error: Error) => void };
+
+  constructor(initial: ConfigRead, load: () => ConfigRead, registry: Registry) {
+    const config = initial.config;
+    this.#config = config;
+    this.#configText = initial.text;
+    this.#load = load;
+    this.#logger = createLogger({ level: config.service.telemetry.logs.level }, { worker: 'primary' });
+    this.#slots = Array.from({ length: config.service.workers }, (_, index) => ({
+      index, worker: undefined, startedAt: 0, restartDelayMs: FIRST_RESTART_DELAY_MS, status: undefined, endpoints: undefined,
+    }));
+    this.#extensions = new PrimaryExtensions(registry, this.#logger, () => clusterStatus(this.#slots.map((s) => s.status)));
+    this.#own.buildInfo(version());
+    this.#metrics = new ClusterMetrics(this.#own.registry, this.#slots.length, () => this.#slots.filter((s) => s.worker !== undefined).length);
+  }
+
+  async run(): Promise<number> {
+    const config = this.#config;
+    const logger = this.#logger;
+    const { address } = config.service.telemetry.metrics;
+    const metricsServer = address === 'none' ? undefined : new MetricsServer(
+      address,
+      { contentType: this.#metrics.contentType, text: () => this.#scrape() },
+      // The spans pass in the workers: there is nothing to tap here (docs/operating.md).
+      undefined,
+      logger.child({ component: 'telemetry' }),
+      (trigger) => this.reload(trigger),
+    );
+    const signal = firstSignal();
+    const reload = () => void this.reload('SIGHUP');
+    process.on('SIGHUP', reload);
+    // The kernel gives each connection to a worker; set before the first fork (the header says why).
+    cluster.schedulingPolicy = cluster.SCHED_NONE;
+    if (isSea()) {
+      // The single executable has no script: node:cluster would pass argv[1] (which Node sets to the
+      // executable there) as one, and the Node flags as arguments the executable does not read (its own
+      // flags are built in). The first argument takes the script's place; Node puts the executable
+      // back in front of it in the worker, whose argv then reads as the primary's.
+      const args = process.argv.slice(2);
+      cluster.setupPrimary({ execArgv: [], exec: args[0], args: args.slice(1) });
+    }
+    try {
+      await metricsServer?.start();
+      await this.#extensions.start(config);
+      const started = new Promise<void>((resolve, reject) => { this.#startup = { resolve, reject }; });
+      for (const slot of this.#slots) this.#fork(slot);
+      // A signal during start-up is acted on once every worker has started, as in a single process.
+      await started;
+    } catch (error) {
+      logger.error(`cannot start: ${(error as Error).message}`);
+      process.off('SIGHUP', reload);
+      await this.#stopWorkers();
+      await this.#extensions.shutdown();
+      await metricsServer?.shutdown();
+      return 1;
+    }
+    const metricsUrl = metricsServer?.url();
+    logger.info('tracehop started', {
+      version: version(),
+      config: config.source,
+      workers: this.#slots.length,
+      pids: this.#slots.map((s) => s.worker?.process.pid),
+      endpoints: { ...this.#slots[0].endpoints, ...this.#extensions.endpoints(), ...(metricsUrl === undefined ? {} : { metrics: [metricsUrl] }) },
+      pipelines: config.pipelines.map((p) => ({ id: p.id, receivers: p.receivers, processors: p.processors, exporters: p.exporters })),
+      storage: config.storage.type,
+    });
+    const received = await signal;
+    process.off('SIGHUP', reload);
+    logger.info('shutting down', { signal: received, workers: this.#slots.length, timeout_ms: this.#config.service.shutdown_timeout });
+    // A second signal while the workers drain: they end at once, and so does the primary.
+    const hurry = (again: NodeJS.Signals) => {
+      for (const slot of this.#slots) slot.worker?.process.kill(again);
+    };
+    process.once('SIGTERM', hurry);
+    process.once('SIGINT', hurry);
+    await this.#reloads;
+    const failed = await this.#stopWorkers();
+    await this.#extensions.shutdown();
+    await metricsServer?.shutdown();
+    if (failed.length > 0) {
+      logger.error('workers stopped with acknowledged spans not delivered, or failed', { workers: failed });
+      return 1;
+    }
+    logger.info('stopped');
+    return 0;
+  }
+
+  /**
+   * Reloads every worker (after the reloads asked for before): the config is checked here first, so an
+   * invalid one reaches no worker. The answer is `applied` only when every worker applied it; a worker
+   * that failed keeps its running config and the answer says which.
+   */
+  reload(trigger: string): Promise<ReloadOutcome> {
+    const next = this.#reloads.then(async () => {
+      const outcome = await this.#reloadAll(trigger);
+      this.#own.reloaded(outcome.result);
+      return outcome;
+    });
+    this.#reloads = next.catch(() => {});
+    return next;
+  }
+
+  async #reloadAll(trigger: string): Promise<ReloadOutcome> {
+    const generation = this.#generation;
+    const logger = this.#logger.child({ component: 'reload' });
+    if (this.#stopping) return { result: 'failed', generation, problems: ['tracehop is shutting down'] };
+    let next: LoadedConfig;
+    let text: string;
+    try {
+      ({ config: next, text } = this.#load());
+    } catch (error) {
+      const problems = error instanceof ConfigError ? error.problems.map(formatProblem) : [(error as Error).message];
+      logger.error('config reload refused: the running config stays', { generation, trigger, problems });
+      return { result: 'invalid', generation, problems };
+    }
+    const restartOnly = restartOnlyChanges(this.#config, next);
+    if (restartOnly.length > 0) {
+      logger.error('config reload refused: the running config stays', { generation, trigger, problems: restartOnly });
+      return { result: 'invalid', generation, problems: restartOnly };
+    }
+    // A worker waiting to be restarted has nothing to reload: it starts with the config the others
+    // applied (it asks for the running config's text when it starts).
+    const outcomes = await Promise.all(this.#slots.map(async (slot): Promise<ReloadOutcome> => {
+      if (slot.worker === undefined) return { result: 'applied', generation: generation + 1 };
+      const answer = await this.#ask(slot, { tracehop: 'reload', id: 0, trigger, text });
+      if (answer === undefined || answer.tracehop !== 'reloaded') return { result: 'failed', generation, problems: ['exited during the reload'] };
+      return answer.outcome;
+    }));
+    const problems = outcomes.flatMap((o, index) => (o.problems ?? []).map((p) => `worker ${index}: ${p}`));
+    if (outcomes.every((o) => o.result === 'applied')) {
+      this.#config = next;
+      this.#configText = text;
+      this.#generation = generation + 1;
+      await this.#extensions.reloaded(next);
+      logger.info('config reloaded', { generation: this.#generation, trigger, config: next.source, workers: this.#slots.length });
+      return { result: 'applied', generation: this.#generation };
+    }
+    const result = outcomes.some((o) => o.result === 'failed') ? 'failed' : 'invalid';
+    const applied = outcomes.flatMap((o, index) => (o.result === 'applied' ? [index] : []));
+    logger.error('config reload failed in a worker', { generation, trigger, problems, applied_by_workers: applied });
+    return { result, generation, problems };
+  }
+
+  /** Asks every running worker for its metrics, then answers with the sum. */
+  async #scrape(): Promise<string> {
+    await Promise.all(this.#slots.map(async (slot) => {
+      if (slot.worker === undefined) return;
+      const answer = await this.#ask(slot, { tracehop: 'metrics', id: 0 }, METRICS_WAIT_MS);
+      if (answer?.tracehop === 'metrics') this.#metrics.reported(slot.index, answer.metrics as MetricsJson);
+    }));
+    return this.#metrics.text();
+  }
+
+  /** Sends a question to the worker in `slot`; resolves with its answer, or undefined if it died or `waitMs` passed. */
+  #ask(slot: Slot, question: ToWorker & { id: number }, waitMs?: number): Promise<ToPrimary | undefined> {
+    const worker = slot.worker;
+    if (worker === undefined || !worker.isConnected()) return Promise.resolve(undefined);
+    const id = this.#nextId++;
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = (answer: ToPrimary | undefined) => {
+        clearTimeout(timer);
+        this.#pending.delete(id);
+        worker.off('exit', gone);
+        resolve(answer);
+      };
+      const gone = () => done(undefined);
+      if (waitMs !== undefined) timer = setTimeout(gone, waitMs);
+      worker.once('exit', gone);
+      this.#pending.set(id, done);
+      worker.send({ ...question, id });
+    });
+  }
+
+  #fork(slot: Slot): void {
+    const worker = cluster.fork({ [WORKER_INDEX_VARIABLE]: String(slot.index) });
+    slot.worker = worker;
+    slot.startedAt = Date.now();
+    slot.status = undefined;
+    worker.on('message', (message: unknown) => {
+      if (isToPrimary(message)) this.#heard(slot, message);
+    });
+    worker.once('exit', (code, signal) => void this.#exited(slot, worker, code, signal));
+  }
+
+  #heard(slot: Slot, message: ToPrimary): void {
+    switch (message.tracehop) {
+      case 'config?':
+        slot.worker?.send({ tracehop: 'config', text: this.#configText } satisfies ToWorker);
+        return;
+      case 'started':
+        slot.endpoints = message.endpoints;
+        slot.status = message.status;
+        if (this.#slots.every((s) => s.endpoints !== undefined)) this.#startup.resolve();
+        return;
+      case 'status':
+        slot.status = message.status;
+        return;
+      case 'reloaded':
+      case 'metrics':
+        this.#pending.get(message.id)?.(message);
+    }
+  }
+
+  async #exited(slot: Slot, worker: Worker, code: number | null, signal: string | null): Promise<void> {
+    if (slot.worker !== worker) return;
+    slot.worker = undefined;
+    slot.status = undefined;
+    if (this.#stopping) return;
+    if (slot.endpoints === undefined) {
+      this.#startup.reject(new Error(`worker ${slot.index} exited with ${signal ?? code} before it started (its log lines say why)`));
+      return;
+    }
+    await this.#metrics.retired(slot.index);
+    const lived = Date.now() - slot.startedAt;
+    slot.restartDelayMs = lived >= STABLE_AFTER_MS ? FIRST_RESTART_DELAY_MS : Math.min(slot.restartDelayMs * 2, MAX_RESTART_DELAY_MS);
+    const delay = lived >= STABLE_AFTER_MS ? 0 : slot.restartDelayMs;
+    this.#logger.error('worker exited: restarting it on its own stream shard', { worker: slot.index, code, signal, restart_in_ms: delay });
+    setTimeout(() => {
+      if (this.#stopping || slot.worker !== undefined) return;
+      this.#metrics.restarted();
+      this.#fork(slot);
+    }, delay);
+  }
+
+  /** Tells every worker to stop (each drains as a single daemon does) and waits for them; returns the ones that failed. */
+  async #stopWorkers(): Promise<Array<{ worker: number; code: number | null; signal: string | null }>> {
+    this.#stopping = true;
+    const failed: Array<{ worker: number; code: number | null; signal: string | null }> = [];
+    await Promise.all(this.#slots.map(async (slot) => {
+      const worker = slot.worker;
+      if (worker === undefined) return;
+      const exited = new Promise<void>((resolve) => worker.once('exit', (code, signal) => {
+        if (code !== 0) failed.push({ worker: slot.index, code, signal });
+        resolve();
+      }));
+      if (worker.isConnected()) worker.send({ tracehop: 'stop' } satisfies ToWorker);
+      else worker.process.kill('SIGTERM');
+      await exited;
+    }));
+    return failed;
+  }
+}

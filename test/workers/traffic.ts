@@ -1,0 +1,105 @@
+// What the worker tests send and read: tracing API requests each on a connection of its own (so the
+// kernel hands them to different workers), OTLP/HTTP batches from the real OpenTelemetry JS exporter,
+// and the span ids the file exporters wrote.
+import { readdir, readFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { OTLPTraceExporter as OTLPGrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { TracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace';
+
+/** `n` as a span id (16 hex digits). */
+export function spanId(n: number): string {
+  return n.toString(16).padStart(16, '0');
+}
+
+/**
+ * POSTs one span to the tracing API on a new connection; resolves with the status, or 0 when the
+ * connection failed (a worker killed under it): then the span was not acknowledged.
+ */
+export function postSpan(baseUrl: string, id: string): Promise<number> {
+  const body = JSON.stringify({ spans: [{ trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', span_id: id, span_name: 'api', start_time: 1776363498, end_time: 1776363499 }] });
+  const url = new URL('/tracing/spans/ingest', baseUrl);
+  return new Promise((resolve) => {
+    const req = request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', () => resolve(0));
+    });
+    req.on('error', () => resolve(0));
+    req.end(body);
+  });
+}
+
+/** Collects the spans a tracer ends, so the test exports them itself and sees each batch's outcome. */
+class Ended implements SpanProcessor {
+  spans: ReadableSpan[] = [];
+  onStart(): void {}
+  onEnd(span: ReadableSpan): void {
+    this.spans.push(span);
+  }
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/**
+ * The real OTLP/HTTP protobuf exporter (or, for a `grpc://` address, the gRPC one); `send(n)` exports n
+ * new spans and resolves with their ids when acknowledged, else [].
+ */
+export function otlpSender(otlpUrl: string): { send(n: number): Promise<string[]>; shutdown(): Promise<void> } {
+  const exporter = otlpUrl.startsWith('grpc://')
+    ? new OTLPGrpcExporter({ url: otlpUrl.replace('grpc://', 'http://'), timeoutMillis: 30_000 })
+    : new OTLPTraceExporter({ url: `${otlpUrl}/v1/traces`, timeoutMillis: 30_000 });
+  const ended = new Ended();
+  const tracer = new TracerProvider({ spanProcessors: [ended] }).getTracer('workers-test');
+  return {
+    send(n: number) {
+      for (let i = 0; i < n; i++) tracer.startSpan('otlp').end();
+      const batch = ended.spans;
+      ended.spans = [];
+      return new Promise((resolve) => exporter.export(batch, (result) => {
+        // 0: ExportResultCode.SUCCESS (of @opentelemetry/core, not a dependency of its own here).
+        resolve(result.code === 0 ? batch.map((s) => s.spanContext().spanId) : []);
+      }));
+    },
+    shutdown: () => exporter.shutdown(),
+  };
+}
+
+/** The span ids in every file of `dir` whose name starts with `prefix` and ends with `.jsonl`. */
+export async function writtenIds(dir: string, prefix: string): Promise<{ files: Record<string, number>; ids: string[] }> {
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.startsWith(prefix) && n.endsWith('.jsonl')).sort();
+  const files: Record<string, number> = {};
+  const ids: string[] = [];
+  for (const name of names) {
+    const lines = (await readFile(join(dir, name), 'utf8')).split('\n').filter((l) => l !== '');
+    files[name] = lines.length;
+    for (const line of lines) ids.push((JSON.parse(line) as { span_id: string }).span_id);
+  }
+  return { files, ids };
+}
+
+/** The sum of the samples of `name` (whose labels contain `labels`) in a Prometheus exposition. */
+export function metric(text: string, name: string, labels?: string): number {
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#') || line.split(/[{ ]/, 1)[0] !== name) continue;
+    if (labels !== undefined && !line.includes(labels)) continue;
+    total += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return total;
+}
+
+/** Polls `check` every 50 ms until it returns true; false after `ms` (a guard against hanging only). */
+export async function eventually(check: () => Promise<boolean> | boolean, ms = 30_000): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return check();
+}
