@@ -21,6 +21,8 @@ import { version } from './version.ts';
 const RETRY_AFTER_MS = 1000;
 /** How often the memory limiter checks without a request (the Collector's memory_limiter check_interval). */
 const MEMORY_CHECK_INTERVAL_MS = 1000;
+/** After this long without a request the memory limiter gives V8's pooled pages back (memory-limit.ts). */
+const IDLE_RELEASE_MS = 30_000;
 
 export async function runDaemon(configPath: string | undefined, sets: readonly string[] = []): Promise<number> {
   const registry = builtinRegistry();
@@ -37,6 +39,7 @@ export async function runDaemon(configPath: string | undefined, sets: readonly s
     limitMib: config.service.memory_limit_mib,
     spikeLimitMib: config.service.memory_spike_limit_mib,
     retryAfterMs: RETRY_AFTER_MS,
+    idleReleaseMs: IDLE_RELEASE_MS,
     logger: logger.child({ component: 'memory_limiter' }),
   });
   // Unreferenced: the check alone never keeps the process alive.
