@@ -27,6 +27,8 @@ import { shardDirectory, WORKER_INDEX_VARIABLE, workerConfig } from './workers/w
 const RETRY_AFTER_MS = 1000;
 /** How often the memory limiter checks without a request (the Collector's memory_limiter check_interval). */
 const MEMORY_CHECK_INTERVAL_MS = 1000;
+/** After this long without a request the memory limiter gives V8's pooled pages back (memory-limit.ts). */
+const IDLE_RELEASE_MS = 30_000;
 
 /** Which worker this process is, when the primary forked it. */
 export interface WorkerRole {
@@ -72,6 +74,7 @@ async function serve(config: LoadedConfig, load: () => LoadedConfig, registry: R
     limitMib: config.service.memory_limit_mib,
     spikeLimitMib: config.service.memory_spike_limit_mib,
     retryAfterMs: RETRY_AFTER_MS,
+    idleReleaseMs: IDLE_RELEASE_MS,
     logger: logger.child({ component: 'memory_limiter' }),
   });
   // Unreferenced: the check alone never keeps the process alive.

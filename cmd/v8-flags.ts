@@ -5,8 +5,12 @@
 // The one flag is a 16 MiB young-generation semi-space (decision 0280). V8 sizes its young generation
 // for throughput: on a 64-bit machine a semi-space may grow to 32 MiB and the new space then holds tens
 // of MiB resident, a large share of tracehop's RSS under steady load. 16 MiB keeps less of it at no CPU
-// cost worth naming; smaller ones (8, 4, 2) cost 15% and more CPU in scavenges. The bench's steady-10k
-// scenario measures it in every run (a row with V8's own sizing beside the default).
+// cost worth naming; smaller ones (8, 4, 2) cost 15% and more CPU in scavenges, and do not even save
+// memory at a steady 10k spans/s: collected more often than spans die, the young generation promotes
+// them and the old one grows by ~40 MiB (160 MiB resident at 8 and at 4 against 124 at 16). Neither
+// V8's paged young generation (--minor-ms) nor --single-threaded-gc did better there (docs/operating.md,
+// "Memory and V8 flags"). The bench's steady-10k scenario measures it in every run (a row with V8's own
+// sizing beside the default).
 //
 // A flag the operator set (NODE_OPTIONS or the node command line) keeps the operator's value: that one
 // is not added. `NODE_OPTIONS=--max-semi-space-size=0` gives V8's own young-generation sizing back.

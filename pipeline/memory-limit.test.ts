@@ -14,6 +14,7 @@ function fakeProcess(options: Partial<MemoryLimiterOptions> = {}) {
     live: 100 * MiB,
     clock: 0,
     collections: 0,
+    releases: 0,
     deferred: [] as Array<() => void>,
     logs: [] as Array<{ level: string; msg: string; live_mib?: number }>,
   };
@@ -27,6 +28,10 @@ function fakeProcess(options: Partial<MemoryLimiterOptions> = {}) {
       p.used = p.live;
     },
     defer: (run) => p.deferred.push(run),
+    release: () => {
+      p.releases++;
+      p.used = p.live;
+    },
     logger: createLogger({ level: 'debug', write: (line) => p.logs.push(JSON.parse(line)) }),
     ...options,
   });
@@ -228,5 +233,63 @@ describe('memory limiter', () => {
     const high = Math.max(before.heapUsed + before.external, after.heapUsed + after.external);
     expect(limiter.lastSample()).toBeGreaterThan(low * 0.9);
     expect(limiter.lastSample()).toBeLessThan(high * 1.1);
+  });
+
+  it('gives idle memory back once no request arrived for idleReleaseMs, once per idle period', () => {
+    const { p, limiter } = fakeProcess({ idleReleaseMs: 10_000 });
+    p.used = 300 * MiB;
+    p.live = 50 * MiB;
+    for (let s = 1; s <= 9; s++) {
+      p.clock = s * 1000;
+      limiter.poll();
+    }
+    expect(p.releases).toBe(0);
+    p.clock = 10_000;
+    limiter.poll();
+    expect(p.releases).toBe(1);
+    expect(limiter.lastSample()).toBe(50 * MiB);
+    expect(p.logs.map((l) => l.msg)).toContain('memory limiter gave idle memory back');
+    // Still idle: not again.
+    for (let s = 11; s <= 60; s++) {
+      p.clock = s * 1000;
+      limiter.poll();
+    }
+    expect(p.releases).toBe(1);
+    // A request ends the idle period; the next one gives back again.
+    expect(limiter.check()).toBeUndefined();
+    p.clock = 69_000;
+    limiter.poll();
+    expect(p.releases).toBe(1);
+    p.clock = 70_000;
+    limiter.poll();
+    expect(p.releases).toBe(2);
+  });
+
+  it('never gives back under load (a request every 100 ms), nor with idleReleaseMs 0', () => {
+    const { p, limiter } = fakeProcess({ idleReleaseMs: 10_000 });
+    for (let t = 0; t <= 60_000; t += 100) {
+      p.clock = t;
+      limiter.check();
+      if (t % 1000 === 0) limiter.poll();
+    }
+    expect(p.releases).toBe(0);
+    const off = fakeProcess({ idleReleaseMs: 0 });
+    off.p.clock = 3_600_000;
+    off.limiter.poll();
+    expect(off.p.releases).toBe(0);
+  });
+
+  it('the default release hands the pages V8 keeps after a collection back to the system', () => {
+    let clock = 0;
+    const limiter = createMemoryLimiter({ limitMib: 1024 * 1024, now: () => clock, idleReleaseMs: 1000 });
+    // ~150 MiB of small objects live at once, then dropped: V8 keeps the pages it collects them from.
+    let held: Array<{ i: number; s: string; a: number[] }> = [];
+    for (let i = 0; i < 1_000_000; i++) held.push({ i, s: `span-${i}`, a: [i, i + 1, i + 2] });
+    held = [];
+    const before = process.memoryUsage.rss();
+    clock = 1000;
+    limiter.poll();
+    expect(held).toHaveLength(0);
+    expect(process.memoryUsage.rss()).toBeLessThan(before - 50 * MiB);
   });
 });

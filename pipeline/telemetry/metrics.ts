@@ -7,6 +7,7 @@
 // prom-client increment or observation costs a few hundred nanoseconds. Sizes and states (stream
 // bytes, backlogs, the memory limiter) are not counted at all: gauges read them when scraped.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { readResidentMemory } from './resident.ts';
 
 /** Why a receiver refused a request or spans: the operator's question is "whose fault, what to do". */
 export type RefusalReason =
@@ -301,13 +302,25 @@ export class ServiceMetrics {
 
   /**
    * prom-client's process and Node metrics (CPU, RSS, heap, event-loop delay, GC), prefixed
-   * `tracehop_`. Only for a daemon that serves its metrics: they install a GC observer and an
+   * `tracehop_`, and on Linux the resident set by kind (resident.ts). Only for a daemon that serves its metrics: they install a GC observer and an
    * event-loop delay monitor that live as long as the process.
    */
   collectProcessMetrics(): void {
     if (this.#processMetrics) return;
     this.#processMetrics = true;
     collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
+    // Where /proc/self/status has the split (Linux): resident memory by kind, read at scrape time.
+    if (readResidentMemory() === undefined) return;
+    new Gauge({
+      name: `${PREFIX}process_resident_memory_by_kind_bytes`,
+      help: 'Resident memory by kind: anon (heap, Buffers, allocator: private), file (the Node executable and libraries: shared, reclaimable), shmem.',
+      labelNames: ['kind'], registers: [this.registry],
+      collect() {
+        const resident = readResidentMemory();
+        if (resident === undefined) return;
+        for (const kind of ['anon', 'file', 'shmem'] as const) this.labels(kind).set(resident[kind]);
+      },
+    });
   }
 
   /** The text format's Content-Type. */
