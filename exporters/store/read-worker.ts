@@ -209,7 +209,12 @@ export class ReadWorker {
     return this.#snapshot ?? Promise.resolve();
   }
 
-  /** Ends the thread (after its current statement's next row); pending statements fail. */
+  /** Resolves once every thread ended so far has exited (one in a statement exits when the step returns). */
+  async exited(): Promise<void> {
+    await Promise.all(this.#exiting);
+  }
+
+  /** Ends the thread (after its current statement's step); pending statements fail. */
   async close(): Promise<void> {
     this.#closed = true;
     const thread = this.#thread;
@@ -217,6 +222,6 @@ export class ReadWorker {
     for (const p of this.#pending.values()) this.#fail(p, new Error('the store is closed'));
     this.#pending.clear();
     if (thread !== undefined) this.#end(thread);
-    await Promise.all(this.#exiting);
+    await this.exited();
   }
 }
