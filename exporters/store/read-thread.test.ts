@@ -3,11 +3,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../pipeline/log.ts';
 import { parseSimpleQuery } from '../../receivers/http/simple-query-body.ts';
 import { ingested } from '../../test/helpers/store-fixture.ts';
+import { fillStore } from '../../test/helpers/store-fill.ts';
 import { openStoreDatabase } from './database.ts';
 import { QueryTimeoutError } from './query.ts';
 import { ReadWorker } from './read-worker.ts';
@@ -15,7 +15,6 @@ import type { SimpleQuery } from './simple-query.ts';
 import { StoreExporter } from './store-exporter.ts';
 
 const LIMITS = { defaultLimit: 100, maxLimit: 10_000 };
-const TRACES = 20;
 
 let dir: string;
 beforeEach(async () => {
@@ -25,27 +24,6 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/**
- * `spans` spans in TRACES traces, written straight into the file (the writer would take seconds), each
- * with a record of a few hundred bytes: enough that reading every trace's head (§8.1, a window function
- * over every span of the project, with the records) takes a few hundred ms of CPU.
- */
-function fill(path: string, spans: number): void {
-  const db = new DatabaseSync(path, { timeout: 5000 });
-  try {
-    db.exec(`
-      WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM n WHERE x < ${spans - 1})
-      INSERT INTO spans (project, trace_id, span_id, parent_id, span_name, span_kind, status_code, start_ns, end_ns, created_at, record)
-      SELECT '', printf('%032x', x % ${TRACES} + 1), printf('%016x', x + 1), CASE WHEN x < ${TRACES} THEN NULL ELSE printf('%016x', x % ${TRACES} + 1) END,
-        'bulk', 0, 0, 1776363000000000000 + x * 1000, 1776363000000000000 + x * 1000 + 1, 0,
-        json_object('trace_id', printf('%032x', x % ${TRACES} + 1), 'span_id', printf('%016x', x + 1), 'span_name', 'bulk',
-          'attributes', json_object('pad', hex(randomblob(150))))
-      FROM n`);
-  } finally {
-    db.close();
-  }
-}
-
 /** Heads whose `ag.meta` has a key none has: every trace's head is read and none matches. */
 const NO_MATCH = parseSimpleQuery({ trace: { meta: { absent: 'x' } } }, LIMITS) as SimpleQuery;
 
@@ -54,7 +32,7 @@ describe('a slow query on the read thread', () => {
     const store = new StoreExporter({ path: join(dir, 'store.db'), maxBytes: 1 << 30, maxAge: 0, pruneInterval: 60_000, logger: silentLogger });
     await store.start();
     try {
-      fill(store.path, 100_000);
+      fillStore(store.path, 100_000);
       const reads = store.reads()!;
       const order: string[] = [];
       const query = reads.simpleQuery('', NO_MATCH).then((views) => {
@@ -80,7 +58,7 @@ describe('a slow query on the read thread', () => {
     const store = new StoreExporter({ path: join(dir, 'store.db'), maxBytes: 1 << 30, maxAge: 0, pruneInterval: 60_000, logger: silentLogger });
     await store.start();
     try {
-      fill(store.path, 100_000);
+      fillStore(store.path, 100_000);
       const reads = store.reads()!;
       await expect(reads.simpleQuery('', NO_MATCH, 20)).rejects.toThrow(QueryTimeoutError);
       const all = parseSimpleQuery({ windowing: { limit: 3 } }, LIMITS) as SimpleQuery;
@@ -124,7 +102,7 @@ describe('the read thread', () => {
   it('stops a statement the caller left early, and streams a large one in chunks', async () => {
     const path = join(dir, 'store.db');
     openStoreDatabase(path).close();
-    fill(path, 5000);
+    fillStore(path, 5000);
     const worker = new ReadWorker(path);
     await worker.start();
     try {
