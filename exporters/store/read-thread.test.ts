@@ -99,6 +99,12 @@ describe('the read thread', () => {
     }
   });
 
+  it('does not start on a file it cannot open, naming the reason', async () => {
+    const worker = new ReadWorker(join(dir, 'missing', 'store.db'));
+    await expect(worker.start()).rejects.toThrow(/unable to open/);
+    await worker.close();
+  });
+
   it('stops a statement the caller left early, and streams a large one in chunks', async () => {
     const path = join(dir, 'store.db');
     openStoreDatabase(path).close();

@@ -46,9 +46,12 @@ export function readThreadMain(threads: typeof Threads, sqlite: typeof Sqlite): 
   const signal = new Int32Array(data.signal);
   const consumed = new Map<number, number>();
   const stopped = new Set<number>();
+  // Ids grow and statements run in order: a message about an id before the current one is late, not kept.
+  let current = 0;
   const drain = () => {
     for (let m = threads.receiveMessageOnPort(data.control); m !== undefined; m = threads.receiveMessageOnPort(data.control)) {
       const c = m.message as ReadControl;
+      if (c.id < current) continue;
       if ('stop' in c) stopped.add(c.id);
       else consumed.set(c.id, Math.max(c.consumed, consumed.get(c.id) ?? 0));
     }
@@ -65,6 +68,7 @@ export function readThreadMain(threads: typeof Threads, sqlite: typeof Sqlite): 
   };
   port.on('message', (request: ReadRequest) => {
     const { id } = request;
+    current = id;
     drain();
     try {
       if (stopped.has(id)) return;

@@ -60,6 +60,7 @@ export class ReadWorker {
       const first = (reply: ReadReply) => {
         thread.worker.off('message', first);
         if ('fatal' in reply) {
+          this.#thread = undefined;
           this.#end(thread);
           reject(new Error(reply.fatal));
         } else resolve();
@@ -78,13 +79,16 @@ export class ReadWorker {
     worker.on('message', (reply: ReadReply) => {
       if (this.#thread === thread) this.#receive(reply);
     });
-    worker.on('error', (error) => {
+    // A thread that fails or exits on its own fails its statements; the next statement starts a new one.
+    const lost = (error: Error) => {
       if (this.#thread !== thread) return;
       this.#thread = undefined;
       this.#end(thread);
       for (const p of this.#pending.values()) this.#fail(p, error);
       this.#pending.clear();
-    });
+    };
+    worker.on('error', lost);
+    worker.on('exit', (code) => lost(new Error(`the store's read thread exited (code ${code})`)));
     this.#thread = thread;
     return thread;
   }
