@@ -1,48 +1,18 @@
 // Running a checked flat query (read-api.md §6.3, §6.4). The window, the scope and the filter are SQL
-// (filter-sql.ts); only the part of a filter SQL cannot say exactly is evaluated on the decoded record of
-// a candidate row. Rows come in the order of §6.3 (start time, span id, trace id, all descending), and
-// reading stops as soon as the limit is met.
-import type { DatabaseSync } from 'node:sqlite';
+// (filter-sql.ts), run on the read thread (read-worker.ts); only the part of a filter SQL cannot say
+// exactly is evaluated here, on the main thread, on the decoded record of a candidate row. Rows come in
+// the order of §6.3 (start time, span id, trace id, all descending), and reading stops as soon as the limit
+// is met. The spans of the traces found are read here by their key, bounded by the answer's size.
 import { matchesFilter } from './filter.ts';
 import { planFilter } from './filter-sql.ts';
-import { scanRows, type ReadSnapshot } from './scan.ts';
+import { scanRows } from './scan.ts';
 import type { Filter, FlatQuery } from './query-body.ts';
+import type { ReadWorker } from './read-worker.ts';
 import { inWindow, type Windowing } from './windowing.ts';
-import { parseRecord, readSpan, STORED_SPAN_COLUMNS, type StoredSpan } from './read-span.ts';
+import { parseRecord, readSpan, STORED_SPAN_COLUMNS } from './read-span.ts';
 import { placeSpans, preOrder, traceMap, type LoadedSpan } from './trace-map.ts';
 
-/** A query ran past its deadline (`read.query_timeout`): abandoned, answered 503. */
-export class QueryTimeoutError extends Error {
-  constructor(timeoutMs: number) {
-    super(`The query took longer than query_timeout (${timeoutMs} ms); narrow it (window, filter, limit) or retry`);
-    this.name = 'QueryTimeoutError';
-  }
-}
-
-/** Rows between two pauses (and looks at the clock). */
-const ROWS_PER_PAUSE = 256;
-
-/**
- * Every few rows: throws QueryTimeoutError past `timeoutMs`, else gives the event loop a turn, so that a
- * long scan does not hold up the write routes' acknowledgements and the exporters (read-api.md §9.2).
- */
-export class Pacer {
-  readonly #timeoutMs: number;
-  readonly #end: number;
-  #rows = 0;
-  constructor(timeoutMs: number) {
-    this.#timeoutMs = timeoutMs;
-    this.#end = performance.now() + timeoutMs;
-  }
-  /** True when the caller should await pause() before the next row. */
-  due(): boolean {
-    return ++this.#rows % ROWS_PER_PAUSE === 0;
-  }
-  async pause(): Promise<void> {
-    if (performance.now() > this.#end) throw new QueryTimeoutError(this.#timeoutMs);
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-}
+export { QueryTimeoutError } from './query-timeout.ts';
 
 export type QueryResult =
   | { count: number; traces: Record<string, unknown> }
@@ -70,11 +40,7 @@ export interface QueryRun {
  * `timeoutMs`: the longest the query may run (`read.query_timeout`); Infinity: no bound. Ascending
  * (§7) mirrors every order: spans oldest first, traces by the oldest start among their matching spans.
  */
-export function runQuery(snapshot: ReadSnapshot, spansOf: (project: string, traceId: string) => LoadedSpan[], project: string, run: QueryRun, timeoutMs = Infinity): Promise<QueryResult> {
-  return snapshot.run(() => query(snapshot.db, spansOf, project, run, new Pacer(timeoutMs)));
-}
-
-async function query(db: DatabaseSync, spansOf: (project: string, traceId: string) => LoadedSpan[], project: string, run: QueryRun, pacer: Pacer): Promise<QueryResult> {
+export async function runQuery(worker: ReadWorker, spansOf: (project: string, traceId: string) => LoadedSpan[], project: string, run: QueryRun, timeoutMs = Infinity): Promise<QueryResult> {
   const form = run.format === 'opentelemetry' ? 'flat' : 'nested';
   const w = run.window;
   const descending = w.order === 'descending';
@@ -82,9 +48,8 @@ async function query(db: DatabaseSync, spansOf: (project: string, traceId: strin
   const residual = plan.residual;
   if (run.focus === 'span') {
     const spans: Array<Record<string, unknown>> = [];
-    const scan = { project, window: w, plan, columns: STORED_SPAN_COLUMNS, pause: () => pacer.pause() };
-    for await (const row of scanRows(db, scan)) {
-      if (pacer.due()) await pacer.pause();
+    const scan = { project, window: w, plan, columns: STORED_SPAN_COLUMNS };
+    for await (const row of scanRows(worker, scan, timeoutMs)) {
       // `rate` samples traces (§6.1) whatever the focus: a span is kept when its trace is.
       if (!inWindow(w, row.start_ns, row.span_id) || !sampled(row.trace_id, w.rate)) continue;
       const record = parseRecord(row.record);
@@ -102,8 +67,7 @@ async function query(db: DatabaseSync, spansOf: (project: string, traceId: strin
   let boundary: bigint | undefined;
   // Without a residual filter the record is not needed: the rows SQL gives match.
   const columns = residual === undefined ? 'trace_id, span_id, start_ns' : STORED_SPAN_COLUMNS;
-  for await (const row of scanRows(db, { project, window: w, plan, columns, pause: () => pacer.pause() })) {
-    if (pacer.due()) await pacer.pause();
+  for await (const row of scanRows(worker, { project, window: w, plan, columns }, timeoutMs)) {
     if (boundary !== undefined && (descending ? row.start_ns < boundary : row.start_ns > boundary)) break;
     if (first.has(row.trace_id) || !sampled(row.trace_id, w.rate)) continue;
     if (!inWindow(w, row.start_ns, row.trace_id)) continue;
@@ -113,17 +77,18 @@ async function query(db: DatabaseSync, spansOf: (project: string, traceId: strin
   }
   const sign = descending ? -1 : 1;
   const order = [...first].sort(([a, sa], [b, sb]) => sign * (sa !== sb ? (sa < sb ? -1 : 1) : a < b ? -1 : a > b ? 1 : 0));
-  const traceIds = order.slice(0, w.limit).map(([id]) => id);
+  // Read on the main thread's connection, after the scan's snapshot: a trace deleted since is left out.
+  const found = order.slice(0, w.limit).map(([id]) => [id, spansOf(project, id)] as const).filter(([, spans]) => spans.length > 0);
   if (run.format === 'opentelemetry') {
-    const spans = traceIds.flatMap((id) => preOrder(placeSpans(spansOf(project, id))).map((s) => readSpan(s.row, 'flat')));
+    const spans = found.flatMap(([, trace]) => preOrder(placeSpans(trace)).map((s) => readSpan(s.row, 'flat')));
     return { count: spans.length, spans };
   }
   const traces: Record<string, unknown> = {};
-  for (const id of traceIds) traces[id] = traceMap(spansOf(project, id));
-  return { count: traceIds.length, traces };
+  for (const [id, spans] of found) traces[id] = traceMap(spans);
+  return { count: found.length, traces };
 }
 
 /** §6: a checked flat query. */
-export function runFlatQuery(snapshot: ReadSnapshot, spansOf: (project: string, traceId: string) => LoadedSpan[], project: string, query: FlatQuery, timeoutMs = Infinity): Promise<QueryResult> {
-  return runQuery(snapshot, spansOf, project, { focus: query.focus, format: query.format, filter: query.filter, window: flatWindow(query) }, timeoutMs);
+export function runFlatQuery(worker: ReadWorker, spansOf: (project: string, traceId: string) => LoadedSpan[], project: string, query: FlatQuery, timeoutMs = Infinity): Promise<QueryResult> {
+  return runQuery(worker, spansOf, project, { focus: query.focus, format: query.format, filter: query.filter, window: flatWindow(query) }, timeoutMs);
 }

@@ -5,7 +5,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { HEAD_FIRST, STORED_SPAN_COLUMNS, type StoredSpan } from './read-span.ts';
 import { loaded, placeSpans, preOrder, traceMap, type LoadedSpan } from './trace-map.ts';
 import { runFlatQuery, runQuery, type QueryResult } from './query.ts';
-import { ReadSnapshot } from './scan.ts';
+import type { ReadWorker } from './read-worker.ts';
 import type { StructuredQuery } from './structured-query-body.ts';
 import type { FlatQuery } from './query-body.ts';
 import { simpleView } from './simple-view.ts';
@@ -20,15 +20,15 @@ const SPANS_OF_TRACE = `SELECT ${STORED_SPAN_COLUMNS} FROM spans WHERE project =
 const HEAD_OF_TRACE = `${SPANS_OF_TRACE} ORDER BY ${HEAD_FIRST} LIMIT 1`;
 
 /**
- * Reads go through their own read-only connection: in WAL mode each read sees the last commit before it
- * began, and a query that yields to the event loop between rows (query.ts) holds no lock the writer
- * waits for. Deleting is a write, on the exporter's connection, in one transaction with its read.
+ * Reads go through read-only connections of their own: in WAL mode each read sees the last commit before
+ * it began and holds no lock the writer waits for. The queries, which may scan much of the store, run on
+ * the read thread (read-worker.ts); reads of one trace by its key stay on the main thread's reader.
+ * Deleting is a write, on the exporter's connection, in one transaction with its read.
  */
 export class TraceReads {
   readonly #writer: DatabaseSync;
-  readonly #reader: DatabaseSync;
-  /** The flat and structured queries' shared read transaction on the reader. */
-  readonly #snapshot: ReadSnapshot;
+  /** The read thread of the queries. */
+  readonly #worker: ReadWorker;
   readonly #trace: StatementSync;
   readonly #head: StatementSync;
   readonly #traceToDelete: StatementSync;
@@ -36,10 +36,9 @@ export class TraceReads {
   readonly #delete: StatementSync;
   readonly #deleteTrace: StatementSync;
 
-  constructor(writer: DatabaseSync, reader: DatabaseSync) {
+  constructor(writer: DatabaseSync, reader: DatabaseSync, worker: ReadWorker) {
     this.#writer = writer;
-    this.#reader = reader;
-    this.#snapshot = new ReadSnapshot(reader);
+    this.#worker = worker;
     this.#trace = reader.prepare(SPANS_OF_TRACE);
     this.#trace.setReadBigInts(true);
     this.#head = reader.prepare(HEAD_OF_TRACE);
@@ -104,7 +103,7 @@ export class TraceReads {
 
   /** §8.5: the views of the matching traces; rejects with QueryTimeoutError past `timeoutMs`. */
   simpleQuery(project: string, query: SimpleQuery, timeoutMs = Infinity): Promise<Record<string, unknown>[]> {
-    return runSimpleQuery(this.#reader, project, query, timeoutMs);
+    return runSimpleQuery(this.#worker, project, query, timeoutMs);
   }
 
   /**
@@ -113,13 +112,13 @@ export class TraceReads {
    */
   async structuredQuery(project: string, focus: 'span' | 'trace', query: StructuredQuery, timeoutMs = Infinity): Promise<Record<string, unknown>> {
     const run = { focus, format: 'agenta' as const, filter: query.filter, window: query.windowing };
-    const result = await runQuery(this.#snapshot, (scope, id) => this.spansOf(scope, id), project, run, timeoutMs);
+    const result = await runQuery(this.#worker, (scope, id) => this.spansOf(scope, id), project, run, timeoutMs);
     if (!('traces' in result)) return result;
     return { count: result.count, traces: Object.entries(result.traces).map(([traceId, trace]) => ({ trace_id: traceId, ...(trace as object) })) };
   }
 
   /** §6: the flat query, checked by parseFlatQuery (query-body.ts); rejects with QueryTimeoutError past `timeoutMs`. */
   query(project: string, query: FlatQuery, timeoutMs = Infinity): Promise<QueryResult> {
-    return runFlatQuery(this.#snapshot, (scope, id) => this.spansOf(scope, id), project, query, timeoutMs);
+    return runFlatQuery(this.#worker, (scope, id) => this.spansOf(scope, id), project, query, timeoutMs);
   }
 }

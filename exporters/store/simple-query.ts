@@ -1,10 +1,11 @@
 // `POST /simple/traces/query` (read-api.md §8.5): every trace's head span (§8.1) in window order, each
 // tested against the given parts of its SimpleTrace view, until `limit` traces matched.
-import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
+import type { SQLInputValue } from 'node:sqlite';
 import { flattenObject } from '../../model/attributes/flatten.ts';
 import { normaliseUuid } from '../../model/ids.ts';
 import { sameValue } from './filter.ts';
-import { Pacer, sampled } from './query.ts';
+import { sampled } from './query.ts';
+import type { ReadWorker } from './read-worker.ts';
 import { HEAD_FIRST, parseRecord, STORED_SPAN_COLUMNS, type StoredSpan } from './read-span.ts';
 import { enumsOf, recordLinks, simpleView, type Channel, type Kind, type Origin } from './simple-view.ts';
 import { inWindow, windowConditions, type Windowing } from './windowing.ts';
@@ -34,19 +35,18 @@ export interface SimpleQuery {
   windowing: Windowing;
 }
 
-/** Every trace's head (HEAD_FIRST). */
-function heads(db: DatabaseSync, project: string, w: Windowing): Iterable<StoredSpan> {
+/** Every trace's head (HEAD_FIRST), from the read thread (the window function reads every span of the
+ *  project); throws QueryTimeoutError past `timeoutMs`. */
+async function* heads(worker: ReadWorker, project: string, w: Windowing, timeoutMs: number): AsyncGenerator<StoredSpan> {
   const where = ['n = 1'];
   const params: SQLInputValue[] = [project];
   windowConditions(w, where, params);
   const direction = w.order === 'ascending' ? 'ASC' : 'DESC';
-  const statement = db.prepare(
+  const sql =
     `SELECT ${STORED_SPAN_COLUMNS} FROM (SELECT ${STORED_SPAN_COLUMNS}, row_number() OVER ` +
     `(PARTITION BY trace_id ORDER BY ${HEAD_FIRST}) AS n FROM spans WHERE project = ?) ` +
-    `WHERE ${where.join(' AND ')} ORDER BY start_ns ${direction}, trace_id ${direction}`,
-  );
-  statement.setReadBigInts(true);
-  return statement.iterate(...params) as Iterable<StoredSpan>;
+    `WHERE ${where.join(' AND ')} ORDER BY start_ns ${direction}, trace_id ${direction}`;
+  for await (const chunk of worker.rows(sql, params as Array<string | number | bigint | null>, timeoutMs)) yield* chunk as unknown as StoredSpan[];
 }
 
 /** Every entry of flatten(`given`) stored under `prefix` with an equal value. */
@@ -101,12 +101,10 @@ function matches(q: SimpleQuery, head: StoredSpan, record: JsonObject): boolean 
 }
 
 /** The views of the matching traces, in window order, at most `limit`. */
-export async function runSimpleQuery(db: DatabaseSync, project: string, q: SimpleQuery, timeoutMs = Infinity): Promise<JsonObject[]> {
-  const pacer = new Pacer(timeoutMs);
+export async function runSimpleQuery(worker: ReadWorker, project: string, q: SimpleQuery, timeoutMs = Infinity): Promise<JsonObject[]> {
   const w = q.windowing;
   const out: JsonObject[] = [];
-  for (const head of heads(db, project, w)) {
-    if (pacer.due()) await pacer.pause();
+  for await (const head of heads(worker, project, w, timeoutMs)) {
     if (!inWindow(w, head.start_ns, head.trace_id) || !sampled(head.trace_id, w.rate)) continue;
     const record = parseRecord(head.record);
     if (!matches(q, head, record)) continue;

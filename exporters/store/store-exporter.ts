@@ -11,6 +11,7 @@ import { openStoreDatabase } from './database.ts';
 import { Pruner } from './pruner.ts';
 import { SpanWriter } from './span-writer.ts';
 import { TraceReads } from './reads.ts';
+import { ReadWorker } from './read-worker.ts';
 
 export interface StoreExporterOptions {
   path: string;
@@ -38,6 +39,8 @@ export class StoreExporter implements Exporter {
   #db: DatabaseSync | undefined;
   /** The read-only connection of the reads. */
   #reader: DatabaseSync | undefined;
+  /** The read thread of the queries (read-worker.ts). */
+  #readWorker: ReadWorker | undefined;
   #writer: SpanWriter | undefined;
   #pruner: Pruner | undefined;
   #reads: TraceReads | undefined;
@@ -64,7 +67,13 @@ export class StoreExporter implements Exporter {
     } catch (error) {
       throw new StartupError(`store exporter: cannot open ${this.#path} for reading: ${(error as Error).message}`, { cause: error });
     }
-    this.#reads = new TraceReads(db, this.#reader);
+    this.#readWorker = new ReadWorker(this.#path);
+    try {
+      await this.#readWorker.start();
+    } catch (error) {
+      throw new StartupError(`store exporter: cannot open ${this.#path} for reading: ${(error as Error).message}`, { cause: error });
+    }
+    this.#reads = new TraceReads(db, this.#reader, this.#readWorker);
     try {
       this.#pruner.pruneForSize();
       this.pruneForAge();
@@ -85,6 +94,10 @@ export class StoreExporter implements Exporter {
   async export(spans: Span[]): Promise<void> {
     const writer = this.#writer;
     if (writer === undefined || this.#stopped) throw new RetryableError('store exporter is not running');
+    // A query just sent to the read thread reads the store as it was when it was made: the batch waits for
+    // its snapshot (the thread picking it up, not the query).
+    await this.#readWorker?.snapshotTaken();
+    if (this.#stopped) throw new RetryableError('store exporter is not running');
     try {
       writer.write(spans, this.#now());
     } catch (error) {
@@ -123,6 +136,7 @@ export class StoreExporter implements Exporter {
     if (this.#stopped) return;
     this.#stopped = true;
     clearInterval(this.#ageTimer);
+    await this.#readWorker?.close();
     if (this.#reader?.isOpen) this.#reader.close();
     const db = this.#db;
     this.#db = undefined;
