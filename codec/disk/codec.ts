@@ -28,9 +28,10 @@ const INT64_MAX = 2n ** 63n - 1n;
 const SCRATCH_KEEP = 8 * 1024 * 1024;
 
 /**
- * Writes values into one growing scratch buffer and copies each result out. Its owner (a disk stream)
- * keeps one for all its records; the scratch is the owner's, not the module's, so two streams or an
- * encoder on a worker thread never write into each other's buffer.
+ * Writes values into one growing scratch buffer. Used one of two ways, not both: `encode` copies each
+ * result out; `append`/`take`/`giveBack` leave a run of values in place and hand the run over whole (the
+ * disk stream's group commits). Its owner keeps one for all its records; the scratch is the owner's, not
+ * the module's, so two streams or an encoder on a worker thread never write into each other's buffer.
  */
 export class ValueEncoder {
   private buf: Buffer = Buffer.allocUnsafe(64 * 1024);
@@ -39,6 +40,10 @@ export class ValueEncoder {
   private view = viewOf(this.buf);
   private pos = 0;
   private readonly keys = new Map<string, number>();
+  /** The buffer whose bytes `take()` handed over, until given back. */
+  private lent?: Buffer;
+  /** A buffer given back after its bytes were written, to fill next (`take`). */
+  private spare?: Buffer;
 
   /**
    * Encodes `value` after `headerBytes` unfilled bytes (the caller writes its header there) and returns a
@@ -53,6 +58,61 @@ export class ValueEncoder {
     // burst the daemon may stay idle, and kept the whole record's size (130 MiB after a 200,000-span request).
     if (this.buf.length > SCRATCH_KEEP) this.use(Buffer.allocUnsafe(64 * 1024));
     return out;
+  }
+
+  /**
+   * Encodes `value` after the bytes this encoder already holds, behind `headerBytes` unfilled bytes, and
+   * returns where that header starts. No allocation and no copy per value: the disk stream appends each
+   * record of a group commit here and writes the group straight from `held()`. Object keys are numbered
+   * afresh for each value, so every value decodes on its own.
+   */
+  append(value: unknown, headerBytes: number): number {
+    const start = this.pos;
+    this.keys.clear();
+    this.ensure(headerBytes);
+    this.pos = start + headerBytes;
+    try {
+      this.value(value);
+    } catch (err) {
+      this.pos = start;
+      throw err;
+    }
+    return start;
+  }
+
+  /** The bytes appended since the last `take()`, not copied: valid until the next `append`. */
+  held(): Buffer {
+    return this.buf.subarray(0, this.pos);
+  }
+
+  /** Forgets the bytes from `start` on (an appended value that was not accepted after all). */
+  rewind(start: number): void {
+    if (start >= 0 && start <= this.pos) this.pos = start;
+    // A huge record refused leaves nothing held: let its grown buffer go, as encode() does.
+    if (this.pos === 0 && this.buf.length > SCRATCH_KEEP) this.use(Buffer.allocUnsafe(64 * 1024));
+  }
+
+  /**
+   * Hands over the bytes appended so far (for the caller to write) and starts again empty, in the buffer
+   * given back by `giveBack` if there is one: two buffers in turn, one being written while the other
+   * fills, so a busy stream allocates none.
+   */
+  take(): Buffer {
+    const out = this.buf.subarray(0, this.pos);
+    this.lent = this.buf;
+    this.use(this.spare ?? Buffer.allocUnsafe(64 * 1024));
+    this.spare = undefined;
+    this.pos = 0;
+    return out;
+  }
+
+  /** Ends the loan of the bytes `take()` returned (they were written): their buffer is filled next,
+   *  unless a huge record grew it past SCRATCH_KEEP. */
+  giveBack(taken: Buffer): void {
+    const lent = this.lent;
+    if (!lent || taken.buffer !== lent.buffer) return;
+    this.lent = undefined;
+    if (lent.length <= SCRATCH_KEEP) this.spare = lent;
   }
 
   private use(buf: Buffer): void {
