@@ -5,7 +5,7 @@
 // a time writes every queued record with one write and (fsync: always) one fdatasync, so concurrent requests share a sync (group commit); each
 // append resolves only after the write, and the sync, that covers it. Then its record becomes visible to
 // readers, from memory (RecentRecords) while they keep up, from the segment files when they fall behind.
-// commit: the reader's cursor goes to cursors.json; a segment every reader has passed is deleted.
+// commit: the reader's cursor goes to cursors.json (written in place, cursors.ts); a segment every reader has passed is deleted.
 // The segment files themselves (writing, syncing, cutting back, reading, deleting) are SegmentLog's.
 import path from 'node:path';
 import { RefusedError, StartupError, type Refusal } from '../../errors.ts';
@@ -190,6 +190,7 @@ export class DiskStream implements IngestStream {
     try {
       await this.recover();
     } catch (err) {
+      await this.cursors.close();
       await this.unlock();
       this.state = 'closed';
       throw err instanceof StartupError ? err : new StartupError(`cannot recover stream ${this.dir}: ${(err as Error).message}`, { cause: err });
@@ -648,6 +649,7 @@ export class DiskStream implements IngestStream {
       await this.cursors.persist();
     }
     await this.chain;
+    await this.cursors.close();
     await this.unlock?.();
     this.state = 'closed';
     this.notify();
