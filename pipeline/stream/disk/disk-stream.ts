@@ -2,10 +2,13 @@
 // (docs/decisions/0230-disk-stream-format.md, 0232-disk-stream-fsync.md).
 //
 // append: encode the spans (after the queued records, in one buffer), check the bound, queue. One flush at
-// a time writes every queued record with one write and (fsync: always) one fdatasync, so concurrent requests share a sync (group commit); each
-// append resolves only after the write, and the sync, that covers it. Then its record becomes visible to
-// readers, from memory (RecentRecords) while they keep up, from the segment files when they fall behind.
-// commit: the reader's cursor goes to cursors.json (written in place, cursors.ts); a segment every reader has passed is deleted.
+// a time writes every queued record with one write and (fsync: always) one fdatasync, so concurrent
+// requests share a sync (group commit), and all that arrive while it runs form the next group: groups grow
+// with the load. Each append resolves only after the write, and the sync, that covers it. Then its record
+// becomes visible to readers, from memory (RecentRecords) while they keep up, from the segment files when
+// they fall behind.
+// commit: the reader's cursor goes to cursors.json (written in place, cursors.ts); a segment every reader
+// has passed is deleted.
 // The segment files themselves (writing, syncing, cutting back, reading, deleting) are SegmentLog's.
 import path from 'node:path';
 import { RefusedError, StartupError, type Refusal } from '../../errors.ts';
