@@ -183,6 +183,14 @@ export class ValueEncoder {
   private key(k: string): void {
     const id = this.keys.get(k);
     if (id !== undefined) {
+      if (id < 128) {
+        // The usual case, a record's first 128 keys: the tag and a one-byte id.
+        this.ensure(2);
+        this.buf[this.pos] = T_KEY_REF;
+        this.buf[this.pos + 1] = id;
+        this.pos += 2;
+        return;
+      }
       this.ensure(1);
       this.buf[this.pos++] = T_KEY_REF;
       this.varint(id);
@@ -239,9 +247,14 @@ export class ValueEncoder {
         } else if (v instanceof AttributeList) {
           buf[this.pos++] = T_MAP;
           this.varint(v.size);
-          for (let i = 0; i < v.keyArray.length; i++) {
-            this.key(v.keyArray[i]);
-            this.value(v.valueArray[i]);
+          const keys = v.keyArray;
+          const values = v.valueArray;
+          for (let i = 0; i < keys.length; i++) {
+            this.key(keys[i]);
+            // Attribute values are mostly strings: written without going through the type switch.
+            const x = values[i];
+            if (typeof x === 'string') this.string(x, T_STRING);
+            else this.value(x);
           }
         } else {
           buf[this.pos++] = T_OBJECT;
