@@ -75,6 +75,20 @@ describe('span codec', () => {
     expect(() => decodeValue(Buffer.concat([buf, Buffer.from([0])]))).toThrow(/trailing/);
   });
 
+  it('writes objects of 128 keys and more, whose keys repeat later in the record, and only own keys', () => {
+    const wide: Record<string, number> = {};
+    for (let i = 0; i < 130; i++) wide[`k${i}`] = i;
+    // The first object defines keys k0.., the wide one is written twice (undone at 128 keys), the last
+    // one refers back to keys defined inside it.
+    const value = [{ k0: 'a' }, wide, { k5: 'b', k129: 'c' }];
+    const back = decodeValue(values.encode(value)) as Array<Record<string, unknown>>;
+    expect(back).toEqual(value);
+    expect(Object.keys(back[1])).toEqual(Object.keys(wide));
+    const inherited = Object.create({ fromProto: 1 }) as Record<string, unknown>;
+    inherited.own = 2;
+    expect(decodeValue(values.encode(inherited))).toEqual({ own: 2 });
+  });
+
   it('refuses values it cannot carry', () => {
     expect(() => values.encode([{ f: () => 1 }])).toThrow(TypeError);
   });
