@@ -61,7 +61,7 @@ export async function loadCursors(io: DiskIo, directory: string, logger: Logger)
 const CRC_KEY = ',"crc":';
 
 /** The cursor file's text for `body` (its JSON), with the checksum of that text. */
-export function cursorText(body: string): string {
+function cursorText(body: string): string {
   const open = body.slice(0, -1);
   return `${open}${CRC_KEY}${crc32(open)}}`;
 }
