@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AttributeList } from '../../model/attributes/list.ts';
 import type { Span } from '../../model/span.ts';
 import { decodeValue, ValueEncoder } from './codec.ts';
-import { decodeRecordSpans, encodeRecord, parseRecord, stampSeq } from './record.ts';
+import { appendRecord, decodeRecordSpans, encodeRecord, parseRecord, stampSeq } from './record.ts';
 
 /** One encoder for every test, as a stream keeps one for all its records. */
 const values = new ValueEncoder();
@@ -75,6 +75,20 @@ describe('span codec', () => {
     expect(() => decodeValue(Buffer.concat([buf, Buffer.from([0])]))).toThrow(/trailing/);
   });
 
+  it('writes objects of 128 keys and more, whose keys repeat later in the record, and only own keys', () => {
+    const wide: Record<string, number> = {};
+    for (let i = 0; i < 130; i++) wide[`k${i}`] = i;
+    // The first object defines keys k0.., the wide one is written twice (undone at 128 keys), the last
+    // one refers back to keys defined inside it.
+    const value = [{ k0: 'a' }, wide, { k5: 'b', k129: 'c' }];
+    const back = decodeValue(values.encode(value)) as Array<Record<string, unknown>>;
+    expect(back).toEqual(value);
+    expect(Object.keys(back[1])).toEqual(Object.keys(wide));
+    const inherited = Object.create({ fromProto: 1 }) as Record<string, unknown>;
+    inherited.own = 2;
+    expect(decodeValue(values.encode(inherited))).toEqual({ own: 2 });
+  });
+
   it('refuses values it cannot carry', () => {
     expect(() => values.encode([{ f: () => 1 }])).toThrow(TypeError);
   });
@@ -94,5 +108,54 @@ describe('record framing', () => {
     const headerFlip = Buffer.from(rec);
     headerFlip[9] ^= 1;
     expect(parseRecord(headerFlip, 0, rec.length)).toMatchObject({ kind: 'bad', reason: 'header checksum mismatch' });
+  });
+
+  it('appends records back to back in one buffer, each with its own key table, the same bytes as encodeRecord', () => {
+    const group = new ValueEncoder();
+    const first = appendRecord(group, [fullSpan()]);
+    const second = appendRecord(group, [fullSpan(), fullSpan()]);
+    stampSeq(group.held(), 1, first.start);
+    stampSeq(group.held(), 2, second.start);
+    const bytes = group.take();
+    expect(second.start).toBe(first.length);
+    expect(bytes.length).toBe(first.length + second.length);
+    const alone = encodeRecord(new ValueEncoder(), [fullSpan(), fullSpan()]);
+    stampSeq(alone, 2);
+    expect(bytes.subarray(second.start).equals(alone)).toBe(true);
+    const p = parseRecord(bytes, second.start, bytes.length);
+    expect(p).toMatchObject({ kind: 'ok', seq: 2, spans: 2 });
+    expect(decodeRecordSpans(bytes, second.start, bytes.length)[1]).toEqual(fullSpan());
+  });
+
+  it('forgets a rewound record, and fills a given-back buffer again instead of a new one', () => {
+    const group = new ValueEncoder();
+    appendRecord(group, [fullSpan()]);
+    const refused = appendRecord(group, [fullSpan()]);
+    group.rewind(refused.start);
+    const taken = group.take();
+    expect(taken.length).toBe(refused.start);
+    // While `taken` is being written, appends fill another buffer; once given back it is filled next.
+    appendRecord(group, [fullSpan()]);
+    group.giveBack(taken);
+    const second = group.take();
+    expect(second.buffer === taken.buffer).toBe(false);
+    appendRecord(group, [fullSpan()]);
+    expect(group.take().buffer === taken.buffer).toBe(true);
+    // A value that cannot be encoded leaves nothing behind.
+    expect(() => appendRecord(group, [{ f: () => 1 } as unknown as Span])).toThrow(TypeError);
+    expect(group.held().length).toBe(0);
+  });
+
+  it('does not keep a buffer grown past 8 MiB by a huge record', () => {
+    const group = new ValueEncoder();
+    const huge = { ...fullSpan(), name: 'x'.repeat(9 * 1024 * 1024) };
+    appendRecord(group, [huge]);
+    const taken = group.take();
+    group.giveBack(taken);
+    appendRecord(group, [fullSpan()]);
+    group.take();
+    // Next filled: the buffer given back, were it kept.
+    appendRecord(group, [fullSpan()]);
+    expect(group.take().buffer === taken.buffer).toBe(false);
   });
 });

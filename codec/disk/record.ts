@@ -28,10 +28,27 @@ export function encodeRecord(encoder: ValueEncoder, spans: Span[]): Buffer {
   return buf;
 }
 
-export function stampSeq(record: Buffer, seq: number): void {
-  record.writeUInt32LE(seq % 0x1_0000_0000, 8);
-  record.writeUInt32LE(Math.floor(seq / 0x1_0000_0000), 12);
-  record.writeUInt32LE(crc32(record.subarray(0, 24)), 24);
+/**
+ * Encodes `spans` as one record after the bytes `encoder` already holds (ValueEncoder.append), with its
+ * header but no seq yet (`stampSeq`, at the returned start). Returns where the record starts and its
+ * length; the bytes are `encoder.held()` until the encoder hands them over with `take()`.
+ */
+export function appendRecord(encoder: ValueEncoder, spans: Span[]): { start: number; length: number } {
+  const start = encoder.append(spans, HEADER_BYTES);
+  const buf = encoder.held();
+  const length = buf.length - start;
+  buf.writeUInt32LE(MAGIC, start);
+  buf.writeUInt32LE(length - HEADER_BYTES, start + 4);
+  buf.writeUInt32LE(spans.length, start + 16);
+  buf.writeUInt32LE(crc32(buf.subarray(start + HEADER_BYTES)), start + 20);
+  return { start, length };
+}
+
+/** Fills in the seq of the record starting at `buf[at]`, and the header's checksum. */
+export function stampSeq(buf: Buffer, seq: number, at = 0): void {
+  buf.writeUInt32LE(seq % 0x1_0000_0000, at + 8);
+  buf.writeUInt32LE(Math.floor(seq / 0x1_0000_0000), at + 12);
+  buf.writeUInt32LE(crc32(buf.subarray(at, at + 24)), at + 24);
 }
 
 export type Parsed =

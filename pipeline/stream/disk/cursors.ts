@@ -1,15 +1,24 @@
 // Reader cursors, one small JSON file per stream:
 //   { "version": 1, "readers": { "<consumer id>": <seq> },
-//     "delivering": { "<consumer id>": { "from": <seq>, "attempts": <n> } } }
+//     "delivering": { "<consumer id>": { "from": <seq>, "attempts": <n> } }, "crc": <n> }
 // `readers` holds the last record each reader committed. `delivering` marks records handed out and not
 // yet committed, with how many processes started delivering them: a process that dies (crash, OOM)
 // leaves the mark behind, so a record that kills the daemon is recognised after a few restarts and
-// dead-lettered instead of crash-looping. A clean close clears the marks. Replaced atomically (write a temp file, rename),
-// never synced: a cursor that goes back after a machine crash only means records are delivered again
-// (at least once), and a missing or unreadable file means "start from the oldest retained record".
+// dead-lettered instead of crash-looping. A clean close clears the marks. Never synced: a cursor that goes
+// back after a machine crash only means records are delivered again (at least once), and a missing or
+// unreadable file means "start from the oldest retained record".
+//
+// Written twice per exporter delivery (the mark, then the commit), so each write is one positional write
+// over the file in place, padded with spaces to the length written before: a write that replaced the file
+// (a temp file, then a rename) cost ~10x the CPU, and on ext4 a rename over a file starts writeback of the
+// new one. The first write of a process still replaces the file, so it starts from a whole file. `crc`, a
+// CRC-32 of the text before `,"crc"` (followed by `}`), tells a torn in-place write (a machine crash) from
+// a whole one; a file without it (written by an earlier release, which replaced the file whole) is taken
+// as it is.
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import type { Logger } from '../../log.ts';
-import type { DiskIo } from './io.ts';
+import { writeAll, type DiskIo } from './io.ts';
 
 const FILE = 'cursors.json';
 
@@ -35,6 +44,7 @@ export async function loadCursors(io: DiskIo, directory: string, logger: Logger)
     return state;
   }
   try {
+    if (!checksumHolds(text)) throw new Error('checksum mismatch (a torn write)');
     const parsed = JSON.parse(text) as { readers?: Record<string, unknown>; delivering?: Record<string, Partial<Delivering>> };
     for (const [id, seq] of Object.entries(parsed.readers ?? {})) {
       if (typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0) cursors.set(id, seq);
@@ -48,6 +58,23 @@ export async function loadCursors(io: DiskIo, directory: string, logger: Logger)
   return state;
 }
 
+const CRC_KEY = ',"crc":';
+
+/** The cursor file's text for `body` (its JSON), with the checksum of that text. */
+function cursorText(body: string): string {
+  const open = body.slice(0, -1);
+  return `${open}${CRC_KEY}${crc32(open)}}`;
+}
+
+/** Whether `text` carries a checksum that matches, or none (an earlier release's file). */
+function checksumHolds(text: string): boolean {
+  const at = text.lastIndexOf(CRC_KEY);
+  if (at === -1) return true;
+  const tail = text.slice(at + CRC_KEY.length).trimEnd();
+  if (!tail.endsWith('}')) return false;
+  return Number(tail.slice(0, -1)) === crc32(text.slice(0, at));
+}
+
 /** Writes the cursor file; concurrent requests share writes (at most one running and one waiting). */
 export class CursorStore {
   private readonly io: DiskIo;
@@ -58,6 +85,10 @@ export class CursorStore {
   private running?: Promise<void>;
   private waiting?: Promise<void>;
   private failing = false;
+  /** The file, open for writes in place once this process replaced it whole. */
+  private fd?: number;
+  /** Bytes of the file: a shorter state is padded to it, so no old bytes are left after the JSON. */
+  private size = 0;
 
   constructor(io: DiskIo, directory: string, logger: Logger, snapshot: () => CursorState) {
     this.io = io;
@@ -93,14 +124,47 @@ export class CursorStore {
     for (const [id, seq] of state.cursors) readers[id] = seq;
     const body: { version: 1; readers: Record<string, number>; delivering?: Record<string, Delivering> } = { version: 1, readers };
     if (state.delivering.size > 0) body.delivering = Object.fromEntries(state.delivering);
+    const text = cursorText(JSON.stringify(body));
     try {
-      await this.io.writeFile(this.temp, JSON.stringify(body) + '\n');
-      await this.io.rename(this.temp, this.file);
+      if (this.fd === undefined) await this.replace(text);
+      else await this.overwrite(this.fd, text);
       if (this.failing) this.logger.info('stream cursors are written again');
       this.failing = false;
     } catch (err) {
       if (!this.failing) this.logger.warn('cannot write stream cursors; delivery continues, a restart may deliver again', { error: err });
       this.failing = true;
+      // The next write starts again from a whole new file.
+      await this.release();
     }
+  }
+
+  /** Replaces the file whole (temp file, rename) and keeps it open for the writes in place that follow. */
+  private async replace(text: string): Promise<void> {
+    const data = Buffer.from(text + '\n');
+    await this.io.writeFile(this.temp, data);
+    await this.io.rename(this.temp, this.file);
+    this.size = data.length;
+    this.fd = await this.io.open(this.file, 'r+');
+  }
+
+  private async overwrite(fd: number, text: string): Promise<void> {
+    const length = Buffer.byteLength(text) + 1;
+    const data = Buffer.alloc(Math.max(length, this.size), 0x20);
+    data.write(text, 0, 'utf8');
+    data[data.length - 1] = 0x0a;
+    await writeAll(this.io, fd, [data], 0);
+    this.size = data.length;
+  }
+
+  private async release(): Promise<void> {
+    const fd = this.fd;
+    this.fd = undefined;
+    if (fd !== undefined) await this.io.close(fd).catch(() => undefined);
+  }
+
+  /** Waits for the writes under way and closes the file. */
+  async close(): Promise<void> {
+    while (this.running || this.waiting) await (this.waiting ?? this.running);
+    await this.release();
   }
 }

@@ -1,11 +1,14 @@
 // The durable ingest stream: a write-ahead log of segment files under one directory per pipeline
 // (docs/decisions/0230-disk-stream-format.md, 0232-disk-stream-fsync.md).
 //
-// append: encode the spans, check the bound, queue. One flush at a time writes every queued record with
-// one writev and (fsync: always) one fdatasync, so concurrent requests share a sync (group commit); each
-// append resolves only after the write, and the sync, that covers it. Then its record becomes visible to
-// readers, from memory (RecentRecords) while they keep up, from the segment files when they fall behind.
-// commit: the reader's cursor goes to cursors.json; a segment every reader has passed is deleted.
+// append: encode the spans (after the queued records, in one buffer), check the bound, queue. One flush at
+// a time writes every queued record with one write and (fsync: always) one fdatasync, so concurrent
+// requests share a sync (group commit), and all that arrive while it runs form the next group: groups grow
+// with the load. Each append resolves only after the write, and the sync, that covers it. Then its record
+// becomes visible to readers, from memory (RecentRecords) while they keep up, from the segment files when
+// they fall behind.
+// commit: the reader's cursor goes to cursors.json (written in place, cursors.ts); a segment every reader
+// has passed is deleted.
 // The segment files themselves (writing, syncing, cutting back, reading, deleting) are SegmentLog's.
 import path from 'node:path';
 import { RefusedError, StartupError, type Refusal } from '../../errors.ts';
@@ -17,7 +20,7 @@ import { nodeIo, type DiskIo } from './io.ts';
 import { lockDirectory } from './lock.ts';
 import { Quarantine, type QuarantineEntry } from './quarantine.ts';
 import { ValueEncoder } from '../../../codec/disk/codec.ts';
-import { decodeRecordSpans, encodeRecord, parseRecord, stampSeq } from '../../../codec/disk/record.ts';
+import { appendRecord, decodeRecordSpans, parseRecord, stampSeq } from '../../../codec/disk/record.ts';
 import { RecentRecords } from './recent.ts';
 import { recoverSegment } from './recover.ts';
 import { parseSegmentName, Segment } from './segment.ts';
@@ -62,7 +65,8 @@ export interface DiskStreamOptions {
 interface Pending {
   seq: number;
   spans: Span[];
-  buf: Buffer;
+  /** Bytes of its record, which sits after the previous pending record's in the encoder's buffer. */
+  length: number;
   resolve: () => void;
   reject: (err: Error) => void;
 }
@@ -124,7 +128,11 @@ export class DiskStream implements IngestStream {
   private readonly cursors: CursorStore;
   private readonly recent: RecentRecords;
   private readonly log: SegmentLog;
-  /** Encodes every record appended to this stream, reusing its scratch buffer. */
+  /**
+   * Encodes every record appended to this stream, one after the other in its buffer: the records queued
+   * for the next group commit are that buffer's bytes, written as they are (no copy per record), and the
+   * buffer of the group being written comes back to be filled again.
+   */
   private readonly recordEncoder = new ValueEncoder();
 
   private state: 'new' | 'opening' | 'open' | 'sealed' | 'closed' = 'new';
@@ -185,6 +193,7 @@ export class DiskStream implements IngestStream {
     try {
       await this.recover();
     } catch (err) {
+      await this.cursors.close();
       await this.unlock();
       this.state = 'closed';
       throw err instanceof StartupError ? err : new StartupError(`cannot recover stream ${this.dir}: ${(err as Error).message}`, { cause: err });
@@ -291,23 +300,25 @@ export class DiskStream implements IngestStream {
 
   append(spans: Span[]): Promise<void> {
     if (this.state !== 'open') return Promise.reject(new RefusedError(this.notOpenMessage(), this.retryAfterMs));
-    let buf: Buffer;
+    let record: { start: number; length: number };
     try {
-      buf = encodeRecord(this.recordEncoder, spans);
+      record = appendRecord(this.recordEncoder, spans);
     } catch (err) {
       return Promise.reject(err);
     }
     // Like the memory stream, a record larger than the whole bound is still taken when nothing is held,
     // so one big request is never refused forever.
-    if (this.log.bytes + this.pendingBytes + buf.length > this.maxBytes && !this.holdsNothing()) {
+    if (this.log.bytes + this.pendingBytes + record.length > this.maxBytes && !this.holdsNothing()) {
+      this.recordEncoder.rewind(record.start);
       this.refusedAt = this.log.bytes + this.pendingBytes;
       return Promise.reject(new RefusedError(this.refuseFull(), this.retryAfterMs));
     }
     const seq = this.nextSeq++;
-    stampSeq(buf, seq);
-    this.pendingBytes += buf.length;
+    stampSeq(this.recordEncoder.held(), seq, record.start);
+    this.pendingBytes += record.length;
+    const length = record.length;
     return new Promise<void>((resolve, reject) => {
-      this.pending.push({ seq, spans, buf, resolve, reject });
+      this.pending.push({ seq, spans, length, resolve, reject });
       this.scheduleFlush();
     });
   }
@@ -336,16 +347,19 @@ export class DiskStream implements IngestStream {
     while (this.pending.length > 0) {
       const group = this.pending;
       this.pending = [];
-      await this.exclusive(() => this.writeGroup(group));
+      // The queued records' bytes, in order: what the encoder holds is exactly `group` (a refused append
+      // rewound its record).
+      const bytes = this.recordEncoder.take();
+      await this.exclusive(() => this.writeGroup(group, bytes));
     }
   }
 
-  private async writeGroup(group: Pending[]): Promise<void> {
-    let total = 0;
-    for (const p of group) total += p.buf.length;
+  private async writeGroup(group: Pending[], bytes: Buffer): Promise<void> {
+    const total = bytes.length;
     try {
-      await this.log.write(group);
+      await this.log.write(group, bytes);
     } catch (err) {
+      this.recordEncoder.giveBack(bytes);
       this.pendingBytes -= total;
       const code = (err as NodeJS.ErrnoException).code;
       const message = code === 'ENOSPC' || code === 'EDQUOT'
@@ -360,8 +374,9 @@ export class DiskStream implements IngestStream {
       for (const p of group) p.reject(refused);
       return;
     }
+    this.recordEncoder.giveBack(bytes);
     this.options.onGroupCommit?.(group.length);
-    for (const p of group) this.recent.push(p.seq, p.spans, p.buf.length);
+    for (const p of group) this.recent.push(p.seq, p.spans, p.length);
     this.pendingBytes -= total;
     this.visibleSeq = group[group.length - 1].seq;
     if (this.writeFailing !== undefined) {
@@ -637,6 +652,7 @@ export class DiskStream implements IngestStream {
       await this.cursors.persist();
     }
     await this.chain;
+    await this.cursors.close();
     await this.unlock?.();
     this.state = 'closed';
     this.notify();

@@ -7,10 +7,10 @@ import { Segment } from './segment.ts';
 
 export type FsyncMode = 'always' | 'interval' | 'never';
 
-/** One record of a group to write: its seq, its encoded bytes, and its spans (only counted here). */
+/** One record of a group to write: its seq, its length in the group's bytes, and its spans (only counted here). */
 export interface RecordToWrite {
   seq: number;
-  buf: Buffer;
+  length: number;
   spans: ArrayLike<unknown>;
 }
 
@@ -61,23 +61,18 @@ export class SegmentLog {
   }
 
   /**
-   * Writes a group of records with one writev (and, with fsync: always, one fdatasync) and indexes them.
-   * On failure whatever part reached the file is cut back (the caller refuses those appends, so their
-   * bytes must not be replayed after a restart) and the error is thrown.
+   * Writes a group of records, `bytes` holding them back to back in `group`'s order, with one write (and,
+   * with fsync: always, one fdatasync) and indexes them. On failure whatever part reached the file is cut
+   * back (the caller refuses those appends, so their bytes must not be replayed after a restart) and the
+   * error is thrown.
    */
-  async write(group: RecordToWrite[]): Promise<void> {
-    const buffers = new Array<Buffer>(group.length);
-    let total = 0;
-    for (let i = 0; i < group.length; i++) {
-      buffers[i] = group[i].buf;
-      total += group[i].buf.length;
-    }
+  async write(group: RecordToWrite[], bytes: Buffer): Promise<void> {
     let active: { segment: Segment; fd: number };
     let position: number;
     try {
       active = await this.activeSegment(group[0].seq);
       position = active.segment.size;
-      await writeAll(this.io, active.fd, buffers, position);
+      await writeAll(this.io, active.fd, [bytes], position);
       if (this.fsync === 'always') await this.io.fdatasync(active.fd);
       else this.dirty = true;
     } catch (err) {
@@ -89,10 +84,10 @@ export class SegmentLog {
     }
     let offset = position;
     for (const r of group) {
-      active.segment.add(r.seq, offset, r.buf.length, r.spans.length);
-      offset += r.buf.length;
+      active.segment.add(r.seq, offset, r.length, r.spans.length);
+      offset += r.length;
     }
-    this.bytes += total;
+    this.bytes += bytes.length;
   }
 
   /** The segment to write a group starting at `seq` to: the open one, or a new file once it is full. */
