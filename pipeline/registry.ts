@@ -22,9 +22,9 @@ export interface LazyFactory extends ComponentSpec {
 /** The component types a config uses, by kind (a loaded config or a graph spec). */
 export interface ComponentsUsed {
   extensions?: Map<string, { type: string }>;
-  receivers: Map<string, { type: string }>;
-  processors: Map<string, { type: string }>;
-  exporters: Map<string, { type: string }>;
+  receivers?: Map<string, { type: string }>;
+  processors?: Map<string, { type: string }>;
+  exporters?: Map<string, { type: string }>;
 }
 
 const key = (kind: ComponentKind, type: string) => `${kind}:${type}`;
