@@ -1,14 +1,11 @@
 // The tracehop CLI: the commands, their exit codes and the error output (main.ts is the entry point).
+// Each command's module is imported when that command runs: the daemon does not hold the client
+// commands' code, nor the client commands the daemon's.
 import { DEFAULT_CONFIG, DEFAULT_CONFIG_NAME } from '../config/default.ts';
 import { loadConfigFile, loadConfigText } from '../config/load.ts';
 import { ConfigError, formatProblem } from '../config/problem.ts';
 import { parseArgs, USAGE } from './args.ts';
 import { builtinRegistry } from './components.ts';
-import { formatReport, inspectDirectory } from './inspect.ts';
-import { replay, replaySummary } from './replay.ts';
-import { tap } from './tap.ts';
-import { listTraces, showTrace } from './traces.ts';
-import { runDaemon } from './run.ts';
 import { version } from './version.ts';
 
 /**
@@ -44,6 +41,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'replay': {
       try {
+        const { replay, replaySummary } = await import('./replay.ts');
         const count = await replay(command);
         process.stdout.write(replaySummary(command.file, count));
         return count.accepted === count.sent && count.unreadable === 0 ? 0 : 1;
@@ -55,16 +53,22 @@ async function main(argv: string[]): Promise<number> {
       const interrupted = new AbortController();
       process.once('SIGINT', () => interrupted.abort());
       try {
+        const { tap } = await import('./tap.ts');
         return await tap(command, process.stdout, process.stderr, interrupted.signal);
       } catch (err) {
         return failed('tap', err);
       }
     }
-    case 'traces':
+    case 'traces': {
+      const { listTraces } = await import('./traces.ts');
       return listTraces(command, process.stdout, process.stderr).catch((err: unknown) => failed('traces', err));
-    case 'trace':
+    }
+    case 'trace': {
+      const { showTrace } = await import('./traces.ts');
       return showTrace(command, process.stdout, process.stderr).catch((err: unknown) => failed('trace', err));
+    }
     case 'inspect': {
+      const { formatReport, inspectDirectory } = await import('./inspect.ts');
       const reports = await inspectDirectory(command.directory).catch((err: Error) => err);
       if (reports instanceof Error) return failed('inspect', reports);
       if (reports.length === 0) {
@@ -74,8 +78,10 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(command.json ? JSON.stringify(reports, null, 2) + '\n' : reports.map(formatReport).join(''));
       return 0;
     }
-    case 'run':
+    case 'run': {
+      const { runDaemon } = await import('./run.ts');
       return runDaemon(command.config, command.sets);
+    }
   }
 }
 

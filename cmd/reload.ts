@@ -25,8 +25,9 @@ export interface Running {
 export interface ReloaderOptions {
   /** Loads the config again from where the daemon's came from; throws ConfigError. */
   load(): LoadedConfig;
-  /** The next graph for `config`, built from the running one (not started). */
-  build(config: LoadedConfig, previous: Graph): Graph;
+  /** The next graph for `config`, built from the running one (not started), once the components it
+   *  uses are imported. */
+  build(config: LoadedConfig, previous: Graph): Promise<Graph>;
   logger: Logger;
   /** Counts each reload by its result. */
   counted?(result: ReloadOutcome['result']): void;
@@ -44,6 +45,7 @@ export function restartOnlyChanges(running: LoadedConfig, next: LoadedConfig): s
   if (!same(running.service.telemetry, next.service.telemetry)) changed.push('service.telemetry');
   if (running.service.memory_limit_mib !== next.service.memory_limit_mib) changed.push('service.memory_limit_mib');
   if (running.service.memory_spike_limit_mib !== next.service.memory_spike_limit_mib) changed.push('service.memory_spike_limit_mib');
+  if (running.service.memory_release_after_idle !== next.service.memory_release_after_idle) changed.push('service.memory_release_after_idle');
   return changed.map((key) => `${key}: changed, and takes effect only when tracehop restarts`);
 }
 
@@ -121,7 +123,7 @@ export class Reloader {
     const previous = this.#running.graph;
     let graph: Graph;
     try {
-      graph = this.#options.build(config, previous);
+      graph = await this.#options.build(config, previous);
       await graph.takeOver(previous, config.service.shutdown_timeout);
     } catch (error) {
       return { result: 'failed', generation, problems: [(error as Error).message] };

@@ -8,8 +8,6 @@ import { loadConfigText, readConfigText, type LoadedConfig } from '../config/loa
 import { Graph, type GraphOptions } from '../pipeline/graph.ts';
 import { createLogger, type Logger } from '../pipeline/log.ts';
 import { createMemoryLimiter } from '../pipeline/memory-limit.ts';
-import { createDiskStream } from '../pipeline/stream/disk/disk-stream.ts';
-import { nodeIo, withSyncTiming } from '../pipeline/stream/disk/io.ts';
 import { ServiceMetrics, type StreamMetrics } from '../pipeline/telemetry/metrics.ts';
 import { Taps } from '../pipeline/tap.ts';
 import { MemoryStream } from '../pipeline/stream/memory.ts';
@@ -20,15 +18,12 @@ import { MetricsServer } from './metrics-server.ts';
 import { Reloader } from './reload.ts';
 import { firstSignal } from './signals.ts';
 import { version } from './version.ts';
-import { runPrimary } from './workers/primary.ts';
 import { askPrimaryForConfig, WorkerLink } from './workers/worker-link.ts';
 import { shardDirectory, WORKER_INDEX_VARIABLE, workerConfig } from './workers/worker-view.ts';
 
 const RETRY_AFTER_MS = 1000;
 /** How often the memory limiter checks without a request (the Collector's memory_limiter check_interval). */
 const MEMORY_CHECK_INTERVAL_MS = 1000;
-/** After this long without a request the memory limiter gives V8's pooled pages back (memory-limit.ts). */
-const IDLE_RELEASE_MS = 30_000;
 
 /** Which worker this process is, when the primary forked it. */
 export interface WorkerRole {
@@ -61,20 +56,23 @@ export async function runDaemon(configPath: string | undefined, sets: readonly s
     return serve(workerConfig(whole, role.index), () => workerConfig(fromText(config.text), role.index), registry, role);
   }
   const first = read();
-  if (first.config.service.workers > 1) return runPrimary(first, read, registry);
+  if (first.config.service.workers > 1) return (await import('./workers/primary.ts')).runPrimary(first, read, registry);
   return serve(first.config, () => read().config, registry, undefined);
 }
 
 /** Runs the daemon in this process: the whole of it, or one worker's share (`role`). */
 async function serve(config: LoadedConfig, load: () => LoadedConfig, registry: ReturnType<typeof builtinRegistry>, role: WorkerRole | undefined): Promise<number> {
   const logger = createLogger({ level: config.service.telemetry.logs.level }, role === undefined ? {} : { worker: role.index });
+  // The disk stream's code only for a config that stores on disk (storage changes need a restart).
+  const disk = config.storage.type === 'disk' ? await loadDiskStream() : undefined;
   for (const warning of config.warnings) logger.warn(warning);
 
   const limiter = createMemoryLimiter({
     limitMib: config.service.memory_limit_mib,
     spikeLimitMib: config.service.memory_spike_limit_mib,
     retryAfterMs: RETRY_AFTER_MS,
-    idleReleaseMs: IDLE_RELEASE_MS,
+    // After this long without a request the limiter gives V8's pooled pages back (memory-limit.ts).
+    idleReleaseMs: config.service.memory_release_after_idle,
     logger: logger.child({ component: 'memory_limiter' }),
   });
   // Unreferenced: the check alone never keeps the process alive.
@@ -85,15 +83,21 @@ async function serve(config: LoadedConfig, load: () => LoadedConfig, registry: R
   const graphOptions = (loaded: LoadedConfig): GraphOptions => ({
     registry,
     logger,
-    createStream: (pipelineId, deadLetters, streamMetrics) => createStream(loaded, pipelineId, deadLetters, logger, streamMetrics, role),
+    createStream: (pipelineId, deadLetters, streamMetrics) => createStream(loaded, pipelineId, deadLetters, logger, streamMetrics, role, disk),
     admission: () => limiter.check(),
     retryAfterMs: RETRY_AFTER_MS,
     metrics,
     taps,
   });
+  // Only the components a config uses are imported (cmd/components.ts), the first config's now, a reload's
+  // before its graph is built.
+  await registry.load(config);
   const reloader = new Reloader({ graph: new Graph(config, graphOptions(config)), config }, {
     load,
-    build: (loaded, previous) => new Graph(loaded, graphOptions(loaded), previous),
+    build: async (loaded, previous) => {
+      await registry.load(loaded);
+      return new Graph(loaded, graphOptions(loaded), previous);
+    },
     logger: logger.child({ component: 'reload' }),
     counted: (result) => metrics.reloaded(result),
   });
@@ -164,6 +168,15 @@ async function serve(config: LoadedConfig, load: () => LoadedConfig, registry: R
   }
 }
 
+type DiskStreamModules = Awaited<ReturnType<typeof loadDiskStream>>;
+
+async function loadDiskStream() {
+  const [{ createDiskStream }, { nodeIo, withSyncTiming }] = await Promise.all([
+    import('../pipeline/stream/disk/disk-stream.ts'), import('../pipeline/stream/disk/io.ts'),
+  ]);
+  return { createDiskStream, nodeIo, withSyncTiming };
+}
+
 function createStream(
   config: LoadedConfig,
   pipelineId: string,
@@ -171,9 +184,11 @@ function createStream(
   logger: Logger,
   metrics: StreamMetrics,
   role: WorkerRole | undefined,
+  disk: DiskStreamModules | undefined,
 ): IngestStream {
   const { storage } = config;
   if (storage.type === 'memory') return new MemoryStream({ maxBytes: storage.max_bytes, retryAfterMs: RETRY_AFTER_MS });
+  const { createDiskStream, nodeIo, withSyncTiming } = disk!;
   const exporters = config.pipelines.find((p) => p.id === pipelineId)!.exporters;
   // A record that keeps killing the process is dead-lettered after the smallest max_attempts of the
   // pipeline's exporters, into the dead-letter file of the exporter that was delivering it.

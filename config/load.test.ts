@@ -62,6 +62,16 @@ describe('config loader', () => {
     expect(problems(limits('  memory_spike_limit_mib: -1\n'))).toHaveLength(1);
   });
 
+  it('service.memory_release_after_idle: a duration, 30s by default, 0 turns the idle release off', () => {
+    expect(loadConfigText(minimal, 'c.yaml', registry(), {}).service.memory_release_after_idle).toBe(30_000);
+    const idle = (value: string) => minimal.replace('service:\n', `service:\n  memory_release_after_idle: ${value}\n`);
+    expect(loadConfigText(idle('2m'), 'c.yaml', registry(), {}).service.memory_release_after_idle).toBe(120_000);
+    expect(loadConfigText(idle('0'), 'c.yaml', registry(), {}).service.memory_release_after_idle).toBe(0);
+    expect(problems(idle('soon'))).toEqual([
+      'c.yaml:7:30 service.memory_release_after_idle: must be a duration such as 200ms, 5s or 1m (got "soon")',
+    ]);
+  });
+
   it('reads `storage: memory` as short for {type: memory} with the memory bound', () => {
     const c = loadConfigText(minimal + 'storage: memory\n', 'c.yaml', registry(), {});
     expect(c.storage).toMatchObject({ type: 'memory', max_bytes: 134217728 });

@@ -7,7 +7,7 @@ import { SYNC_PROCESSORS, type ComponentKind } from '../pipeline/component.ts';
 import type { ComponentEntry, GraphSpec, PipelineEntry } from '../pipeline/graph.ts';
 import type { Registry } from '../pipeline/registry.ts';
 import { defaultSpikeLimitMib } from '../pipeline/memory-limit.ts';
-import { describeError, validator } from './ajv.ts';
+import { describeError, SchemaValidators } from './ajv.ts';
 import { expandEnv } from './expand.ts';
 import { OVERRIDE_SOURCE, overridePosition, parseOverride, type Override } from './overrides.ts';
 import { ConfigError, type Problem } from './problem.ts';
@@ -63,6 +63,8 @@ class Loader {
   private readonly sets: readonly string[];
   /** The --set overrides applied to the document. */
   private readonly overrides: Override[] = [];
+  /** Dropped with the loader once the config is loaded (ajv.ts). */
+  private readonly validators = new SchemaValidators();
 
   constructor(text: string, file: string, env: NodeJS.ProcessEnv, sets: readonly string[]) {
     this.file = file;
@@ -371,7 +373,7 @@ class Loader {
 
   private validate(path: string[], value: unknown, schema: Record<string, unknown>): unknown {
     const copy = structuredClone(value);
-    const fn = validator(schema);
+    const fn = this.validators.validator(schema);
     if (fn(copy)) return copy;
     for (const error of fn.errors ?? []) {
       const { segments, message } = describeError(error);

@@ -22,6 +22,8 @@ export interface ServiceConfig {
   memory_limit_mib: number;
   /** How far below the hard limit the soft limit is (MiB); absent: a fifth of memory_limit_mib. */
   memory_spike_limit_mib?: number;
+  /** Milliseconds without a request after which the daemon gives pooled memory back to the system (0: never). */
+  memory_release_after_idle: number;
   /** Ids under `extensions:` to run (an extension not listed here is not started). */
   extensions: string[];
   telemetry: {
@@ -46,6 +48,9 @@ export const serviceSchema: JsonSchema = {
     shutdown_timeout: duration('10s'),
     memory_limit_mib: integer(512, 1),
     memory_spike_limit_mib: integer(0, 0),
+    // 30 s: long enough that a sender pausing between bursts does not pay V8's regrowth every time
+    // (pipeline/memory-limit.ts idleReleaseMs).
+    memory_release_after_idle: duration('30s'),
     extensions: idList,
     telemetry: object({
       logs: object({ level: oneOf(['debug', 'info', 'warn', 'error'], 'info') }),

@@ -22,6 +22,8 @@ export class PrimaryExtensions {
 
   /** Starts the primary's extensions of `config`; rejects with the first that cannot start. */
   async start(config: LoadedConfig): Promise<void> {
+    // The primary imports these extensions' code only (Registry.load), not the pipelines' components.
+    await this.#registry.load({ extensions: new Map(ours(config)) });
     for (const [id, entry] of ours(config)) {
       const extension = this.#registry.get('extension', entry.type)!.create(entry.config, {
         id, logger: this.#logger.child({ component: id }), status: this.#status,

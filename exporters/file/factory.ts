@@ -1,11 +1,10 @@
 import type { Exporter, Factory } from '../../pipeline/component.ts';
-import { BYTES_PER_MEGABYTE, schema, type FileConfig } from './config.ts';
+import { BYTES_PER_MEGABYTE, type FileConfig } from './config.ts';
+import { spec } from './spec.ts';
 import { FileExporter } from './file-exporter.ts';
 
 export const factory: Factory<FileConfig, Exporter> = {
-  type: 'file',
-  kind: 'exporter',
-  schema,
+  ...spec,
   create: (config, context) =>
     new FileExporter({
       path: config.path,

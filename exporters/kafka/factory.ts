@@ -1,13 +1,11 @@
 import type { Exporter, Factory } from '../../pipeline/component.ts';
 import { lazyExporter } from '../../pipeline/lazy-exporter.ts';
-import { checkKafkaConfig, schema, type KafkaConfig } from './config.ts';
+import type { KafkaConfig } from './config.ts';
+import { spec } from './spec.ts';
 
 export const factory: Factory<KafkaConfig, Exporter> = {
-  type: 'kafka',
-  kind: 'exporter',
-  schema,
+  ...spec,
   // The client library is loaded at start, only when a kafka exporter is configured.
   create: (config, context) =>
     lazyExporter(async () => new (await import('./kafka-exporter.ts')).KafkaExporter(config, context)),
-  check: checkKafkaConfig,
 };

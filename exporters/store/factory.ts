@@ -1,11 +1,10 @@
 import type { Exporter, Factory } from '../../pipeline/component.ts';
-import { schema, type StoreConfig } from './config.ts';
+import type { StoreConfig } from './config.ts';
+import { spec } from './spec.ts';
 import { StoreExporter } from './store-exporter.ts';
 
 export const factory: Factory<StoreConfig, Exporter> = {
-  type: 'store',
-  kind: 'exporter',
-  schema,
+  ...spec,
   create: (config, context) =>
     new StoreExporter({
       path: config.path,

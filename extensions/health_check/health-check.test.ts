@@ -22,7 +22,7 @@ class SwitchableExporter implements Exporter {
   }
 }
 
-function setup(threshold: string, maxBytes = 1 << 24) {
+async function setup(threshold: string, maxBytes = 1 << 24) {
   const exporter = new SwitchableExporter();
   const switchable: Factory<unknown, Exporter> = { type: 'switchable', kind: 'exporter', schema: object(deliveryProperties), create: () => exporter };
   const registry = builtinRegistry().register(switchable);
@@ -44,6 +44,7 @@ service:
       receivers: [http]
       exporters: [switchable]
 `, 'test.yaml', registry);
+  await registry.load(config);
   const graph = new Graph(config, {
     registry,
     logger: silentLogger,
@@ -87,7 +88,7 @@ async function until(graph: Graph, done: (r: { status: number; body: HealthRepor
 
 describe('health_check extension', () => {
   it('answers ready with every component listed once the graph started', async () => {
-    const { graph } = setup('30s');
+    const { graph } = await setup('30s');
     await graph.start();
     expect(graph.endpoints().health_check[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const ready = await probe(graph, '/health/ready');
@@ -111,7 +112,7 @@ describe('health_check extension', () => {
   });
 
   it('is not ready while an exporter fails past the threshold, and ready again once it delivers', async () => {
-    const { graph, exporter } = setup('0s');
+    const { graph, exporter } = await setup('0s');
     await graph.start();
     exporter.down = true;
     expect(await post(graph, 3)).toBe(202);
@@ -132,7 +133,7 @@ describe('health_check extension', () => {
   });
 
   it('keeps a failing exporter ready under the threshold', async () => {
-    const { graph, exporter } = setup('1h');
+    const { graph, exporter } = await setup('1h');
     await graph.start();
     exporter.down = true;
     expect(await post(graph, 2)).toBe(202);
@@ -143,7 +144,7 @@ describe('health_check extension', () => {
 
   it('is not ready when a stream holds its high-water mark', async () => {
     // A 1-byte bound: the first request (taken whole because the stream is empty) is over it.
-    const { graph, exporter } = setup('1h', 1);
+    const { graph, exporter } = await setup('1h', 1);
     await graph.start();
     exporter.down = true;
     expect(await post(graph, 1)).toBe(202);
@@ -153,7 +154,7 @@ describe('health_check extension', () => {
   });
 
   it('is not ready once shutdown began (receivers closed, stream sealed) while live still answers', async () => {
-    const { graph, exporter } = setup('1h');
+    const { graph, exporter } = await setup('1h');
     await graph.start();
     exporter.down = true;
     expect(await post(graph, 1)).toBe(202);
@@ -169,7 +170,7 @@ describe('health_check extension', () => {
   });
 
   it('refuses to start with a StartupError naming itself and the endpoint when the port is taken', async () => {
-    const { graph } = setup('30s');
+    const { graph } = await setup('30s');
     await graph.start();
     const taken = new URL(graph.endpoints().health_check[0]).host;
     const second = new HealthCheckExtension(
@@ -183,7 +184,7 @@ describe('health_check extension', () => {
   });
 
   it('answers 404 off its two paths and 405 to other methods', async () => {
-    const { graph } = setup('30s');
+    const { graph } = await setup('30s');
     await graph.start();
     const missing = await probe(graph, '/healthz');
     expect(missing.status).toBe(404);

@@ -1,11 +1,9 @@
 import type { Batcher, Factory } from '../../pipeline/component.ts';
 import { SizeOrTimeBatcher } from './batcher.ts';
-import { checkBatchConfig, schema, type BatchConfig } from './config.ts';
+import type { BatchConfig } from './config.ts';
+import { spec } from './spec.ts';
 
 export const factory: Factory<BatchConfig, Batcher> = {
-  type: 'batch',
-  kind: 'processor',
-  schema,
+  ...spec,
   create: (config) => new SizeOrTimeBatcher(config),
-  check: checkBatchConfig,
 };

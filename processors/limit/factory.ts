@@ -1,11 +1,9 @@
 import type { Factory, SyncProcessor } from '../../pipeline/component.ts';
-import { checkLimitConfig, schema, type LimitConfig } from './config.ts';
+import type { LimitConfig } from './config.ts';
+import { spec } from './spec.ts';
 import { LimitProcessor } from './processor.ts';
 
 export const factory: Factory<LimitConfig, SyncProcessor> = {
-  type: 'limit',
-  kind: 'processor',
-  schema,
+  ...spec,
   create: (config) => new LimitProcessor(config),
-  check: checkLimitConfig,
 };

@@ -1,10 +1,9 @@
 import type { Factory, SyncProcessor } from '../../pipeline/component.ts';
-import { schema, type NamespaceConfig } from './config.ts';
+import type { NamespaceConfig } from './config.ts';
+import { spec } from './spec.ts';
 import { NamespaceProcessor } from './processor.ts';
 
 export const factory: Factory<NamespaceConfig, SyncProcessor> = {
-  type: 'namespace',
-  kind: 'processor',
-  schema,
+  ...spec,
   create: (config) => new NamespaceProcessor(config),
 };

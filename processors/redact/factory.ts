@@ -1,11 +1,9 @@
 import type { Factory, SyncProcessor } from '../../pipeline/component.ts';
-import { checkRedactConfig, schema, type RedactConfig } from './config.ts';
+import type { RedactConfig } from './config.ts';
+import { spec } from './spec.ts';
 import { RedactProcessor } from './processor.ts';
 
 export const factory: Factory<RedactConfig, SyncProcessor> = {
-  type: 'redact',
-  kind: 'processor',
-  schema,
+  ...spec,
   create: (config) => new RedactProcessor(config),
-  check: checkRedactConfig,
 };

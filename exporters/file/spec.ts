@@ -1,0 +1,10 @@
+// What the config loader needs of this component (cmd/components.ts): the implementation is imported only
+// when a config uses it (factory.ts).
+import type { ComponentSpecOf } from '../../pipeline/registry.ts';
+import { schema, type FileConfig } from './config.ts';
+
+export const spec: ComponentSpecOf<FileConfig> = {
+  type: 'file',
+  kind: 'exporter',
+  schema,
+};

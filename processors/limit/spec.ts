@@ -1,0 +1,11 @@
+// What the config loader needs of this component (cmd/components.ts): the implementation is imported only
+// when a config uses it (factory.ts).
+import type { ComponentSpecOf } from '../../pipeline/registry.ts';
+import { checkLimitConfig, schema, type LimitConfig } from './config.ts';
+
+export const spec: ComponentSpecOf<LimitConfig> = {
+  type: 'limit',
+  kind: 'processor',
+  schema,
+  check: checkLimitConfig,
+};
