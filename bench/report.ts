@@ -27,7 +27,7 @@ export function formatReport(rounds: Row[][], meta: { pinned: boolean; durationM
   for (const r of medianRows(rounds)) {
     const m = r.measurement;
     if (m) {
-      lines.push(`| ${r.scenario} | ${r.target} | ${f0(m.load.spansPerSecond)} | ${f2(m.load.latencyMs.p50)} | ${f2(m.load.latencyMs.p99)} | ${f1(m.load.latencyMs.max)} | ${f0(m.load.non2xx + m.load.errors)} | ${f2(m.cpuPerMillion)} | ${f2(m.coreShare)} | ${f0(m.rssMiB)} | ${f0(m.peakRssMiB)} | ${r.note ?? ''} |`);
+      lines.push(`| ${r.scenario} | ${r.target} | ${f0(m.load.spansPerSecond)} | ${f2(m.load.latencyMs.p50)} | ${f2(m.load.latencyMs.p99)} | ${f1(m.load.latencyMs.max)} | ${f0(m.load.non2xx + m.load.errors)} | ${f2(m.cpuPerMillion)} | ${f2(m.coreShare)} | ${f0(m.rssMiB)} | ${f0(m.peakRssMiB)} | ${drainNote(m.drainSeconds, r.note)} |`);
     } else {
       lines.push(`| ${r.scenario} | ${r.target} | ${r.spansPerSecond ? f0(r.spansPerSecond) : '-'} | | | | | | | | | ${r.note ?? ''} |`);
     }
@@ -70,6 +70,7 @@ export function medianRows(rounds: Row[][]): Row[] {
         coreShare: med((m) => m.coreShare),
         rssMiB: med((m) => m.rssMiB),
         peakRssMiB: med((m) => m.peakRssMiB),
+        drainSeconds: med((m) => m.drainSeconds ?? 0),
       };
     }
     return row;
@@ -121,4 +122,10 @@ export function ratioValues(rows: Row[]): Array<{ label: string; value: number }
     push('durable / memory p99 latency', durable.load.latencyMs.p99 / memory.load.latencyMs.p99);
   }
   return out;
+}
+
+/** The row's note, led by how long the target kept exporting after the load ended when that was a second or more. */
+function drainNote(drainSeconds: number | undefined, note: string | undefined): string {
+  const drain = drainSeconds !== undefined && drainSeconds >= 1 ? `exported for ${f1(drainSeconds)} s after the load (CPU counted)` : '';
+  return [drain, note ?? ''].filter(Boolean).join('; ');
 }

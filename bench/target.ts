@@ -39,6 +39,9 @@ export interface Measurement {
   cpuByProcess?: number[];
   /** The load generator's own CPU seconds per million accepted spans (what it takes from shared CPUs). */
   loadgenCpuPerMillion?: number;
+  /** Seconds the target kept working after the load ended (its backlog: accepted spans not yet exported);
+   *  that CPU is in `cpuSeconds` and `cpuPerMillion`, not in `coreShare`. */
+  drainSeconds?: number;
 }
 
 // Both peers are sampled the same way, from /proc, at the same rate over the same window: one reading at
@@ -149,11 +152,17 @@ export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise
     });
     gen.once('exit', (code) => code !== 0 && reject(new Error(`load generator exited with ${code}`)));
   });
+  const seconds = (performance.now() - windowStart) / 1000;
+  const windowCpu = sum(cpuByProcess(target.pid), cpuStart);
+  // A peer that acknowledges before it exports (the Collector's in-memory sending queue) leaves work behind
+  // when the load stops; the spans it accepted cost that work too. Keep counting until it is idle.
+  const drainStart = performance.now();
+  await untilIdle(target.pid);
+  const drainSeconds = (performance.now() - drainStart) / 1000;
   const cpuEnd = cpuByProcess(target.pid);
   // A process that started within the window (a restarted worker) counts from zero.
   const byProcess = [...cpuEnd].map(([pid, seconds]) => seconds - (cpuStart.get(pid) ?? 0));
   const cpu = byProcess.reduce((a, b) => a + b, 0);
-  const seconds = (performance.now() - windowStart) / 1000;
   clearInterval(sampler);
   const mem = memoryMiB(target.pid);
   rssSamples.push(mem.rss);
@@ -161,10 +170,35 @@ export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise
     load: result,
     cpuSeconds: cpu,
     cpuPerMillion: result.spansAccepted > 0 ? cpu / (result.spansAccepted / 1e6) : Infinity,
-    coreShare: cpu / seconds,
+    coreShare: windowCpu / seconds,
     rssMiB: rssSamples.reduce((a, b) => a + b, 0) / rssSamples.length,
     peakRssMiB: mem.peak,
     ...(byProcess.length > 1 ? { cpuByProcess: byProcess } : {}),
     loadgenCpuPerMillion: result.spansAccepted > 0 ? loadgenCpu / (result.spansAccepted / 1e6) : Number.NaN,
+    drainSeconds,
   };
+}
+
+/** CPU seconds of a process tree since `start` (by pid; a process new since then counts from zero). */
+function sum(now: Map<number, number>, start: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of now) total += seconds - (start.get(pid) ?? 0);
+  return total;
+}
+
+const IDLE_STEP_MS = 500;
+/** Below this share of a core over a step, the target is idle (its timers and checks, not spans). */
+const IDLE_CORE_SHARE = 0.1;
+const DRAIN_LIMIT_MS = 120_000;
+
+/** Resolves once the process tree uses less than IDLE_CORE_SHARE of a core over a step (or after DRAIN_LIMIT_MS). */
+async function untilIdle(pid: number): Promise<void> {
+  const deadline = performance.now() + DRAIN_LIMIT_MS;
+  let before = cpuSeconds(pid);
+  while (performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, IDLE_STEP_MS));
+    const now = cpuSeconds(pid);
+    if (now - before < IDLE_CORE_SHARE * (IDLE_STEP_MS / 1000)) return;
+    before = now;
+  }
 }
