@@ -15,10 +15,11 @@ const base = {
 };
 
 const SEMI_SPACE = '--max-semi-space-size=16';
+const NO_PRETENURING = '--no-allocation-site-pretenuring';
 
 describe('V8 flags', () => {
-  it('are the young-generation size', () => {
-    expect(V8_FLAGS).toEqual([SEMI_SPACE]);
+  it('are the young-generation size and no allocation-site pretenuring', () => {
+    expect(V8_FLAGS).toEqual([SEMI_SPACE, NO_PRETENURING]);
   });
 
   it('re-executes with the flags after the operator\'s node flags and before the script', () => {
@@ -26,15 +27,18 @@ describe('V8 flags', () => {
   });
 
   it('keeps each value the operator chose, on the command line or in NODE_OPTIONS (either spelling)', () => {
-    expect(flagsToAdd(['--max-semi-space-size=64'], undefined)).toEqual([]);
-    expect(flagsToAdd([], '--max-old-space-size=300 --max_semi_space_size=1')).toEqual([]);
+    expect(flagsToAdd(['--max-semi-space-size=64'], undefined)).toEqual([NO_PRETENURING]);
+    expect(flagsToAdd([], '--max-old-space-size=300 --max_semi_space_size=1')).toEqual([NO_PRETENURING]);
     expect(flagsToAdd(['--max-old-space-size=300'], '--inspect')).toEqual([...V8_FLAGS]);
+    // A boolean flag chosen either way is the operator's: --allocation-site-pretenuring keeps it on.
+    expect(flagsToAdd(['--allocation-site-pretenuring'], undefined)).toEqual([SEMI_SPACE]);
+    expect(flagsToAdd([], '--allocation_site_pretenuring --max-semi-space-size=8')).toEqual([]);
     // Names are compared whole: a flag whose name starts with the same words is another flag.
-    expect(flagsToAdd(['--max-semi-space-size-extra=1'], undefined)).toEqual([SEMI_SPACE]);
-    expect(reexecArgv({ ...base, env: { NODE_OPTIONS: '--max-semi-space-size=8' } })).toBeUndefined();
+    expect(flagsToAdd(['--max-semi-space-size-extra=1'], undefined)).toEqual([SEMI_SPACE, NO_PRETENURING]);
+    expect(reexecArgv({ ...base, env: { NODE_OPTIONS: `--max-semi-space-size=8 ${NO_PRETENURING}` } })).toBeUndefined();
     // After the re-execution every flag is on the command line: no loop.
     expect(reexecArgv({ ...base, execArgv: [...V8_FLAGS] })).toBeUndefined();
-    expect(reexecArgv({ ...base, execArgv: ['--max-semi-space-size=0'] })).toBeUndefined();
+    expect(reexecArgv({ ...base, execArgv: ['--max-semi-space-size=0', '--allocation-site-pretenuring'] })).toBeUndefined();
   });
 
   it('runs as it is where a process cannot be replaced', () => {
