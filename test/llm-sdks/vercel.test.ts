@@ -3,42 +3,21 @@
 // SDK exporting OTLP/HTTP to tracehop, lands with the same ag.data, tokens and model slots as the Python
 // SDKs' same call (test/python/same-call.test.ts). Both of the SDK's integrations: the default one (GenAI
 // semantic conventions, `gen_ai.*`) and the legacy one (`ai.*`, as versions before 7 sent).
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, type Daemon } from '../helpers/daemon.ts';
 import { ANSWER, MODEL_SLOTS, SAME_CALL, sameCallPart } from './expected.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './fake-openai.ts';
+import { NewSpans, SAME_CALL_DAEMON_CONFIG, type SpanRecord } from './same-call-daemon.ts';
 import { vercelChatCall, type VercelIntegration } from './vercel-call.ts';
-
-const CONFIG = `receivers:
-  otlp:
-    protocols:
-      http: {endpoint: 127.0.0.1:0}
-processors:
-  batch: {timeout: 10ms}
-exporters:
-  file: {path: ./out.jsonl}
-service:
-  pipelines:
-    traces: {receivers: [otlp], processors: [namespace, batch], exporters: [file]}
-`;
-
-interface SpanRecord {
-  span_id: string;
-  parent_id?: string;
-  span_name: string;
-  span_type: string;
-  attributes: Record<string, unknown>;
-}
 
 let openai: FakeOpenAI;
 let daemon: Daemon;
-const seen = new Set<string>();
+let spans: NewSpans;
 
 beforeAll(async () => {
   openai = await startFakeOpenAI({ content: ANSWER });
-  daemon = await startDaemon(CONFIG);
+  daemon = await startDaemon(SAME_CALL_DAEMON_CONFIG);
+  spans = new NewSpans(daemon);
 });
 
 afterAll(async () => {
@@ -48,15 +27,7 @@ afterAll(async () => {
 
 async function call(integration: VercelIntegration, count: number): Promise<SpanRecord[]> {
   expect(await vercelChatCall({ tracesUrl: `${daemon.url('otlp')}/v1/traces`, openaiUrl: openai.url, integration })).toBe(ANSWER);
-  let fresh: SpanRecord[] = [];
-  for (let i = 0; i < 400 && fresh.length < count; i++) {
-    if (i > 0) await new Promise((r) => setTimeout(r, 25));
-    const lines = (await readFile(join(daemon.dir, 'out.jsonl'), 'utf8').catch(() => '')).split('\n').filter((l) => l !== '');
-    fresh = lines.map((l) => JSON.parse(l) as SpanRecord).filter((r) => !seen.has(r.span_id));
-  }
-  for (const r of fresh) seen.add(r.span_id);
-  expect(fresh).toHaveLength(count);
-  return fresh;
+  return spans.next(count);
 }
 
 describe('one generateText call of the Vercel AI SDK', () => {

@@ -4,45 +4,24 @@
 // @tool), and the Langfuse SDK's OpenAI drop-in, which posts to /api/public/otel/v1/traces. namespace gives
 // each the same span type, `ag.data` and token counts (test/llm-sdks/expected.ts; the Vercel AI SDK's
 // run is test/llm-sdks/vercel.test.ts). The decorators' own spans carry their arguments and return values.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runProcess } from '../helpers/process.ts';
 import { startDaemon, type Daemon } from '../helpers/daemon.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../llm-sdks/fake-openai.ts';
 import { ANSWER, MODEL_SLOTS, QUESTION, SAME_CALL, sameCallPart } from '../llm-sdks/expected.ts';
+import { NewSpans, SAME_CALL_DAEMON_CONFIG, type SpanRecord } from '../llm-sdks/same-call-daemon.ts';
 import { PYTHON_DIR, VENV_SETUP_TIMEOUT_MS, venvPython } from './venv.ts';
-
-const CONFIG = `receivers:
-  otlp:
-    protocols:
-      http: {endpoint: 127.0.0.1:0}
-processors:
-  batch: {timeout: 10ms}
-exporters:
-  file: {path: ./out.jsonl}
-service:
-  pipelines:
-    traces: {receivers: [otlp], processors: [namespace, batch], exporters: [file]}
-`;
-
-interface SpanRecord {
-  span_id: string;
-  parent_id?: string;
-  span_name: string;
-  span_type: string;
-  attributes: Record<string, unknown>;
-}
 
 let python: string;
 let openai: FakeOpenAI;
 let daemon: Daemon;
-const seen = new Set<string>();
+let spans: NewSpans;
 
 beforeAll(async () => {
   python = await venvPython('requirements-llm.txt');
   openai = await startFakeOpenAI({ content: ANSWER });
-  daemon = await startDaemon(CONFIG);
+  daemon = await startDaemon(SAME_CALL_DAEMON_CONFIG);
+  spans = new NewSpans(daemon);
 }, VENV_SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -56,15 +35,7 @@ async function sdkRun(sdk: string, count: number): Promise<SpanRecord[]> {
   expect(run.stderr).not.toContain('Traceback');
   // The answer is the last line: the traceloop SDK prints banners before it.
   expect(run.stdout.trim().split('\n').pop()).toBe(ANSWER);
-  let fresh: SpanRecord[] = [];
-  for (let i = 0; i < 400 && fresh.length < count; i++) {
-    if (i > 0) await new Promise((r) => setTimeout(r, 25));
-    const lines = (await readFile(join(daemon.dir, 'out.jsonl'), 'utf8').catch(() => '')).split('\n').filter((l) => l !== '');
-    fresh = lines.map((l) => JSON.parse(l) as SpanRecord).filter((r) => !seen.has(r.span_id));
-  }
-  for (const r of fresh) seen.add(r.span_id);
-  expect(fresh).toHaveLength(count);
-  return fresh;
+  return spans.next(count);
 }
 
 const chatOf = (records: SpanRecord[]) => records.find((r) => r.span_type === 'chat')!;
