@@ -71,22 +71,22 @@ function systemMessage(value: AttrValue): unknown {
   return { role: 'system', content: decoded };
 }
 
-/** The input messages, as the list `messages` decodes, led by the system instructions when there are any. */
+/**
+ * The input messages, as the list `messages` decodes, led by the system instructions when there are any.
+ * Messages that are not a list have no place for the instructions: they are copied apart, to
+ * `ag.meta.system_instructions` (decided here, where the messages are decoded, not by parsing them again).
+ */
 function inputMessages(attrs: Attributes, out: RowOutput): void {
   const v = attrs.get('gen_ai.input.messages');
   const instructions = attrs.get('gen_ai.system_instructions');
   if (instructions === undefined) { messages(attrs, out, 'gen_ai.input.messages', 'ag.data.inputs.prompt'); return; }
   const decoded = v === undefined ? [] : decodeJson(v);
-  // Messages that are not a list have no place for the instructions: the next row keeps them apart.
-  if (!Array.isArray(decoded)) { putValue(out, 'ag.data.inputs.prompt', decoded); return; }
+  if (!Array.isArray(decoded)) {
+    putValue(out, 'ag.data.inputs.prompt', decoded);
+    put(out, 'ag.meta.system_instructions', instructions);
+    return;
+  }
   putValue(out, 'ag.data.inputs.prompt', [systemMessage(instructions), ...decoded.map(textMessage)]);
-}
-
-/** The system instructions beside input messages that are not a list (the row above took every other case). */
-function separateInstructions(attrs: Attributes, out: RowOutput): void {
-  const v = attrs.get('gen_ai.input.messages');
-  const instructions = attrs.get('gen_ai.system_instructions');
-  if (instructions !== undefined && v !== undefined && !Array.isArray(decodeJson(v))) put(out, 'ag.meta.system_instructions', instructions);
 }
 
 /**
@@ -134,9 +134,8 @@ const rows: Row[] = [
   { kind: 'custom', dst: TOTAL, sources: ['gen_ai.usage.'], note: "the client's `gen_ai.usage.total_tokens`, else prompt + completion", run: totalTokens },
   { kind: 'copy', src: 'gen_ai.usage.cache_read.input_tokens', dst: 'ag.metrics.tokens.incremental.cache_read' },
   { kind: 'copy', src: 'gen_ai.usage.cache_creation.input_tokens', dst: 'ag.metrics.tokens.incremental.cache_creation' },
-  { kind: 'custom', dst: 'ag.data.inputs.prompt', sources: ['gen_ai.input.messages', 'gen_ai.system_instructions'], note: 'JSON text decoded; a message whose parts are all text as `content`; `gen_ai.system_instructions` as a leading `system` message', run: inputMessages },
+  { kind: 'custom', dst: 'ag.data.inputs.prompt', sources: ['gen_ai.input.messages', 'gen_ai.system_instructions'], note: 'JSON text decoded; a message whose parts are all text as `content`; `gen_ai.system_instructions` as a leading `system` message (copied to `ag.meta.system_instructions` when the messages are not a list)', run: inputMessages },
   { kind: 'custom', dst: 'ag.data.outputs.completion', sources: ['gen_ai.output.messages'], note: 'JSON text decoded; a message whose parts are all text as `content`; each message\'s `finish_reason` to `ag.meta.response.finish_reasons` (unless `gen_ai.response.finish_reasons` gave them)', run: outputMessages },
-  { kind: 'custom', dst: 'ag.meta.system_instructions', sources: ['gen_ai.system_instructions'], note: 'copied, when `gen_ai.input.messages` is not a list (else it leads the prompt)', run: separateInstructions },
   { kind: 'json', src: 'gen_ai.tool.definitions', dst: 'ag.data.inputs.tools' },
   { kind: 'copy', src: 'gen_ai.is_streaming', dst: 'ag.meta.request.streaming' },
   { kind: 'copy', src: 'gen_ai.request.stream', dst: 'ag.meta.request.streaming' },
