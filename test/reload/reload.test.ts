@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OTLPTraceExporter as OTLPGrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
-import { TracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace';
+import { TracerProvider } from '@opentelemetry/sdk-trace';
+import { EndedSpans } from '../helpers/ended-spans.ts';
 import { CLI, startDaemon, tempDir, type Daemon } from '../helpers/daemon.ts';
 
 const RECEIVERS = `receivers:
@@ -52,21 +53,6 @@ const INVALID = [
 const RELOADS = 100;
 const SPANS_PER_TICK = 100;
 const TICK_MS = 20;
-
-/** Collects the spans the tracer ends; the test exports them itself, to see each batch's outcome. */
-class Collector implements SpanProcessor {
-  ended: ReadableSpan[] = [];
-  onStart(): void {}
-  onEnd(span: ReadableSpan): void {
-    this.ended.push(span);
-  }
-  forceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-  shutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-}
 
 /** The sum of the samples of `name` (whose labels contain `labels`) in a Prometheus exposition. */
 function metric(text: string, name: string, labels?: string): number {
@@ -124,7 +110,7 @@ describe('reload without loss', () => {
     const configPath = join(daemon.dir, 'tracehop.yaml');
     const metricsUrl = daemon.endpoints.metrics[0];
     const exporter = new OTLPTraceExporter({ url: `${daemon.url('otlp')}/v1/traces`, timeoutMillis: 60_000 });
-    const collector = new Collector();
+    const collector = new EndedSpans();
     const tracer = new TracerProvider({ spanProcessors: [collector] }).getTracer('reload-test');
     const acknowledged: string[] = [];
     const failures: string[] = [];
@@ -136,8 +122,7 @@ describe('reload without loss', () => {
       // slows the daemon, and the exporter refuses to queue more than its concurrency limit.
       if (paused || inFlight.size >= 8) return;
       for (let i = 0; i < SPANS_PER_TICK; i++) tracer.startSpan(`step ${next++}`, { attributes: { 'gen_ai.request.model': 'gpt-4o', n: next } }).end();
-      const batch = collector.ended;
-      collector.ended = [];
+      const batch = collector.take();
       const sent = new Promise<void>((resolve) => exporter.export(batch, (result) => {
         if (result.code === 0) for (const span of batch) acknowledged.push(span.spanContext().spanId);
         else failures.push(String(result.error));
@@ -369,10 +354,10 @@ service:
       const viaHttp = new OTLPTraceExporter({ url: `${httpUrl}/v1/traces` });
       const viaGrpc = new OTLPGrpcExporter({ url: grpcUrl.replace('grpc://', 'http://') });
       const send = (exporter: { export: OTLPTraceExporter['export'] }, name: string) => {
-        const collector = new Collector();
+        const collector = new EndedSpans();
         const provider = new TracerProvider({ spanProcessors: [collector] });
         provider.getTracer('reload-otlp').startSpan(name).end();
-        return new Promise<number>((resolve) => exporter.export(collector.ended, (result) => resolve(result.code)));
+        return new Promise<number>((resolve) => exporter.export(collector.take(), (result) => resolve(result.code)));
       };
       expect([await send(viaHttp, 'http-1'), await send(viaGrpc, 'grpc-1')]).toEqual([0, 0]);
       await writeFile(join(daemon.dir, 'tracehop.yaml'), config(500));

@@ -6,7 +6,8 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { OTLPTraceExporter as OTLPGrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { TracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace';
+import { TracerProvider } from '@opentelemetry/sdk-trace';
+import { EndedSpans } from '../helpers/ended-spans.ts';
 
 /** `n` as a span id (16 hex digits). */
 export function spanId(n: number): string {
@@ -31,21 +32,6 @@ export function postSpan(baseUrl: string, id: string): Promise<number> {
   });
 }
 
-/** Collects the spans a tracer ends, so the test exports them itself and sees each batch's outcome. */
-class Ended implements SpanProcessor {
-  spans: ReadableSpan[] = [];
-  onStart(): void {}
-  onEnd(span: ReadableSpan): void {
-    this.spans.push(span);
-  }
-  forceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-  shutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
 /**
  * The real OTLP/HTTP protobuf exporter (or, for a `grpc://` address, the gRPC one); `send(n)` exports n
  * new spans and resolves with their ids when acknowledged, else [].
@@ -54,13 +40,12 @@ export function otlpSender(otlpUrl: string): { send(n: number): Promise<string[]
   const exporter = otlpUrl.startsWith('grpc://')
     ? new OTLPGrpcExporter({ url: otlpUrl.replace('grpc://', 'http://'), timeoutMillis: 30_000 })
     : new OTLPTraceExporter({ url: `${otlpUrl}/v1/traces`, timeoutMillis: 30_000 });
-  const ended = new Ended();
+  const ended = new EndedSpans();
   const tracer = new TracerProvider({ spanProcessors: [ended] }).getTracer('workers-test');
   return {
     send(n: number) {
       for (let i = 0; i < n; i++) tracer.startSpan('otlp').end();
-      const batch = ended.spans;
-      ended.spans = [];
+      const batch = ended.take();
       return new Promise((resolve) => exporter.export(batch, (result) => {
         // 0: ExportResultCode.SUCCESS (of @opentelemetry/core, not a dependency of its own here).
         resolve(result.code === 0 ? batch.map((s) => s.spanContext().spanId) : []);
