@@ -299,6 +299,8 @@ export class Graph {
       if (this.kept.extensions.has(id)) continue;
       await extension.start().catch((error) => logger.error(`reload: extension ${id} cannot start: ${(error as Error).message}`));
     }
+    // Receivers the reload removed stop first: a new id may bind the port one of them held.
+    for (const [id, old] of previous.receivers) if (!this.receivers.has(id)) await old.shutdown().catch(() => {});
     for (const [id, receiver] of this.receivers) {
       this.slots.get(id)!.target = this.consumers.get(id)!;
       if (this.kept.receivers.has(id)) continue;
@@ -310,7 +312,6 @@ export class Graph {
       await old?.shutdown().catch(() => {});
       if (!handedOver) await receiver.start().catch((error) => logger.error(`reload: receiver ${id} cannot start: ${(error as Error).message}`));
     }
-    for (const [id, old] of previous.receivers) if (!this.receivers.has(id)) await old.shutdown().catch(() => {});
     this.receiving = true;
     // From here on no request reaches the previous graph; the ones inside it finish their appends.
     await previous.quiesced();

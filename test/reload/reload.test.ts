@@ -4,7 +4,8 @@
 // replaced, a receiver's settings changed) with invalid ones in between. Every span the SDK saw
 // acknowledged is written by an exporter, no request is refused, and memory does not grow.
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent, createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -272,6 +273,40 @@ service:
       }
       expect(ids).toEqual(['2'.repeat(16)]);
       expect(daemon.logs.some((l) => l.msg === 'config reload failed: the running config stays')).toBe(true);
+    } finally {
+      expect(await daemon.stop()).toBe(0);
+    }
+  }, 60_000);
+});
+
+describe('a reload that renames a receiver on the same port', () => {
+  it('binds the new id to the port the removed one held, and it takes spans', async () => {
+    const free = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const config = (id: string) => `receivers:
+  ${id}: {endpoint: 127.0.0.1:${free}}
+processors:
+  batch: {timeout: 10ms}
+exporters:
+  file: {path: ./out.jsonl}
+service:
+  pipelines:
+    traces: {receivers: [${id}], processors: [batch], exporters: [file]}
+`;
+    const daemon = await startDaemon(config('http'));
+    try {
+      await writeFile(join(daemon.dir, 'tracehop.yaml'), config('http/main'));
+      expect((await reload(daemon.endpoints.metrics[0])).body.result).toBe('applied');
+      expect(daemon.logs.some((l) => /cannot start/.test(l.msg))).toBe(false);
+      const sent = await fetch(`http://127.0.0.1:${free}/tracing/spans/ingest`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ spans: [{ trace_id: '3'.repeat(32), span_id: '4'.repeat(16), span_name: 'renamed', start_time: '2026-01-01T00:00:00Z', end_time: '2026-01-01T00:00:01Z' }] }),
+      });
+      expect(sent.status).toBe(202);
     } finally {
       expect(await daemon.stop()).toBe(0);
     }
