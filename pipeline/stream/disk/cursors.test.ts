@@ -7,7 +7,7 @@ import { makeSpans } from '../../../test/durability/spans.ts';
 import type { IngestStream } from '../stream.ts';
 import { CursorStore, loadCursors, type CursorState } from './cursors.ts';
 import { createDiskStream } from './disk-stream.ts';
-import { nodeIo } from './io.ts';
+import { nodeIo, type DiskIo } from './io.ts';
 
 const opened: IngestStream[] = [];
 const stores: CursorStore[] = [];
@@ -38,7 +38,7 @@ describe('stream cursors', () => {
     for (let i = 1; i <= 10; i++) await first.append(makeSpans(`r${i}`));
     await first.close();
     // As the previous release left it: the file replaced whole, no checksum. Its segments are in the
-    // same format (codec.test.ts: a record appended in place is byte for byte the one encodeRecord makes).
+    // same format (codec.test.ts: a record appended in a group is byte for byte the record appended alone).
     fs.writeFileSync(path.join(dir, 'cursors.json'), '{"version":1,"readers":{"a":4}}\n');
 
     const second = await openStream(dir);
@@ -85,5 +85,49 @@ describe('stream cursors', () => {
     const back = await loadCursors(nodeIo, dir, log.logger);
     expect(back.cursors.size).toBe(0);
     expect(log.find('unreadable')?.error).toBeDefined();
+  });
+
+  it('writes nothing after the stream closed: a late commit neither changes the file nor leaves a handle open', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'cursors.json');
+    const handles = new Set<number>();
+    const io: DiskIo = {
+      ...nodeIo,
+      async open(p, flags) {
+        const fd = await nodeIo.open(p, flags);
+        handles.add(fd);
+        return fd;
+      },
+      async close(fd) {
+        handles.delete(fd);
+        return nodeIo.close(fd);
+      },
+    };
+    const stream = createDiskStream({ directory: dir, fsync: 'always', fsyncIntervalMs: 1000, maxBytes: 1 << 24, logger: silentLogger, io });
+    await stream.open();
+    const reader = stream.reader('a');
+    for (let i = 1; i <= 3; i++) await stream.append(makeSpans(`r${i}`));
+    const got = await reader.read(1000);
+    await reader.commit(got[0].seq);
+    await stream.close();
+    const before = fs.readFileSync(file, 'utf8');
+    expect(handles.size).toBe(0);
+
+    // An exporter finishing its delivery after the shutdown.
+    await reader.commit(got.at(-1)!.seq);
+    expect(handles.size).toBe(0);
+    expect(fs.readFileSync(file, 'utf8')).toBe(before);
+  });
+
+  it('a store persists nothing once closed', async () => {
+    const dir = tempDir();
+    const state: CursorState = { cursors: new Map([['a', 3]]), delivering: new Map() };
+    const store = storeFor(dir, state);
+    await store.persist();
+    await store.close();
+    state.cursors.set('a', 9);
+    await store.persist();
+    const back = await loadCursors(nodeIo, dir, silentLogger);
+    expect([...back.cursors]).toEqual([['a', 3]]);
   });
 });

@@ -89,6 +89,9 @@ export class CursorStore {
   private fd?: number;
   /** Bytes of the file: a shorter state is padded to it, so no old bytes are left after the JSON. */
   private size = 0;
+  /** Set by close(): the stream released its directory lock, so a late commit must not write (nor
+   *  reopen a file handle nothing would close). */
+  private closed = false;
 
   constructor(io: DiskIo, directory: string, logger: Logger, snapshot: () => CursorState) {
     this.io = io;
@@ -99,8 +102,10 @@ export class CursorStore {
   }
 
   /** Resolves once a write that started after this call finished; never rejects (a failed write is logged
-   *  and retried by the next commit: the worst outcome is a re-delivery after a restart). */
+   *  and retried by the next commit: the worst outcome is a re-delivery after a restart). After close()
+   *  it writes nothing. */
   persist(): Promise<void> {
+    if (this.closed) return Promise.resolve();
     if (this.waiting) return this.waiting;
     if (!this.running) return this.start();
     this.waiting = this.running.then(() => {
@@ -162,8 +167,9 @@ export class CursorStore {
     if (fd !== undefined) await this.io.close(fd).catch(() => undefined);
   }
 
-  /** Waits for the writes under way and closes the file. */
+  /** Waits for the writes under way and closes the file; later persist() calls write nothing. */
   async close(): Promise<void> {
+    this.closed = true;
     while (this.running || this.waiting) await (this.waiting ?? this.running);
     await this.release();
   }
