@@ -2,10 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { AttributeList } from '../../model/attributes/list.ts';
 import type { Span } from '../../model/span.ts';
 import { decodeValue, ValueEncoder } from './codec.ts';
-import { appendRecord, decodeRecordSpans, encodeRecord, parseRecord, stampSeq } from './record.ts';
+import { recordOf } from '../../test/durability/helpers.ts';
+import { appendRecord, decodeRecordSpans, parseRecord, stampSeq } from './record.ts';
 
 /** One encoder for every test, as a stream keeps one for all its records. */
 const values = new ValueEncoder();
+
+/** `value` encoded alone, with no header: the bytes one append leaves. */
+function encodeValue(value: unknown): Buffer {
+  values.append(value, 0);
+  return values.take();
+}
 
 function fullSpan(): Span {
   return {
@@ -49,7 +56,7 @@ describe('span codec', () => {
     const span = fullSpan();
     const bare: Span = { ...fullSpan(), events: undefined };
     delete bare.events;
-    const back = decodeValue(values.encode([span, bare])) as Span[];
+    const back = decodeValue(encodeValue([span, bare])) as Span[];
     expect(back[0]).toEqual(span);
     expect([...back[0].attributes.keys()]).toEqual([...span.attributes.keys()]);
     expect(Object.is(back[0].attributes.get('neg.zero'), -0)).toBe(true);
@@ -62,14 +69,14 @@ describe('span codec', () => {
 
   it('keeps an own "__proto__" key as data', () => {
     const value = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}');
-    const back = decodeValue(values.encode(value)) as Record<string, unknown>;
+    const back = decodeValue(encodeValue(value)) as Record<string, unknown>;
     expect(Object.getPrototypeOf(back)).toBe(Object.prototype);
     expect(Object.keys(back)).toEqual(['__proto__', 'a']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it('rejects truncated or malformed payloads with a RangeError instead of returning garbage', () => {
-    const buf = values.encode([fullSpan()]);
+    const buf = encodeValue([fullSpan()]);
     expect(() => decodeValue(buf.subarray(0, buf.length - 5))).toThrow(RangeError);
     expect(() => decodeValue(Buffer.from([99]))).toThrow(RangeError);
     expect(() => decodeValue(Buffer.concat([buf, Buffer.from([0])]))).toThrow(/trailing/);
@@ -81,22 +88,22 @@ describe('span codec', () => {
     // The first object defines keys k0.., the wide one is written twice (undone at 128 keys), the last
     // one refers back to keys defined inside it.
     const value = [{ k0: 'a' }, wide, { k5: 'b', k129: 'c' }];
-    const back = decodeValue(values.encode(value)) as Array<Record<string, unknown>>;
+    const back = decodeValue(encodeValue(value)) as Array<Record<string, unknown>>;
     expect(back).toEqual(value);
     expect(Object.keys(back[1])).toEqual(Object.keys(wide));
     const inherited = Object.create({ fromProto: 1 }) as Record<string, unknown>;
     inherited.own = 2;
-    expect(decodeValue(values.encode(inherited))).toEqual({ own: 2 });
+    expect(decodeValue(encodeValue(inherited))).toEqual({ own: 2 });
   });
 
   it('refuses values it cannot carry', () => {
-    expect(() => values.encode([{ f: () => 1 }])).toThrow(TypeError);
+    expect(() => encodeValue([{ f: () => 1 }])).toThrow(TypeError);
   });
 });
 
 describe('record framing', () => {
   it('checks header and payload checksums and reports a record that runs past the end as short', () => {
-    const rec = encodeRecord(values, [fullSpan(), fullSpan()]);
+    const rec = recordOf([fullSpan(), fullSpan()]);
     stampSeq(rec, 2 ** 40 + 7);
     const ok = parseRecord(rec, 0, rec.length);
     expect(ok).toEqual({ kind: 'ok', seq: 2 ** 40 + 7, spans: 2, end: rec.length });
@@ -110,7 +117,7 @@ describe('record framing', () => {
     expect(parseRecord(headerFlip, 0, rec.length)).toMatchObject({ kind: 'bad', reason: 'header checksum mismatch' });
   });
 
-  it('appends records back to back in one buffer, each with its own key table, the same bytes as encodeRecord', () => {
+  it('appends records back to back in one buffer, each with its own key table, the same bytes as the record alone', () => {
     const group = new ValueEncoder();
     const first = appendRecord(group, [fullSpan()]);
     const second = appendRecord(group, [fullSpan(), fullSpan()]);
@@ -119,7 +126,7 @@ describe('record framing', () => {
     const bytes = group.take();
     expect(second.start).toBe(first.length);
     expect(bytes.length).toBe(first.length + second.length);
-    const alone = encodeRecord(new ValueEncoder(), [fullSpan(), fullSpan()]);
+    const alone = recordOf([fullSpan(), fullSpan()]);
     stampSeq(alone, 2);
     expect(bytes.subarray(second.start).equals(alone)).toBe(true);
     const p = parseRecord(bytes, second.start, bytes.length);
@@ -157,5 +164,13 @@ describe('record framing', () => {
     // Next filled: the buffer given back, were it kept.
     appendRecord(group, [fullSpan()]);
     expect(group.take().buffer === taken.buffer).toBe(false);
+  });
+
+  it('lets go of a buffer grown past 8 MiB by a huge value that could not be encoded', () => {
+    const group = new ValueEncoder();
+    const huge = { ...fullSpan(), name: 'x'.repeat(9 * 1024 * 1024), f: () => 1 } as unknown as Span;
+    expect(() => appendRecord(group, [huge])).toThrow(TypeError);
+    appendRecord(group, [fullSpan()]);
+    expect(group.take().buffer.byteLength).toBeLessThan(8 * 1024 * 1024);
   });
 });

@@ -29,10 +29,10 @@ const INT64_MAX = 2n ** 63n - 1n;
 const SCRATCH_KEEP = 8 * 1024 * 1024;
 
 /**
- * Writes values into one growing scratch buffer. Used one of two ways, not both: `encode` copies each
- * result out; `append`/`take`/`giveBack` leave a run of values in place and hand the run over whole (the
- * disk stream's group commits). Its owner keeps one for all its records; the scratch is the owner's, not
- * the module's, so two streams or an encoder on a worker thread never write into each other's buffer.
+ * Writes values into one growing scratch buffer: `append` leaves a run of values in place, `take` hands the
+ * run over whole and `giveBack` returns its buffer (the disk stream's group commits). Its owner keeps one
+ * for all its records; the scratch is the owner's, not the module's, so two streams or an encoder on a
+ * worker thread never write into each other's buffer.
  */
 export class ValueEncoder {
   private buf: Buffer = Buffer.allocUnsafe(64 * 1024);
@@ -45,21 +45,6 @@ export class ValueEncoder {
   private lent?: Buffer;
   /** A buffer given back after its bytes were written, to fill next (`take`). */
   private spare?: Buffer;
-
-  /**
-   * Encodes `value` after `headerBytes` unfilled bytes (the caller writes its header there) and returns a
-   * fresh buffer of exactly header + payload: one allocation and one copy per record.
-   */
-  encode(value: unknown, headerBytes = 0): Buffer {
-    this.reset(headerBytes);
-    this.value(value);
-    const out = Buffer.allocUnsafe(this.pos);
-    this.buf.copy(out, headerBytes, headerBytes, this.pos);
-    // A scratch grown past SCRATCH_KEEP by a huge record is let go now, not at the next record: after a
-    // burst the daemon may stay idle, and kept the whole record's size (130 MiB after a 200,000-span request).
-    if (this.buf.length > SCRATCH_KEEP) this.use(Buffer.allocUnsafe(64 * 1024));
-    return out;
-  }
 
   /**
    * Encodes `value` after the bytes this encoder already holds, behind `headerBytes` unfilled bytes, and
@@ -75,7 +60,7 @@ export class ValueEncoder {
     try {
       this.value(value);
     } catch (err) {
-      this.pos = start;
+      this.rewind(start);
       throw err;
     }
     return start;
@@ -89,7 +74,9 @@ export class ValueEncoder {
   /** Forgets the bytes from `start` on (an appended value that was not accepted after all). */
   rewind(start: number): void {
     if (start >= 0 && start <= this.pos) this.pos = start;
-    // A huge record refused leaves nothing held: let its grown buffer go, as encode() does.
+    // A huge record refused leaves nothing held: let its grown buffer go now, not at the next take(): after
+    // a burst the daemon may stay idle, and would keep the whole record's size (130 MiB after a
+    // 200,000-span request).
     if (this.pos === 0 && this.buf.length > SCRATCH_KEEP) this.use(Buffer.allocUnsafe(64 * 1024));
   }
 
@@ -119,13 +106,6 @@ export class ValueEncoder {
   private use(buf: Buffer): void {
     this.buf = buf;
     this.view = viewOf(buf);
-  }
-
-  private reset(headerBytes: number): void {
-    // Also here: an encoding that threw half-way never reached the end of encode().
-    if (this.buf.length > SCRATCH_KEEP) this.use(Buffer.allocUnsafe(64 * 1024));
-    this.pos = headerBytes;
-    this.keys.clear();
   }
 
   private ensure(n: number): void {

@@ -17,17 +17,6 @@ const MAGIC_BYTE0 = 0x54; // "T"
 /** No accepted request comes near this; a larger length in a header is damage. */
 export const MAX_PAYLOAD_BYTES = 1024 * 1024 * 1024;
 
-/** Encodes `spans` with `encoder` (its owner's), with a header whose seq is filled in later by
- *  `stampSeq` (the seq is only given once the append is accepted). */
-export function encodeRecord(encoder: ValueEncoder, spans: Span[]): Buffer {
-  const buf = encoder.encode(spans, HEADER_BYTES);
-  buf.writeUInt32LE(MAGIC, 0);
-  buf.writeUInt32LE(buf.length - HEADER_BYTES, 4);
-  buf.writeUInt32LE(spans.length, 16);
-  buf.writeUInt32LE(crc32(buf.subarray(HEADER_BYTES)), 20);
-  return buf;
-}
-
 /**
  * Encodes `spans` as one record after the bytes `encoder` already holds (ValueEncoder.append), with its
  * header but no seq yet (`stampSeq`, at the returned start). Returns where the record starts and its

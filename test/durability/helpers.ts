@@ -3,6 +3,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ValueEncoder } from '../../codec/disk/codec.ts';
+import { appendRecord } from '../../codec/disk/record.ts';
+import type { Span } from '../../model/span.ts';
 import { createLogger, type Logger } from '../../pipeline/log.ts';
 import { nodeIo, type DiskIo } from '../../pipeline/stream/disk/io.ts';
 
@@ -84,4 +87,11 @@ export async function waitFor(check: () => boolean, what: string): Promise<void>
 
 export function segmentFiles(dir: string): string[] {
   return fs.readdirSync(dir).filter((n) => n.endsWith('.seg')).sort();
+}
+
+/** The bytes of one record of `spans` alone, as the disk stream appends it (header, no seq yet). */
+export function recordOf(spans: Span[]): Buffer {
+  const encoder = new ValueEncoder();
+  appendRecord(encoder, spans);
+  return encoder.take();
 }

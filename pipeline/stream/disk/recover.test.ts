@@ -4,11 +4,10 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger, type Logger } from '../../log.ts';
 import type { IngestStream } from '../stream.ts';
-import { captureLogger, segmentFiles, tempDir } from '../../../test/durability/helpers.ts';
+import { captureLogger, recordOf, segmentFiles, tempDir } from '../../../test/durability/helpers.ts';
 import { makeSpans } from '../../../test/durability/spans.ts';
 import { createDiskStream } from './disk-stream.ts';
-import { ValueEncoder } from '../../../codec/disk/codec.ts';
-import { encodeRecord, HEADER_BYTES, parseRecord, stampSeq } from '../../../codec/disk/record.ts';
+import { HEADER_BYTES, parseRecord, stampSeq } from '../../../codec/disk/record.ts';
 
 const opened: IngestStream[] = [];
 afterEach(async () => {
@@ -67,7 +66,7 @@ describe('disk stream recovery', () => {
     const file = path.join(dir, segmentFiles(dir)[0]);
     const goodSize = fs.statSync(file).size;
     // A record whose write stopped half-way, as after kill -9 or power loss mid-write.
-    const torn = encodeRecord(new ValueEncoder(), makeSpans('torn'));
+    const torn = recordOf(makeSpans('torn'));
     stampSeq(torn, 11);
     const part = torn.subarray(0, Math.floor(torn.length / 2));
     fs.appendFileSync(file, part);
