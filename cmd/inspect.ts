@@ -35,6 +35,7 @@ export function formatReport(r: StreamReport): string {
     text += `  segment ${s.name}: ${s.bytes} bytes, ${s.records} records, ${s.spans} spans (${seqRange(s.firstSeq, s.lastSeq)})`;
     text += s.damage ? `; stops at byte ${s.damage.offset}: ${s.damage.reason}\n` : '\n';
   }
+  if (r.cursorsProblem) text += `  cursors.json not taken: ${r.cursorsProblem}\n`;
   if (r.readers.length === 0) text += '  readers: none recorded (every exporter starts from the oldest record)\n';
   for (const reader of r.readers) {
     const at = reader.committed === undefined ? 'nothing committed' : `committed seq ${reader.committed}`;

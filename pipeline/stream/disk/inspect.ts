@@ -8,6 +8,9 @@ import { open, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { HEADER_BYTES, MAGIC, MAX_PAYLOAD_BYTES } from '../../../codec/disk/record.ts';
 import { crc32 } from 'node:zlib';
+import type { Logger } from '../../log.ts';
+import { loadCursors } from './cursors.ts';
+import { nodeIo } from './io.ts';
 import { processRuns } from './lock.ts';
 import { parseSegmentName } from './segment.ts';
 
@@ -40,6 +43,9 @@ export interface StreamReport {
   readers: ReaderReport[];
   /** Entries in quarantine.jsonl (damaged ranges moved out of segments). */
   quarantined: number;
+  /** Why cursors.json was not taken (torn, unreadable): the daemon would start every reader from the
+   *  oldest retained record, and `readers` is empty as it would be. */
+  cursorsProblem?: string;
   /** The pid in the lock file and whether it runs; undefined when there is no lock file. */
   lock?: { pid: number; running: boolean };
 }
@@ -80,12 +86,21 @@ async function walkSegment(file: string): Promise<{ size: number; walk: Walk }> 
   return { size, walk };
 }
 
-async function readJson(file: string): Promise<unknown> {
-  try {
-    return JSON.parse(await readFile(file, 'utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
+/** A logger that keeps the warning loadCursors gives for a file it does not take, to report it. */
+function problemLogger(report: StreamReport): Logger {
+  const logger: Logger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (msg, fields) => {
+      const error = fields?.error instanceof Error ? `: ${fields.error.message}` : '';
+      report.cursorsProblem = `${msg}${error}`;
+    },
+    error: (msg) => {
+      report.cursorsProblem = msg;
+    },
+    child: () => logger,
+  };
+  return logger;
 }
 
 /** True when `directory` holds a stream (a segment or a cursor file). */
@@ -110,14 +125,13 @@ export async function inspectStream(directory: string): Promise<StreamReport> {
     report.spans += segment.spans;
     report.bytes += size;
   }
-  const cursors = (await readJson(path.join(directory, 'cursors.json'))) as
-    | { readers?: Record<string, number>; delivering?: Record<string, { from: number; attempts: number }> }
-    | undefined;
-  const ids = new Set([...Object.keys(cursors?.readers ?? {}), ...Object.keys(cursors?.delivering ?? {})]);
+  // Read as the daemon reads it at start (checksum, entry checks), so what is shown is what it would use.
+  const cursors = await loadCursors(nodeIo, directory, problemLogger(report));
+  const ids = new Set([...cursors.cursors.keys(), ...cursors.delivering.keys()]);
   for (const id of [...ids].sort()) {
-    const committed = cursors?.readers?.[id];
     const reader: ReaderReport = { id, backlog: { records: 0, spans: 0, bytes: 0 } };
-    if (typeof committed === 'number') reader.committed = committed;
+    const committed = cursors.cursors.get(id);
+    if (committed !== undefined) reader.committed = committed;
     for (let s = 0; s < walks.length; s++) {
       const w = walks[s];
       for (let i = 0; i < w.seqs.length; i++) {
@@ -127,7 +141,7 @@ export async function inspectStream(directory: string): Promise<StreamReport> {
         reader.backlog.bytes += w.ends[i] - (i > 0 ? w.ends[i - 1] : 0);
       }
     }
-    const delivering = cursors?.delivering?.[id];
+    const delivering = cursors.delivering.get(id);
     if (delivering) reader.delivering = { from: delivering.from, attempts: delivering.attempts };
     report.readers.push(reader);
   }
