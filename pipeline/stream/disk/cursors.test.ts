@@ -47,6 +47,19 @@ describe('stream cursors', () => {
     expect(got.at(-1)!.seq).toBe(10);
   });
 
+  it('takes an earlier release\'s file with a reader named "crc": only a top-level crc is a checksum', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'cursors.json'), '{"version":1,"readers":{"a":4,"crc":7}}\n');
+    const back = await loadCursors(nodeIo, dir, silentLogger);
+    expect([...back.cursors]).toEqual([['a', 4], ['crc', 7]]);
+
+    // Written by this release, with the checksum after it.
+    const store = storeFor(dir, { cursors: new Map([['a', 5], ['crc', 8]]), delivering: new Map() });
+    await store.persist();
+    const again = await loadCursors(nodeIo, dir, silentLogger);
+    expect([...again.cursors]).toEqual([['a', 5], ['crc', 8]]);
+  });
+
   it('writes in place after the first write: the same file, a shorter state padded, every state read back', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'cursors.json');

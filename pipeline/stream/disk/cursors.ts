@@ -44,8 +44,8 @@ export async function loadCursors(io: DiskIo, directory: string, logger: Logger)
     return state;
   }
   try {
-    if (!checksumHolds(text)) throw new Error('checksum mismatch (a torn write)');
     const parsed = JSON.parse(text) as { readers?: Record<string, unknown>; delivering?: Record<string, Partial<Delivering>> };
+    if (!checksumHolds(text, parsed)) throw new Error('checksum mismatch (a torn write)');
     for (const [id, seq] of Object.entries(parsed.readers ?? {})) {
       if (typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0) cursors.set(id, seq);
     }
@@ -66,10 +66,13 @@ function cursorText(body: string): string {
   return `${open}${CRC_KEY}${crc32(open)}}`;
 }
 
-/** Whether `text` carries a checksum that matches, or none (an earlier release's file). */
-function checksumHolds(text: string): boolean {
+/** Whether the checksum of `text` (parsed as `parsed`) matches, or it has none (an earlier release's
+ *  file). Only a top-level `crc` member is a checksum: a reader may be named "crc". The writer puts it
+ *  last, so its key is the last `,"crc":` of the text. */
+function checksumHolds(text: string, parsed: object): boolean {
+  if (!Object.hasOwn(parsed, 'crc')) return true;
   const at = text.lastIndexOf(CRC_KEY);
-  if (at === -1) return true;
+  if (at === -1) return false;
   const tail = text.slice(at + CRC_KEY.length).trimEnd();
   if (!tail.endsWith('}')) return false;
   return Number(tail.slice(0, -1)) === crc32(text.slice(0, at));
