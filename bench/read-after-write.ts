@@ -2,6 +2,7 @@
 // 1,000 spans/s over OTLP/HTTP to a daemon whose pipeline ends in the store, and each acknowledged trace
 // polled with GET /tracing/traces/{id} until it shows every span of the request. The figure is the time
 // from the acknowledgement to the first GET that shows them all.
+import { spansInOrder } from '../model/read-trace.ts';
 import { otlpProtoBody } from './bodies.ts';
 import { removeScratch } from './scratch.ts';
 import { startTracehop, type Pin } from './target.ts';
@@ -42,15 +43,6 @@ service:
       exporters: [store]
 `;
 
-/** Spans in a trace map (read-api.md §4): every node, nested ones included. */
-export function spansInTraceMap(spans: Record<string, unknown> | undefined): number {
-  let n = 0;
-  for (const entry of Object.values(spans ?? {})) {
-    for (const node of Array.isArray(entry) ? entry : [entry]) n += 1 + spansInTraceMap((node as { spans?: Record<string, unknown> }).spans);
-  }
-  return n;
-}
-
 function traceIdOf(request: number): string {
   // As bench/bodies.ts numbers the traces of its requests.
   return (request + 1).toString(16).padStart(16, '0') + (0xabcdef).toString(16).padStart(16, '0');
@@ -64,7 +56,7 @@ async function readable(readBase: string, traceId: string, ackedAt: number): Pro
     const res = await fetch(`${readBase}/tracing/traces/${traceId}`);
     const body = (await res.json()) as { count: number; traces?: Record<string, { spans: Record<string, unknown> }> };
     const now = performance.now();
-    if (body.count === 1 && spansInTraceMap(body.traces![traceId].spans) === SPANS_PER_REQUEST) return now - ackedAt;
+    if (body.count === 1 && spansInOrder(body.traces![traceId].spans).length === SPANS_PER_REQUEST) return now - ackedAt;
     if (now - ackedAt > GIVE_UP_MS) return undefined;
     await sleep(POLL_MS);
   }
