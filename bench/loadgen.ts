@@ -4,6 +4,7 @@
 // request rate (open loop) for the steady-load measurement.
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { quantile } from './quantile.ts';
 
 export interface LoadSpec {
   url: string;
@@ -105,11 +106,11 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  const pick = (q: number) => latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] : 0;
+  const pick = (q: number) => quantile(latencies, q) ?? 0;
   return {
     requests, non2xx, errors, spansAccepted: accepted, seconds,
     spansPerSecond: accepted / seconds,
-    latencyMs: { p50: pick(0.5), p99: pick(0.99), max: latencies[latencies.length - 1] ?? 0 },
+    latencyMs: { p50: pick(0.5), p99: pick(0.99), max: pick(1) },
     statuses,
   };
 }

@@ -4,6 +4,7 @@
 // from the acknowledgement to the first GET that shows them all.
 import { spansInOrder } from '../model/read-trace.ts';
 import { otlpProtoBody } from './bodies.ts';
+import { quantile } from './quantile.ts';
 import { removeScratch } from './scratch.ts';
 import { startTracehop, type Pin } from './target.ts';
 
@@ -87,7 +88,7 @@ export async function storeReadAfterWrite(durationMs: number, pin: Pin): Promise
     const sentSeconds = (performance.now() - started) / 1000;
     const took = (await Promise.all(waits)).filter((ms): ms is number => ms !== undefined).sort((a, b) => a - b);
     const lost = waits.length - took.length;
-    const at = (q: number) => (took.length === 0 ? '-' : took[Math.min(took.length - 1, Math.floor(q * took.length))].toFixed(0));
+    const at = (q: number) => quantile(took, q)?.toFixed(0) ?? '-';
     return {
       spansPerSecond: (waits.length * SPANS_PER_REQUEST) / sentSeconds,
       note: `${waits.length} traces of ${SPANS_PER_REQUEST} spans over OTLP/HTTP at ${REQUESTS_PER_SECOND * SPANS_PER_REQUEST} spans/s, default disk stream, batch and store settings; ` +

@@ -19,6 +19,7 @@ import { StoreExporter } from '../exporters/store/store-exporter.ts';
 import { storeReadAfterWrite } from './read-after-write.ts';
 import type { LoadSpec } from './loadgen.ts';
 import { REPO } from './paths.ts';
+import { quantile } from './quantile.ts';
 import { removeScratch, scratchDir } from './scratch.ts';
 import { measure, startCollector, startTracehop, type Measurement, type Pin, type Target } from './target.ts';
 
@@ -241,7 +242,7 @@ async function storeReads(): Promise<Row> {
       took.push(performance.now() - started);
     }
     took.sort((a, b) => a - b);
-    const at = (q: number) => took[Math.min(took.length - 1, Math.floor(q * took.length))].toFixed(2);
+    const at = (q: number) => quantile(took, q)!.toFixed(2);
     return {
       scenario: 'store-read', target: 'tracehop store', spansPerSecond: (STORED_TRACES * 100) / writeSeconds,
       note: `${STORED_TRACES * 100} spans written (decode, namespace and store, one process); a trace read: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms`,

@@ -153,16 +153,15 @@ export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise
     gen.once('exit', (code) => code !== 0 && reject(new Error(`load generator exited with ${code}`)));
   });
   const seconds = (performance.now() - windowStart) / 1000;
-  const windowCpu = sum(cpuByProcess(target.pid), cpuStart);
+  const windowCpu = sum(cpuSince(cpuByProcess(target.pid), cpuStart));
   // A peer that acknowledges before it exports (the Collector's in-memory sending queue) leaves work behind
   // when the load stops; the spans it accepted cost that work too. Keep counting until it is idle.
   const drainStart = performance.now();
   await untilIdle(target.pid);
   const drainSeconds = (performance.now() - drainStart) / 1000;
   const cpuEnd = cpuByProcess(target.pid);
-  // A process that started within the window (a restarted worker) counts from zero.
-  const byProcess = [...cpuEnd].map(([pid, seconds]) => seconds - (cpuStart.get(pid) ?? 0));
-  const cpu = byProcess.reduce((a, b) => a + b, 0);
+  const byProcess = cpuSince(cpuEnd, cpuStart);
+  const cpu = sum(byProcess);
   clearInterval(sampler);
   const mem = memoryMiB(target.pid);
   rssSamples.push(mem.rss);
@@ -171,7 +170,7 @@ export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise
     cpuSeconds: cpu,
     cpuPerMillion: result.spansAccepted > 0 ? cpu / (result.spansAccepted / 1e6) : Infinity,
     coreShare: windowCpu / seconds,
-    rssMiB: rssSamples.reduce((a, b) => a + b, 0) / rssSamples.length,
+    rssMiB: sum(rssSamples) / rssSamples.length,
     peakRssMiB: mem.peak,
     ...(byProcess.length > 1 ? { cpuByProcess: byProcess } : {}),
     loadgenCpuPerMillion: result.spansAccepted > 0 ? loadgenCpu / (result.spansAccepted / 1e6) : Number.NaN,
@@ -179,11 +178,14 @@ export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise
   };
 }
 
-/** CPU seconds of a process tree since `start` (by pid; a process new since then counts from zero). */
-function sum(now: Map<number, number>, start: Map<number, number>): number {
-  let total = 0;
-  for (const [pid, seconds] of now) total += seconds - (start.get(pid) ?? 0);
-  return total;
+/** CPU seconds of each process of a tree since `start` (by pid; a process new since then, such as a
+ *  restarted worker, counts from zero). */
+function cpuSince(now: Map<number, number>, start: Map<number, number>): number[] {
+  return [...now].map(([pid, seconds]) => seconds - (start.get(pid) ?? 0));
+}
+
+function sum(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0);
 }
 
 const IDLE_STEP_MS = 500;
