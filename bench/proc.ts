@@ -58,21 +58,20 @@ export function cpuByProcess(pid: number): Map<number, number> {
   return out;
 }
 
-/** Current and peak resident set size in MiB, of the process and the processes below it (summed). */
-export function memoryMiB(pid: number): { rss: number; peak: number } {
+/** Current resident set size in MiB of the process and the processes below it, summed. (Not a peak from
+ *  VmHWM: the processes of a tree reach theirs at different times, so a sum of them overstates.) */
+export function rssMiB(pid: number): number {
   let rss = 0;
-  let peak = 0;
   for (const each of processTree(pid)) {
     try {
       const status = readFileSync(`/proc/${each}/status`, 'utf8');
       const kib = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
       rss += kib('VmRSS') / 1024;
-      peak += kib('VmHWM') / 1024;
     } catch {
       // gone meanwhile
     }
   }
-  return { rss, peak };
+  return rss;
 }
 
 /** `taskset -c N` when it exists and the machine has at least two CPUs; else no pinning. */

@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { LoadResult, LoadSpec } from './loadgen.ts';
 import { CLI, LOADGEN } from './paths.ts';
-import { cpuByProcess, cpuSeconds, memoryMiB } from './proc.ts';
+import { cpuByProcess, cpuSeconds, rssMiB } from './proc.ts';
 import { scratchDir } from './scratch.ts';
 
 export interface Pin {
@@ -32,7 +32,7 @@ export interface Measurement {
   coreShare: number;
   /** Mean resident set size over the measured window, sampled every RSS_SAMPLE_MS (VmRSS). */
   rssMiB: number;
-  /** Highest resident set size since the process started (VmHWM), start-up and warm-up included. */
+  /** Highest resident set size of the target's process tree (summed) among the samples of `rssMiB`. */
   peakRssMiB: number;
   /** CPU seconds over the window of each process of the target (first: the one started; then, for
    *  tracehop with workers, each worker): whether the kernel spread the connections over the workers. */
@@ -138,7 +138,7 @@ export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise
           cpuStart = cpuByProcess(target.pid);
           loadgenStart = cpuSeconds(gen.pid!);
           windowStart = performance.now();
-          sampler = setInterval(() => rssSamples.push(memoryMiB(target.pid).rss), RSS_SAMPLE_MS);
+          sampler = setInterval(() => rssSamples.push(rssMiB(target.pid)), RSS_SAMPLE_MS);
         } else if (line.startsWith('{')) {
           // Read before it exits: its /proc entry goes with it.
           try {
@@ -163,15 +163,14 @@ export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise
   const byProcess = cpuSince(cpuEnd, cpuStart);
   const cpu = sum(byProcess);
   clearInterval(sampler);
-  const mem = memoryMiB(target.pid);
-  rssSamples.push(mem.rss);
+  rssSamples.push(rssMiB(target.pid));
   return {
     load: result,
     cpuSeconds: cpu,
     cpuPerMillion: result.spansAccepted > 0 ? cpu / (result.spansAccepted / 1e6) : Infinity,
     coreShare: windowCpu / seconds,
     rssMiB: sum(rssSamples) / rssSamples.length,
-    peakRssMiB: mem.peak,
+    peakRssMiB: Math.max(...rssSamples),
     ...(byProcess.length > 1 ? { cpuByProcess: byProcess } : {}),
     loadgenCpuPerMillion: result.spansAccepted > 0 ? loadgenCpu / (result.spansAccepted / 1e6) : Number.NaN,
     drainSeconds,
