@@ -10,6 +10,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { generateText } from 'ai';
+import { QUESTION } from './expected.ts';
 
 export type VercelIntegration = 'semconv' | 'legacy';
 
@@ -26,7 +27,7 @@ export async function vercelChatCall(options: { tracesUrl: string; openaiUrl: st
       model: openai.chat('gpt-4o-mini'),
       // Version 7 takes the system message as `instructions` only.
       instructions: 'Answer in one word.',
-      messages: [{ role: 'user', content: options.question ?? 'What is the capital of France?' }],
+      messages: [{ role: 'user', content: options.question ?? QUESTION }],
       temperature: 0.2,
       maxOutputTokens: 16,
       experimental_telemetry: { isEnabled: true, functionId: 'capital-quiz', integrations: telemetry },
