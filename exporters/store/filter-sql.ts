@@ -14,6 +14,7 @@ import { flattenObject } from '../../model/attributes/flatten.ts';
 import { isJsonObject } from '../../codec/json/parse.ts';
 import { SPAN_KIND_BY_NAME, STATUS_CODE_BY_NAME } from '../../model/span.ts';
 import type { Condition, Filter } from './query-body.ts';
+import { MAX_COLUMN_NS } from './span-writer.ts';
 
 export type SqlParam = string | number | bigint | null;
 
@@ -154,7 +155,6 @@ function enumSql(c: Condition): Sql {
   return definite({ sql: `${c.field} IN (${params.map(() => '?').join(', ')})`, params });
 }
 
-const MAX_COLUMN_NS = (1n << 63n) - 1n;
 const COMPARE: Record<string, string> = { is: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' };
 
 function timeSql(c: Condition): Sql | undefined {

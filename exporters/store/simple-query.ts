@@ -1,6 +1,5 @@
 // `POST /simple/traces/query` (read-api.md §8.5): every trace's head span (§8.1) in window order, each
 // tested against the given parts of its SimpleTrace view, until `limit` traces matched.
-import type { SQLInputValue } from 'node:sqlite';
 import { flattenObject } from '../../model/attributes/flatten.ts';
 import { normaliseUuid } from '../../model/ids.ts';
 import { sameValue } from './filter.ts';
@@ -8,7 +7,8 @@ import { sampled } from './query.ts';
 import type { ReadWorker } from './read-worker.ts';
 import { HEAD_FIRST, parseRecord, STORED_SPAN_COLUMNS, type StoredSpan } from './read-span.ts';
 import { enumsOf, recordLinks, simpleView, type Channel, type Kind, type Origin } from './simple-view.ts';
-import { inWindow, windowConditions, type Windowing } from './windowing.ts';
+import { windowBounds } from './scan.ts';
+import { inWindow, type Windowing } from './windowing.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -38,15 +38,12 @@ export interface SimpleQuery {
 /** Every trace's head (HEAD_FIRST), from the read thread (the window function reads every span of the
  *  project); throws QueryTimeoutError past `timeoutMs`. */
 async function* heads(worker: ReadWorker, project: string, w: Windowing, timeoutMs: number): AsyncGenerator<StoredSpan> {
-  const where = ['n = 1'];
-  const params: SQLInputValue[] = [project];
-  windowConditions(w, where, params);
   const direction = w.order === 'ascending' ? 'ASC' : 'DESC';
   const sql =
     `SELECT ${STORED_SPAN_COLUMNS} FROM (SELECT ${STORED_SPAN_COLUMNS}, row_number() OVER ` +
     `(PARTITION BY trace_id ORDER BY ${HEAD_FIRST}) AS n FROM spans WHERE project = ?) ` +
-    `WHERE ${where.join(' AND ')} ORDER BY start_ns ${direction}, trace_id ${direction}`;
-  for await (const chunk of worker.rows(sql, params as Array<string | number | bigint | null>, timeoutMs)) yield* chunk as unknown as StoredSpan[];
+    `WHERE n = 1 AND start_ns BETWEEN ? AND ? ORDER BY start_ns ${direction}, trace_id ${direction}`;
+  for await (const chunk of worker.rows(sql, [project, ...windowBounds(w)], timeoutMs)) yield* chunk as unknown as StoredSpan[];
 }
 
 /** Every entry of flatten(`given`) stored under `prefix` with an equal value. */

@@ -168,6 +168,9 @@ describe('query (§8.5)', () => {
     expect(await simpleQuery({ trace: { references: { workflow: { slug: 'w' } } } })).toEqual([S]);
     expect(await simpleQuery({ trace: { kind: 'play', channel: 'otlp' } })).toEqual([S23]);
     expect(await simpleQuery({ windowing: { newest: '2026-04-16T18:20:00Z' } })).toEqual([T]);
+    // A bound past the column's range (2^63-1 ns) is clamped, as on /spans/query, not refused by SQLite.
+    expect(await simpleQuery({ windowing: { newest: '2300-01-01T00:00:00Z' } })).toEqual([S, S23, T2, T]);
+    expect(await simpleQuery({ windowing: { oldest: '2300-01-01T00:00:00Z' } })).toEqual([]);
   });
 
   it('refuses unknown keys and bad values with 422 entries', () => {
