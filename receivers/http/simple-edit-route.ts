@@ -1,7 +1,9 @@
 // `PATCH /simple/traces/{trace_id}` and `PATCH /tracing/traces/{trace_id}` (read-api.md §8.3): the head
 // span read from the store, edited (simple-edit.ts), and appended to the ingest stream like any written
 // span, so the store (and every other exporter) gets the edit on delivery. The answer is the view a GET
-// shows once the store has it.
+// shows once the store has it, with `updated_at` the time the PATCH was accepted (the store sets its own when
+// it writes the edit). The edit starts from the stored head: two PATCHes sent before the first is delivered
+// both start from the same head, and the last appended wins whole (§8.3; docs/http-api.md says so).
 import type { IncomingMessage } from 'node:http';
 import { stringifyJson } from '../../codec/json/parse.ts';
 import { encodeSpanJson } from '../../codec/record/index.ts';
