@@ -16,7 +16,7 @@ import { SPAN_KIND_BY_NAME, STATUS_CODE_BY_NAME } from '../../model/span.ts';
 import type { Condition, Filter } from './query-body.ts';
 import { MAX_COLUMN_NS } from './span-writer.ts';
 
-export type SqlParam = string | number | bigint | null;
+type SqlParam = string | number | bigint | null;
 
 /** An expression that is exactly the condition, with its parameters in order. */
 interface Sql {

@@ -24,12 +24,12 @@ export function sampled(traceId: string, rate: number): boolean {
 }
 
 /** The window of a flat query (§6.1): descending, `oldest` inclusive, `newest` exclusive, no cursor. */
-export function flatWindow(query: FlatQuery): Windowing {
+function flatWindow(query: FlatQuery): Windowing {
   return { oldestNs: query.oldestNs, newestNs: query.newestNs, limit: query.limit, rate: query.rate, order: 'descending' };
 }
 
 /** What a query selects and how it answers: a flat query (§6) or a structured one (§7). */
-export interface QueryRun {
+interface QueryRun {
   focus: 'trace' | 'span';
   format: 'agenta' | 'opentelemetry';
   filter: Filter;

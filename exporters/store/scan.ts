@@ -19,7 +19,7 @@ export function windowBounds(w: Windowing): [bigint, bigint] {
   return [clamp(w.oldestNs ?? MIN_NS), clamp(w.newestNs ?? MAX_COLUMN_NS)];
 }
 
-export interface Scan {
+interface Scan {
   project: string;
   window: Windowing;
   plan: FilterPlan;
@@ -28,7 +28,7 @@ export interface Scan {
 }
 
 /** The statement of a scan and its parameters; the bounds are inclusive here (inWindow() decides at them). */
-export function scanStatement(scan: Scan): { sql: string; params: Array<string | number | bigint | null> } {
+function scanStatement(scan: Scan): { sql: string; params: Array<string | number | bigint | null> } {
   const { window: w, plan, project } = scan;
   const d = w.order === 'descending' ? 'DESC' : 'ASC';
   const where = plan.where.map((sql) => ` AND (${sql})`).join('');

@@ -176,6 +176,7 @@ describe('query (§8.5)', () => {
   it('refuses unknown keys and bad values with 422 entries', () => {
     const problems = (body: unknown) => (parseSimpleQuery(body, LIMITS) as Problem[]).map((p) => [p.loc.join('.'), p.type]);
     expect(problems({ trace: { colour: 1 } })).toEqual([['body.trace.colour', 'extra_forbidden']]);
+    expect(problems({ trace: { data: 5 } })).toEqual([['body.trace.data', 'extra_forbidden']]);
     expect(problems({ trace: { kind: 'x' } })).toEqual([['body.trace.kind', 'enum']]);
     expect(problems({ links: [{ trace_id: 'abc' }] })).toEqual([['body.links.0.trace_id', 'invalid_id']]);
     expect(problems({ windowing: { limit: 0 } })).toEqual([['body.windowing.limit', 'range']]);
