@@ -13,9 +13,10 @@
 import { flattenObject } from '../../model/attributes/flatten.ts';
 import { isJsonObject } from '../../codec/json/parse.ts';
 import { SPAN_KIND_BY_NAME, STATUS_CODE_BY_NAME } from '../../model/span.ts';
-import type { Condition, Filter } from './query-body.ts';
+import { isCondition, type Condition, type Filter } from './query-body.ts';
+import { MAX_COLUMN_NS } from './span-writer.ts';
 
-export type SqlParam = string | number | bigint | null;
+type SqlParam = string | number | bigint | null;
 
 /** An expression that is exactly the condition, with its parameters in order. */
 interface Sql {
@@ -37,10 +38,6 @@ export interface FilterPlan {
 
 const TRUE: Sql = { sql: '1', params: [] };
 const FALSE: Sql = { sql: '0', params: [] };
-
-function isCondition(c: Filter | Condition): c is Condition {
-  return 'field' in c;
-}
 
 /** The top-level `and` goes to SQL part by part; any other filter goes whole or not at all. */
 export function planFilter(filter: Filter): FilterPlan {
@@ -154,7 +151,6 @@ function enumSql(c: Condition): Sql {
   return definite({ sql: `${c.field} IN (${params.map(() => '?').join(', ')})`, params });
 }
 
-const MAX_COLUMN_NS = (1n << 63n) - 1n;
 const COMPARE: Record<string, string> = { is: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' };
 
 function timeSql(c: Condition): Sql | undefined {

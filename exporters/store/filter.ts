@@ -4,14 +4,10 @@ import { parseTimestamp } from '../../codec/tracing/time.ts';
 import { flattenObject } from '../../model/attributes/flatten.ts';
 import { isJsonObject } from '../../codec/json/parse.ts';
 import { normaliseTraceId } from '../../model/ids.ts';
-import type { Condition, Filter } from './query-body.ts';
+import { isCondition, type Condition, type Filter } from './query-body.ts';
 
 /** A decoded span record (flat attributes), as stored. */
 type SpanRecord = Record<string, unknown>;
-
-function isCondition(c: Filter | Condition): c is Condition {
-  return 'field' in c;
-}
 
 export function matchesFilter(filter: Filter, record: SpanRecord): boolean {
   const matches = (c: Filter | Condition) => (isCondition(c) ? matchesCondition(c, record) : matchesFilter(c, record));
@@ -28,7 +24,7 @@ export function matchesFilter(filter: Filter, record: SpanRecord): boolean {
 }
 
 /** JSON equality of attribute values: same type, numbers (and bigints) by value, lists item by item. */
-export function sameValue(a: unknown, b: unknown): boolean {
+function sameValue(a: unknown, b: unknown): boolean {
   const numeric = (x: unknown) => typeof x === 'number' || typeof x === 'bigint';
   if (numeric(a) && numeric(b)) {
     if (typeof a === 'number' && typeof b === 'number') return a === b;
@@ -116,13 +112,17 @@ function matchesCondition(c: Condition, record: SpanRecord): boolean {
     case 'attributes':
       return matchesAttribute(c, (record.attributes ?? {}) as SpanRecord);
     case 'links':
-      return matchesEntries(c, record.links, (entry, given) =>
-        (given.trace_id === undefined || entry.trace_id === given.trace_id) && (given.span_id === undefined || entry.span_id === given.span_id));
+      return matchesEntries(c, record.links, linkHasIds);
     case 'references':
       return matchesEntries(c, record.references, (entry, given) =>
         (given.id === undefined || normaliseTraceId(entry.id) === given.id)
         && (given.slug === undefined || entry.slug === given.slug) && (given.version === undefined || entry.version === given.version));
   }
+}
+
+/** A stored link against the ids a query gives; an absent one matches any. */
+export function linkHasIds(stored: { trace_id?: unknown; span_id?: unknown }, given: { trace_id?: string; span_id?: string }): boolean {
+  return (given.trace_id === undefined || stored.trace_id === given.trace_id) && (given.span_id === undefined || stored.span_id === given.span_id);
 }
 
 function matchesEntries(c: Condition, stored: unknown, equal: (entry: SpanRecord, given: Record<string, string>) => boolean): boolean {
@@ -156,7 +156,7 @@ function matchesAttribute(c: Condition, attributes: SpanRecord): boolean {
 }
 
 /** `is`: a scalar or list equal at exactly `key`; an object: every entry of its flatten stored under `key`. */
-function attributeIs(attributes: SpanRecord, key: string, value: unknown): boolean {
+export function attributeIs(attributes: SpanRecord, key: string, value: unknown): boolean {
   if (isJsonObject(value)) {
     for (const [sub, v] of flattenObject(value)) {
       const at = key + '.' + sub;

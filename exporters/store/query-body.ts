@@ -35,6 +35,11 @@ export interface Filter {
   conditions: Array<Filter | Condition>;
 }
 
+/** Whether an entry of `conditions` is a condition (else a nested filter). */
+export function isCondition(c: Filter | Condition): c is Condition {
+  return 'field' in c;
+}
+
 export interface FlatQuery {
   focus: 'trace' | 'span';
   format: 'agenta' | 'opentelemetry';

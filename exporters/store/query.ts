@@ -24,12 +24,12 @@ export function sampled(traceId: string, rate: number): boolean {
 }
 
 /** The window of a flat query (§6.1): descending, `oldest` inclusive, `newest` exclusive, no cursor. */
-export function flatWindow(query: FlatQuery): Windowing {
+function flatWindow(query: FlatQuery): Windowing {
   return { oldestNs: query.oldestNs, newestNs: query.newestNs, limit: query.limit, rate: query.rate, order: 'descending' };
 }
 
 /** What a query selects and how it answers: a flat query (§6) or a structured one (§7). */
-export interface QueryRun {
+interface QueryRun {
   focus: 'trace' | 'span';
   format: 'agenta' | 'opentelemetry';
   filter: Filter;
@@ -64,14 +64,23 @@ export async function runQuery(worker: ReadWorker, spansOf: (project: string, tr
   // trace's first matching row is its newest; after `limit` traces, rows at the same start time may
   // still bring a trace that sorts earlier (a larger trace id), so those are read too.
   const first = new Map<string, bigint>();
+  // Traces whose matching row at the cursor's bound was turned away by `next`: a page before gave them,
+  // and their older rows must not let them back in.
+  const given = new Set<string>();
   let boundary: bigint | undefined;
   // Without a residual filter the record is not needed: the rows SQL gives match.
   const columns = residual === undefined ? 'trace_id, span_id, start_ns' : STORED_SPAN_COLUMNS;
   for await (const row of scanRows(worker, { project, window: w, plan, columns }, timeoutMs)) {
     if (boundary !== undefined && (descending ? row.start_ns < boundary : row.start_ns > boundary)) break;
-    if (first.has(row.trace_id) || !sampled(row.trace_id, w.rate)) continue;
-    if (!inWindow(w, row.start_ns, row.trace_id)) continue;
+    if (first.has(row.trace_id) || given.has(row.trace_id) || !sampled(row.trace_id, w.rate)) continue;
+    const inside = inWindow(w, row.start_ns, row.trace_id);
+    // Only a row at the cursor's bound can be turned away by `next` (the SQL bounds are inclusive).
+    if (!inside && (w.next === undefined || row.start_ns !== (descending ? w.newestNs : w.oldestNs))) continue;
     if (residual !== undefined && !matchesFilter(residual, parseRecord(row.record))) continue;
+    if (!inside) {
+      given.add(row.trace_id);
+      continue;
+    }
     first.set(row.trace_id, row.start_ns);
     if (first.size === w.limit) boundary = row.start_ns;
   }

@@ -5,12 +5,21 @@
 import type { FilterPlan } from './filter-sql.ts';
 import type { StoredSpan } from './read-span.ts';
 import type { ReadWorker } from './read-worker.ts';
+import { MAX_COLUMN_NS } from './span-writer.ts';
 import type { Windowing } from './windowing.ts';
 
 const MIN_NS = -(1n << 63n);
-const MAX_NS = (1n << 63n) - 1n;
 
-export interface Scan {
+/**
+ * The window's time bounds on `start_ns`, inclusive (inWindow() decides at them). The column is clamped at
+ * 2^63-1, and a bound beyond it could not be bound as an integer: it is clamped too.
+ */
+export function windowBounds(w: Windowing): [bigint, bigint] {
+  const clamp = (ns: bigint) => (ns > MAX_COLUMN_NS ? MAX_COLUMN_NS : ns);
+  return [clamp(w.oldestNs ?? MIN_NS), clamp(w.newestNs ?? MAX_COLUMN_NS)];
+}
+
+interface Scan {
   project: string;
   window: Windowing;
   plan: FilterPlan;
@@ -19,13 +28,11 @@ export interface Scan {
 }
 
 /** The statement of a scan and its parameters; the bounds are inclusive here (inWindow() decides at them). */
-export function scanStatement(scan: Scan): { sql: string; params: Array<string | number | bigint | null> } {
+function scanStatement(scan: Scan): { sql: string; params: Array<string | number | bigint | null> } {
   const { window: w, plan, project } = scan;
   const d = w.order === 'descending' ? 'DESC' : 'ASC';
   const where = plan.where.map((sql) => ` AND (${sql})`).join('');
-  // The column is clamped at 2^63-1 (and a bound beyond it cannot be bound as an integer).
-  const clamp = (ns: bigint) => (ns > MAX_NS ? MAX_NS : ns);
-  const params = [project, clamp(w.oldestNs ?? MIN_NS), clamp(w.newestNs ?? MAX_NS), ...plan.params];
+  const params = [project, ...windowBounds(w), ...plan.params];
   if (plan.byTraceId) {
     // A few traces' spans, on the primary key (project, trace_id, ...). The `+` keeps SQLite from walking
     // the start-time index instead to save the sort.

@@ -1,14 +1,13 @@
 // `POST /simple/traces/query` (read-api.md §8.5): every trace's head span (§8.1) in window order, each
 // tested against the given parts of its SimpleTrace view, until `limit` traces matched.
-import type { SQLInputValue } from 'node:sqlite';
-import { flattenObject } from '../../model/attributes/flatten.ts';
 import { normaliseUuid } from '../../model/ids.ts';
-import { sameValue } from './filter.ts';
+import { attributeIs, linkHasIds } from './filter.ts';
 import { sampled } from './query.ts';
 import type { ReadWorker } from './read-worker.ts';
 import { HEAD_FIRST, parseRecord, STORED_SPAN_COLUMNS, type StoredSpan } from './read-span.ts';
 import { enumsOf, recordLinks, simpleView, type Channel, type Kind, type Origin } from './simple-view.ts';
-import { inWindow, windowConditions, type Windowing } from './windowing.ts';
+import { windowBounds } from './scan.ts';
+import { inWindow, type Windowing } from './windowing.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -38,23 +37,12 @@ export interface SimpleQuery {
 /** Every trace's head (HEAD_FIRST), from the read thread (the window function reads every span of the
  *  project); throws QueryTimeoutError past `timeoutMs`. */
 async function* heads(worker: ReadWorker, project: string, w: Windowing, timeoutMs: number): AsyncGenerator<StoredSpan> {
-  const where = ['n = 1'];
-  const params: SQLInputValue[] = [project];
-  windowConditions(w, where, params);
   const direction = w.order === 'ascending' ? 'ASC' : 'DESC';
   const sql =
     `SELECT ${STORED_SPAN_COLUMNS} FROM (SELECT ${STORED_SPAN_COLUMNS}, row_number() OVER ` +
     `(PARTITION BY trace_id ORDER BY ${HEAD_FIRST}) AS n FROM spans WHERE project = ?) ` +
-    `WHERE ${where.join(' AND ')} ORDER BY start_ns ${direction}, trace_id ${direction}`;
-  for await (const chunk of worker.rows(sql, params as Array<string | number | bigint | null>, timeoutMs)) yield* chunk as unknown as StoredSpan[];
-}
-
-/** Every entry of flatten(`given`) stored under `prefix` with an equal value. */
-function contains(attributes: JsonObject, prefix: string, given: JsonObject): boolean {
-  for (const [key, value] of flattenObject(given)) {
-    if (!sameValue(attributes[`${prefix}.${key}`], value)) return false;
-  }
-  return true;
+    `WHERE n = 1 AND start_ns BETWEEN ? AND ? ORDER BY start_ns ${direction}, trace_id ${direction}`;
+  for await (const chunk of worker.rows(sql, [project, ...windowBounds(w)], timeoutMs)) yield* chunk as unknown as StoredSpan[];
 }
 
 function referencesMatch(attributes: JsonObject, given: JsonObject): boolean {
@@ -73,29 +61,26 @@ function referencesMatch(attributes: JsonObject, given: JsonObject): boolean {
   return true;
 }
 
-const sameIds = (link: PartialLink, stored: PartialLink) =>
-  (link.trace_id === undefined || link.trace_id === stored.trace_id) && (link.span_id === undefined || link.span_id === stored.span_id);
-
 function matches(q: SimpleQuery, head: StoredSpan, record: JsonObject): boolean {
   const attributes = (record.attributes ?? {}) as JsonObject;
   const enums = enumsOf(attributes);
   if (q.origin !== undefined && enums.origin !== q.origin) return false;
   if (q.kind !== undefined && enums.kind !== q.kind) return false;
   if (q.channel !== undefined && enums.channel !== q.channel) return false;
-  if (q.tags !== undefined && !contains(attributes, 'ag.tags', q.tags)) return false;
-  if (q.meta !== undefined && !contains(attributes, 'ag.meta', q.meta)) return false;
+  if (q.tags !== undefined && !attributeIs(attributes, 'ag.tags', q.tags)) return false;
+  if (q.meta !== undefined && !attributeIs(attributes, 'ag.meta', q.meta)) return false;
   if (q.references !== undefined && !referencesMatch(attributes, q.references)) return false;
   const links = recordLinks(record);
   if (q.linksByKey !== undefined) {
     for (const [name, want] of Object.entries(q.linksByKey)) {
-      if (!links.some((l) => l.attributes?.key === name && sameIds(want, l))) return false;
+      if (!links.some((l) => l.attributes?.key === name && linkHasIds(l, want))) return false;
     }
   }
-  if (q.anyLink !== undefined && !q.anyLink.some((want) => links.some((l) => sameIds(want, l)))) return false;
+  if (q.anyLink !== undefined && !q.anyLink.some((want) => links.some((l) => linkHasIds(l, want)))) return false;
   if (q.traceLinks !== undefined) {
     const own = { trace_id: head.trace_id, span_id: head.span_id };
     // A trace link names its trace: an entry without a trace id matches none.
-    if (!q.traceLinks.some((want) => want.trace_id !== undefined && sameIds(want, own))) return false;
+    if (!q.traceLinks.some((want) => want.trace_id !== undefined && linkHasIds(own, want))) return false;
   }
   return true;
 }

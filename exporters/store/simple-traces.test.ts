@@ -168,11 +168,15 @@ describe('query (§8.5)', () => {
     expect(await simpleQuery({ trace: { references: { workflow: { slug: 'w' } } } })).toEqual([S]);
     expect(await simpleQuery({ trace: { kind: 'play', channel: 'otlp' } })).toEqual([S23]);
     expect(await simpleQuery({ windowing: { newest: '2026-04-16T18:20:00Z' } })).toEqual([T]);
+    // A bound past the column's range (2^63-1 ns) is clamped, as on /spans/query, not refused by SQLite.
+    expect(await simpleQuery({ windowing: { newest: '2300-01-01T00:00:00Z' } })).toEqual([S, S23, T2, T]);
+    expect(await simpleQuery({ windowing: { oldest: '2300-01-01T00:00:00Z' } })).toEqual([]);
   });
 
   it('refuses unknown keys and bad values with 422 entries', () => {
     const problems = (body: unknown) => (parseSimpleQuery(body, LIMITS) as Problem[]).map((p) => [p.loc.join('.'), p.type]);
     expect(problems({ trace: { colour: 1 } })).toEqual([['body.trace.colour', 'extra_forbidden']]);
+    expect(problems({ trace: { data: 5 } })).toEqual([['body.trace.data', 'extra_forbidden']]);
     expect(problems({ trace: { kind: 'x' } })).toEqual([['body.trace.kind', 'enum']]);
     expect(problems({ links: [{ trace_id: 'abc' }] })).toEqual([['body.links.0.trace_id', 'invalid_id']]);
     expect(problems({ windowing: { limit: 0 } })).toEqual([['body.windowing.limit', 'range']]);

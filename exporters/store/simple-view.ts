@@ -81,7 +81,7 @@ interface RecordLink {
 }
 
 /** `links` of §8.1: a map by `attributes.key` when every link has a distinct one, else a list. */
-export function linksView(links: RecordLink[]): JsonObject | JsonObject[] | undefined {
+function linksView(links: RecordLink[]): JsonObject | JsonObject[] | undefined {
   if (links.length === 0) return undefined;
   const keys = links.map((l) => l.attributes?.key);
   const keyed = keys.every((k) => typeof k === 'string') && new Set(keys).size === keys.length;

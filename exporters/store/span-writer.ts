@@ -9,12 +9,12 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { BatchLinesEncoder } from '../../codec/record/index.ts';
 import type { Span } from '../../model/span.ts';
 
-/** The column's range: later times are clamped here; the record keeps them exact (§9.1). */
-const MAX_NS = (1n << 63n) - 1n;
+/** The start_ns/end_ns column's range (2^63-1 ns): later times are clamped here; the record keeps them exact (§9.1). */
+export const MAX_COLUMN_NS = (1n << 63n) - 1n;
 const NEWLINE = 0x0a;
 
 function columnNs(ns: bigint): bigint {
-  return ns > MAX_NS ? MAX_NS : ns;
+  return ns > MAX_COLUMN_NS ? MAX_COLUMN_NS : ns;
 }
 
 export class SpanWriter {

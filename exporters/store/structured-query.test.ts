@@ -65,6 +65,17 @@ describe('POST /traces/query', () => {
     expect((await run('trace', { windowing: { order: 'ascending' } })).traces.map((t: { trace_id: string }) => t.trace_id)).toEqual([T, T2]);
   });
 
+  it('pages with newest and the cursor: a trace given before does not come back by its older spans', async () => {
+    const ids = async (windowing: object) => (await run('trace', { windowing })).traces.map((t: { trace_id: string }) => t.trace_id);
+    expect(await ids({ limit: 1 })).toEqual([T2]);
+    expect(await ids({ limit: 1, newest: '2026-04-16T18:20:00Z', next: T2 })).toEqual([T]);
+    // T's newest span E starts at 18:18:21: the cursor turns it away, and with it T's older spans.
+    expect(await ids({ limit: 1, newest: '2026-04-16T18:18:21Z', next: T })).toEqual([]);
+    // Ascending mirrors it: T's oldest span D starts at 18:18:17.
+    expect(await ids({ limit: 1, order: 'ascending' })).toEqual([T]);
+    expect(await ids({ limit: 1, order: 'ascending', oldest: '2026-04-16T18:18:17Z', next: T })).toEqual([T2]);
+  });
+
   it('a filter selects the traces, each with all its spans', async () => {
     const r = await run('trace', { filtering: { conditions: [{ field: 'status_code', value: 'STATUS_CODE_ERROR' }] } });
     expect(r.traces.map((t: { trace_id: string }) => t.trace_id)).toEqual([T]);

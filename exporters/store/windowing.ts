@@ -1,6 +1,5 @@
 // The `windowing` object of the structured and simple-trace queries (read-api.md §7, §8.5): the flat
 // query's window keys plus `order` and the paging cursor `next`, and the test of one item against it.
-import type { SQLInputValue } from 'node:sqlite';
 import { isJsonObject } from '../../codec/json/parse.ts';
 import { normaliseSpanId, normaliseTraceId } from '../../model/ids.ts';
 import { absent, unknownKeys, windowInto, type Loc, type Problem, type QueryLimits } from './query-body.ts';
@@ -56,16 +55,4 @@ export function inWindow(w: Windowing, startNs: bigint, id: string): boolean {
     if (startNs === w.newestNs && descending && !(w.next !== undefined && id < w.next)) return false;
   }
   return true;
-}
-
-/** The window's time bounds as SQL conditions on `start_ns` (inclusive: inWindow() decides at the bounds). */
-export function windowConditions(w: Windowing, where: string[], params: SQLInputValue[]): void {
-  if (w.oldestNs !== undefined) {
-    where.push('start_ns >= ?');
-    params.push(w.oldestNs);
-  }
-  if (w.newestNs !== undefined) {
-    where.push('start_ns <= ?');
-    params.push(w.newestNs);
-  }
 }

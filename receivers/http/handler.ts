@@ -15,9 +15,8 @@ import { reasonOfStatus, refusedByReason } from '../common/refusal.ts';
 import { declaredTooLarge, decodeBody, readBody } from './body.ts';
 import type { HttpReceiverConfig } from './config.ts';
 import type { OtlpRoute } from './otlp-route.ts';
-import type { ReadRoutes } from './read-routes.ts';
+import { ReadRoutes, type ReadSource } from './read-routes.ts';
 import type { WorkingBatch } from '../../model/batch.ts';
-import { answerSimpleEdit } from './simple-edit-route.ts';
 import {
   allRejectedReply, detailReply, isReply, methodNotAllowed, NOT_FOUND, refusedReply, UNAUTHORIZED, validationReply,
   type Reply,
@@ -111,10 +110,14 @@ export class TracingApiHandler {
 
   constructor(
     config: HttpReceiverConfig, consumer: IngestConsumer, otlp: OtlpRoute, authenticate: Authenticate, metrics = NO_RECEIVER_METRICS,
-    reads?: ReadRoutes,
+    reads?: ReadSource,
   ) {
     this.#metrics = metrics;
-    this.#reads = reads;
+    // A PATCH (§8.3) appends its edited span through this handler's checks and pipeline call.
+    this.#reads = reads && new ReadRoutes(config, reads, {
+      check: (span) => this.#spans.check({ form: 'flat', spans: [span] }),
+      append: (batch, wireBytes) => this.#consumeBatch(batch, wireBytes),
+    });
     this.#config = config;
     this.#consumer = consumer;
     this.#otlp = otlp;
@@ -154,12 +157,6 @@ export class TracingApiHandler {
     if (match.kind === 'unavailable') return detailReply(501, match.detail);
     if (match.kind === 'otlp') return this.#otlp(method, incoming, identity?.project);
     if (match.kind === 'page') return this.#reads!.page.answer(incoming.url ?? '/', identity?.project ?? '');
-    if (match.kind === 'read' && match.route === 'simple_patch') {
-      return answerSimpleEdit(this.#reads!, match.id!, incoming, identity?.project, {
-        check: (span) => this.#spans.check({ form: 'flat', spans: [span] }),
-        append: (batch, wireBytes) => this.#consumeBatch(batch, wireBytes),
-      });
-    }
     if (match.kind === 'read') return this.#reads!.answer(match.route, match.id, incoming, identity?.project);
     return this.#write(match.route, incoming, identity?.project);
   }

@@ -1,7 +1,9 @@
 // The routes served from the trace store (read-api.md §1.2, §5, §6): `GET` / `DELETE
 // /tracing/traces/{trace_id}`, `POST /tracing/spans/query`, and the `/traces` router's `GET` / `DELETE
-// /traces/{trace_id}` and `GET /traces/?trace_id=..`, which answer a `Trace` object per trace. The handler has already matched the route
-// and checked auth; this runs the rest of §2.1: the body checks, the path id (400), the body (422).
+// /traces/{trace_id}` and `GET /traces/?trace_id=..`, which answer a `Trace` object per trace, and the simple-trace
+// routes of §8 (the PATCH appends through the handler's write side: simple-edit-route.ts). The handler has
+// already matched the route and checked auth; this runs the rest of §2.1: the body checks, the path id (400),
+// the body (422).
 import type { IncomingMessage } from 'node:http';
 import { parseJsonBytes, stringifyJson } from '../../codec/json/parse.ts';
 import { normaliseTraceId } from '../../model/ids.ts';
@@ -11,7 +13,9 @@ import { QueryTimeoutError } from '../../exporters/store/query.ts';
 import { declaredTooLarge, decodeBody, readBody } from './body.ts';
 import type { HttpReceiverConfig } from './config.ts';
 import { detailReply, isReply, validationReply, type Reply } from './replies.ts';
-import type { ReadRoute } from './routes.ts';
+import { normalisePath, type ReadRoute } from './routes.ts';
+import { answerSimpleEdit, type EditWriter } from './simple-edit-route.ts';
+import { checkSimpleEdit } from './simple-trace.ts';
 import { checkTransport } from './transport.ts';
 import { parseSimpleQuery } from './simple-query-body.ts';
 import { parseStructuredQuery } from '../../exporters/store/structured-query-body.ts';
@@ -53,23 +57,31 @@ export function queryTraceIds(rawUrl: string, maxIds: number): string[] | Reply 
   return [...ids];
 }
 
+/** The store the read routes serve, asked per request (a reload replaces the store exporter). */
+export interface ReadSource {
+  /** The store's read side; undefined while the store is not open (503). */
+  reads: () => TraceReads | undefined;
+  /** Whether this receiver's pipelines deliver to the store, so that an edit it appends reaches it (§8.3). */
+  storeFed: () => boolean;
+}
+
 export class ReadRoutes {
   readonly #config: HttpReceiverConfig;
-  /** The store's read side; undefined while the store is not open (503). */
   readonly #reads: () => TraceReads | undefined;
+  readonly #storeFed: () => boolean;
+  /** The PATCH's way into the ingest stream: the handler's span checks and append. */
+  readonly #writer: EditWriter;
   readonly #retryAfterSeconds: number;
   /** `GET /`: the page to look at traces, over the same store. */
   readonly page: TracePage;
 
-  /** Whether this receiver's pipelines deliver to the store, so that an edit it appends reaches it (§8.3). */
-  readonly storeFed: () => boolean;
-
-  constructor(config: HttpReceiverConfig, reads: () => TraceReads | undefined, storeFed: () => boolean = () => true) {
-    this.storeFed = storeFed;
+  constructor(config: HttpReceiverConfig, source: ReadSource, writer: EditWriter) {
     this.#config = config;
-    this.#reads = reads;
+    this.#reads = source.reads;
+    this.#storeFed = source.storeFed;
+    this.#writer = writer;
     this.#retryAfterSeconds = Math.ceil(config.retry_after / 1000);
-    this.page = new TracePage(config, reads);
+    this.page = new TracePage(config, source.reads);
   }
 
   /** `project`: of the accepted key; '' (no project) when none (§2.4). */
@@ -79,8 +91,7 @@ export class ReadRoutes {
     if (route === 'traces_list') return this.#list(incoming.url ?? '/', scope);
     if (route === 'simple_query') return this.#simpleQuery(incoming, scope);
     if (route === 'spans_query' || route === 'traces_query') return this.#structuredQuery(route === 'spans_query' ? 'span' : 'trace', incoming, scope);
-    // The handler answers the edit: it appends to the ingest stream (§8.3).
-    if (route === 'simple_patch') throw new Error('PATCH of a simple trace is answered by the handler');
+    if (route === 'simple_patch') return this.#edit(id!, incoming, project);
     const traceId = pathTraceId(id!);
     if (traceId === undefined) return INVALID_TRACE_ID;
     const reads = this.#reads();
@@ -175,17 +186,31 @@ export class ReadRoutes {
     return this.#timed(() => reads.query(scope, query, this.#config.read.query_timeout || Infinity));
   }
 
-  /** The store's read side, or undefined while it is not open (answer notOpen()). */
-  store(): TraceReads | undefined {
-    return this.#reads();
+  /** §8.3 PATCH of a simple trace, in §2.1's order of checks; the edit itself: simple-edit-route.ts. */
+  async #edit(id: string, incoming: IncomingMessage, project: string | undefined): Promise<Reply> {
+    const receivedMs = Date.now();
+    const body = await this.#sizedBody(incoming);
+    if (isReply(body)) return body;
+    const traceId = pathTraceId(id);
+    if (traceId === undefined) return INVALID_TRACE_ID;
+    const parts = checkSimpleEdit(body.value);
+    if (Array.isArray(parts)) return validationReply(parts);
+    if (!this.#storeFed()) {
+      return detailReply(501, `PATCH ${normalisePath(incoming.url ?? '/')} is not available: the trace store is not fed by this receiver`);
+    }
+    const reads = this.#reads();
+    if (reads === undefined) return this.#notOpen();
+    return answerSimpleEdit(reads, this.#writer, { traceId, project, parts, bodyBytes: body.bytes, receivedMs });
   }
 
   /** The JSON body with the write routes' transport, size, depth and JSON checks; empty reads as {}. */
-  jsonBody(incoming: IncomingMessage): Promise<unknown> {
-    return this.#body(incoming);
+  async #body(incoming: IncomingMessage): Promise<unknown> {
+    const body = await this.#sizedBody(incoming);
+    return isReply(body) ? body : body.value;
   }
 
-  async #body(incoming: IncomingMessage): Promise<unknown> {
+  /** #body and its size in bytes (decoded, as the write routes count it). */
+  async #sizedBody(incoming: IncomingMessage): Promise<{ value: unknown; bytes: number } | Reply> {
     const codings = checkTransport(incoming.headers);
     if (isReply(codings)) return codings;
     const limit = this.#config.max_request_body_size;
@@ -197,20 +222,16 @@ export class ReadRoutes {
     if (isReply(bytes)) return bytes;
     const { max_nesting_depth: maxDepth, max_values_per_request: maxValues } = this.#config;
     const parsed = parseJsonBytes(bytes, maxDepth, maxValues);
-    if (parsed.ok) return parsed.value;
+    if (parsed.ok) return { value: parsed.value, bytes: bytes.length };
     switch (parsed.problem) {
       case 'empty':
-        return {};
+        return { value: {}, bytes: 0 };
       case 'too_deep':
       case 'too_many_values':
         return detailReply(413, parsed.message);
       default:
         return validationReply([{ loc: ['body'], msg: parsed.message, type: 'json_invalid' }]);
     }
-  }
-
-  notOpen(): Reply {
-    return this.#notOpen();
   }
 
   #notOpen(): Reply {

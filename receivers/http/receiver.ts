@@ -13,7 +13,7 @@ import { isServableTarget } from '../common/request-target.ts';
 import type { HttpReceiverConfig } from './config.ts';
 import { TracingApiHandler } from './handler.ts';
 import { createOtlpRoute } from './otlp-route.ts';
-import { ReadRoutes } from './read-routes.ts';
+import type { ReadSource } from './read-routes.ts';
 import { storeReadsOf } from '../../exporters/store/store-exporter.ts';
 import { StartupError } from '../../pipeline/errors.ts';
 import { detailReply, INTERNAL_ERROR, JSON_CONTENT_TYPE, type Reply } from './replies.ts';
@@ -42,7 +42,7 @@ export class HttpReceiver implements Receiver {
       ? authenticateFor(config.auth, context.authenticator)
       : config.api_keys.length > 0 ? keySetCheck(new KeySet(config.api_keys.map((key) => ({ key })))) : undefined;
     const metrics = context.metrics?.('http');
-    const reads = this.#readRoutes(config, context);
+    const reads = this.#readSource(config, context);
     this.#handler = new TracingApiHandler(config, consumer, createOtlpRoute({ config, consumer, logger, metrics }), authenticate, metrics, reads);
     warnIfOpen(config.endpoint, authenticate !== undefined, logger, 'http receiver');
     this.#listener = new HttpListener({
@@ -52,7 +52,7 @@ export class HttpReceiver implements Receiver {
   }
 
   /** The read routes over the store exporter `read.store` names (the config loader resolved it), if any. */
-  #readRoutes(config: HttpReceiverConfig, context: ReceiverContext): ReadRoutes | undefined {
+  #readSource(config: HttpReceiverConfig, context: ReceiverContext): ReadSource | undefined {
     const id = config.read?.store;
     if (id === undefined) return undefined;
     // Asked per request: a reload replaces the store exporter while this receiver keeps listening.
@@ -62,7 +62,7 @@ export class HttpReceiver implements Receiver {
       this.#startProblem = `http receiver: read.store "${id}" is not a running store exporter (list it in a pipeline's exporters)`;
       return undefined;
     }
-    return new ReadRoutes(config, () => reads()?.(), () => context.feeds?.(id) ?? true);
+    return { reads: () => reads()?.(), storeFed: () => context.feeds?.(id) ?? true };
   }
 
   async #reply(incoming: IncomingMessage): Promise<Reply> {

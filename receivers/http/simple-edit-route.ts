@@ -1,19 +1,20 @@
-// `PATCH /simple/traces/{trace_id}` and `PATCH /tracing/traces/{trace_id}` (read-api.md §8.3): the head
-// span read from the store, edited (simple-edit.ts), and appended to the ingest stream like any written
-// span, so the store (and every other exporter) gets the edit on delivery. The answer is the view a GET
-// shows once the store has it.
-import type { IncomingMessage } from 'node:http';
+// `PATCH /simple/traces/{trace_id}` and `PATCH /tracing/traces/{trace_id}` (read-api.md §8.3), after the read
+// routes checked the body, the path id and the store (read-routes.ts): the head span read from the store,
+// edited (simple-edit.ts), and appended to the ingest stream like any written span, so the store (and every
+// other exporter) gets the edit on delivery. The answer is the view a GET shows once the store has it, with
+// `updated_at` the time the PATCH was accepted (the store sets its own when it writes the edit). The edit
+// starts from the stored head: two PATCHes sent before the first is delivered both start from the same
+// head, and the last appended wins whole (§8.3; docs/http-api.md says so).
 import { stringifyJson } from '../../codec/json/parse.ts';
 import { encodeSpanJson } from '../../codec/record/index.ts';
 import { parseRecord } from '../../exporters/store/read-span.ts';
+import type { TraceReads } from '../../exporters/store/reads.ts';
 import { simpleView } from '../../exporters/store/simple-view.ts';
 import type { CheckedSpans } from '../../codec/tracing/spans.ts';
 import type { WorkingBatch } from '../../model/batch.ts';
-import { INVALID_TRACE_ID, pathTraceId, type ReadRoutes } from './read-routes.ts';
-import { allRejectedReply, detailReply, isReply, validationReply, type Reply } from './replies.ts';
-import { normalisePath } from './routes.ts';
+import { allRejectedReply, type Reply } from './replies.ts';
 import { editedSpan } from './simple-edit.ts';
-import { checkSimpleEdit } from './simple-trace.ts';
+import type { SimpleTraceParts } from './simple-trace.ts';
 
 /** What the edit borrows from the write side: its span checks and its append (a refusal is the reply). */
 export interface EditWriter {
@@ -21,28 +22,25 @@ export interface EditWriter {
   append(batch: WorkingBatch, wireBytes: number): Promise<Reply | undefined>;
 }
 
-/** `project`: of the accepted key (undefined: none); the order of checks is §2.1's. */
-export async function answerSimpleEdit(
-  routes: ReadRoutes, id: string, incoming: IncomingMessage, project: string | undefined, writer: EditWriter,
-): Promise<Reply> {
-  const receivedMs = Date.now();
-  const body = await routes.jsonBody(incoming);
-  if (isReply(body)) return body;
-  const traceId = pathTraceId(id);
-  if (traceId === undefined) return INVALID_TRACE_ID;
-  const edit = checkSimpleEdit(body);
-  if (Array.isArray(edit)) return validationReply(edit);
-  if (!routes.storeFed()) {
-    return detailReply(501, `PATCH ${normalisePath(incoming.url ?? '/')} is not available: the trace store is not fed by this receiver`);
-  }
-  const store = routes.store();
-  if (store === undefined) return routes.notOpen();
-  const head = store.headSpan(project ?? '', traceId);
+/** A checked PATCH. */
+export interface SimpleEdit {
+  traceId: string;
+  /** Of the accepted key (undefined: none). */
+  project: string | undefined;
+  parts: SimpleTraceParts;
+  /** The request body's size (decoded): the stream's estimate of what the edit holds, as for a write. */
+  bodyBytes: number;
+  receivedMs: number;
+}
+
+export async function answerSimpleEdit(reads: TraceReads, writer: EditWriter, edit: SimpleEdit): Promise<Reply> {
+  const { project } = edit;
+  const head = reads.headSpan(project ?? '', edit.traceId);
   if (head === undefined) return { status: 200, body: '{"count":0}' };
-  const checked = writer.check(editedSpan(parseRecord(head.record), edit));
+  const checked = writer.check(editedSpan(parseRecord(head.record), edit.parts));
   if (checked.spans.length === 0) return allRejectedReply(checked.rejections);
   const batch: WorkingBatch = { origin: 'tracing', spans: checked.spans, project };
-  const refused = await writer.append(batch, head.record.length);
+  const refused = await writer.append(batch, edit.bodyBytes);
   if (refused !== undefined) return refused;
   // The span as the processors left it is the record the store will hold.
   const edited = batch.spans.find((s) => s.spanId === head.span_id);
@@ -50,6 +48,6 @@ export async function answerSimpleEdit(
   const record = encodeSpanJson(edited);
   // An edit that changes nothing leaves the stored `updated_at` as it is (the store sets it only when the
   // record differs, read-api.md §9.2), so the answer keeps it too.
-  const trace = simpleView(head, parseRecord(record), record === head.record ? undefined : receivedMs);
+  const trace = simpleView(head, parseRecord(record), record === head.record ? undefined : edit.receivedMs);
   return { status: 200, body: stringifyJson({ count: 1, trace }) };
 }

@@ -47,6 +47,8 @@ export function parseSimpleQuery(body: unknown, limits: QueryLimits): SimpleQuer
     if (!isJsonObject(body.trace)) out.push({ loc: ['body', 'trace'], msg: 'trace must be an object', type: 'dict_type' });
     else {
       const { links, ...rest } = body.trace;
+      // `data` is no query part (§8.5): its one problem is extra_forbidden, not also its shape.
+      delete rest.data;
       unknownKeys(body.trace, TRACE_KEYS, ['body', 'trace'], out);
       Object.assign(query, checkSimpleParts(rest, out));
       const loc = ['body', 'trace', 'links'];

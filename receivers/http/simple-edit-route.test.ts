@@ -1,0 +1,68 @@
+// The PATCH of a simple trace (read-api.md §8.3) through ReadRoutes over a real store and real HTTP on
+// loopback; the write side is a recording EditWriter (the real span checks, an append that keeps what it
+// was given), to see what the edit hands the ingest stream.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { TracingSpans } from '../../codec/tracing/spans.ts';
+import { StoreExporter } from '../../exporters/store/store-exporter.ts';
+import type { WorkingBatch } from '../../model/batch.ts';
+import { silentLogger } from '../../pipeline/log.ts';
+import { FIXTURE_F, T, ingested } from '../../test/helpers/store-fixture.ts';
+import { defaultConfig } from './config.ts';
+import { ReadRoutes } from './read-routes.ts';
+
+let dir: string;
+let store: StoreExporter;
+let server: Server;
+let base: string;
+const appended: Array<{ batch: WorkingBatch; wireBytes: number }> = [];
+
+beforeEach(async () => {
+  appended.length = 0;
+  dir = await mkdtemp(join(tmpdir(), 'tracehop-edit-'));
+  store = new StoreExporter({ path: join(dir, 'store.db'), maxBytes: 1 << 30, maxAge: 0, pruneInterval: 60_000, logger: silentLogger });
+  await store.start();
+  await store.export(ingested(FIXTURE_F));
+  const spans = new TracingSpans();
+  const routes = new ReadRoutes(defaultConfig, { reads: () => store.reads(), storeFed: () => true }, {
+    check: (span) => spans.check({ form: 'flat', spans: [span] }),
+    append: async (batch, wireBytes) => {
+      appended.push({ batch, wireBytes });
+      return undefined;
+    },
+  });
+  server = createServer((req, res) => {
+    void routes.answer('simple_patch', req.url!.split('/').pop(), req, undefined).then((reply) => {
+      res.writeHead(reply.status, { 'content-type': 'application/json' });
+      res.end(reply.body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterEach(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await store.shutdown();
+  await rm(dir, { recursive: true, force: true });
+});
+
+it('hands the stream the request body size in bytes, not the stored record length', async () => {
+  // Trailing whitespace and a character of two UTF-8 bytes: the body's bytes, whatever the record's size.
+  const body = JSON.stringify({ trace: { tags: { note: 'vérifié' } } }) + ' '.repeat(3000);
+  const res = await fetch(`${base}/simple/traces/${T}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body });
+  expect(res.status).toBe(200);
+  expect(((await res.json()) as { trace: { tags: unknown } }).trace.tags).toEqual({ note: 'vérifié' });
+  expect(appended).toHaveLength(1);
+  expect(appended[0].wireBytes).toBe(Buffer.byteLength(body));
+});
+
+it('checks the path id and the body before the store: 400, 422', async () => {
+  const patch = (path: string, body: unknown) => fetch(base + path, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  expect((await patch('/simple/traces/xyz', { trace: {} })).status).toBe(400);
+  expect((await patch(`/simple/traces/${T}`, { trace: { kind: 'x' } })).status).toBe(422);
+  expect(appended).toHaveLength(0);
+});
