@@ -2,10 +2,11 @@
 // is `applied` only when both applied the config, and says which worker failed when one did.
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI, startDaemon, tempDir, type LogLine } from '../helpers/daemon.ts';
+import { freePort } from '../interop/ports.ts';
 import { eventually, metric, postSpan, spanId, writtenIds } from './traffic.ts';
 
 const config = (path: string, workers = 2) => `receivers:
@@ -123,17 +124,6 @@ describe('reload with two workers', () => {
     }
   }, 60_000);
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
