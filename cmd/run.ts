@@ -14,7 +14,7 @@ import { MemoryStream } from '../pipeline/stream/memory.ts';
 import type { IngestStream } from '../pipeline/stream/stream.ts';
 import type { DeadLetterSink } from '../pipeline/runner.ts';
 import { builtinRegistry } from './components.ts';
-import { MetricsServer } from './metrics-server.ts';
+import { metricsServerFor, startedFields } from './started-line.ts';
 import { Reloader, takeOverWith, type GraphRunning, type Running } from './reload.ts';
 import { firstSignal } from './signals.ts';
 import { version } from './version.ts';
@@ -106,10 +106,7 @@ async function serve(config: LoadedConfig, load: (text?: string) => LoadedConfig
   const { graph } = reloader.running;
   metrics.buildInfo(version());
   metrics.memoryLimiter(() => limiter.lastSample(), config.service.memory_limit_mib * 1024 * 1024);
-  const { address } = config.service.telemetry.metrics;
-  const metricsServer = address === 'none'
-    ? undefined
-    : new MetricsServer(address, metrics, taps, logger.child({ component: 'telemetry' }), (trigger) => reloader.reload(trigger));
+  const metricsServer = metricsServerFor(config, metrics, taps, logger, (trigger) => reloader.reload(trigger));
   // A worker's are summed by the primary, which serves them.
   if (metricsServer || role) metrics.collectProcessMetrics();
   // A worker is told to stop, reload and report by the primary (workers/primary.ts).
@@ -142,15 +139,8 @@ async function serve(config: LoadedConfig, load: (text?: string) => LoadedConfig
     await metricsServer?.shutdown();
     return 1;
   }
-  const metricsUrl = metricsServer?.url();
   // The primary says `tracehop started` once every worker has.
-  logger.info(role ? 'worker started' : 'tracehop started', {
-    version: version(),
-    config: config.source,
-    endpoints: { ...graph.endpoints(), ...(metricsUrl === undefined ? {} : { metrics: [metricsUrl] }) },
-    pipelines: config.pipelines.map((p) => ({ id: p.id, receivers: p.receivers, processors: p.processors, exporters: p.exporters })),
-    storage: config.storage.type,
-  });
+  logger.info(role ? 'worker started' : 'tracehop started', startedFields(config, graph.endpoints(), metricsServer));
   reloader.started();
   link?.started(graph.endpoints());
   try {

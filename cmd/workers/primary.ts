@@ -17,7 +17,7 @@ import { createLogger, type Logger } from '../../pipeline/log.ts';
 import type { Registry } from '../../pipeline/registry.ts';
 import type { ServiceStatus } from '../../pipeline/status.ts';
 import { ServiceMetrics } from '../../pipeline/telemetry/metrics.ts';
-import { MetricsServer } from '../metrics-server.ts';
+import { metricsServerFor, startedFields } from '../started-line.ts';
 import { ReloadFailed, Reloader, type ReloadOutcome } from '../reload.ts';
 import type { ConfigRead } from '../run.ts';
 import { firstSignal } from '../signals.ts';
@@ -95,15 +95,9 @@ class Primary {
   async run(): Promise<number> {
     const { config } = this.#reloader.running;
     const logger = this.#logger;
-    const { address } = config.service.telemetry.metrics;
-    const metricsServer = address === 'none' ? undefined : new MetricsServer(
-      address,
-      { contentType: this.#metrics.contentType, text: () => this.#scrape() },
-      // The spans pass in the workers: there is nothing to tap here (docs/operating.md).
-      undefined,
-      logger.child({ component: 'telemetry' }),
-      (trigger) => this.#reloader.reload(trigger),
-    );
+    // The spans pass in the workers: there is no tap here (docs/operating.md).
+    const metricsServer = metricsServerFor(config, { contentType: this.#metrics.contentType, text: () => this.#scrape() }, undefined, logger,
+      (trigger) => this.#reloader.reload(trigger));
     const signal = firstSignal();
     const reload = () => void this.#reloader.reload('SIGHUP');
     process.on('SIGHUP', reload);
@@ -134,16 +128,10 @@ class Primary {
       await metricsServer?.shutdown();
       return 1;
     }
-    const metricsUrl = metricsServer?.url();
-    logger.info('tracehop started', {
-      version: version(),
-      config: config.source,
+    logger.info('tracehop started', startedFields(config, { ...this.#slots[0].endpoints, ...this.#extensions.endpoints() }, metricsServer, {
       workers: this.#slots.length,
       pids: this.#slots.map((s) => s.worker?.process.pid),
-      endpoints: { ...this.#slots[0].endpoints, ...this.#extensions.endpoints(), ...(metricsUrl === undefined ? {} : { metrics: [metricsUrl] }) },
-      pipelines: config.pipelines.map((p) => ({ id: p.id, receivers: p.receivers, processors: p.processors, exporters: p.exporters })),
-      storage: config.storage.type,
-    });
+    }));
     const received = await signal;
     process.off('SIGHUP', reload);
     logger.info('shutting down', { signal: received, workers: this.#slots.length, timeout_ms: this.#reloader.running.config.service.shutdown_timeout });
