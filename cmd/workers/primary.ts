@@ -181,11 +181,11 @@ class Primary {
   }
 
   /**
-   * Sends `text` to every started worker that was last sent another: one that started on the config
-   * text it was given while a reload was under way, or that was not asked because it was not started.
+   * Sends `text` to each of `slots` that has started and was last sent another: one that started on the
+   * config text it was given while a reload was under way, or that was not asked because it was not started.
    */
-  #catchUp(text: string): void {
-    for (const slot of this.#slots) {
+  #catchUp(text: string, slots: Slot[] = this.#slots): void {
+    for (const slot of slots) {
       if (!slot.started || slot.text === text) continue;
       slot.text = text;
       void this.#ask(slot, { tracehop: 'reload', id: 0, trigger: 'worker started', text }).then((answer) => {
@@ -252,7 +252,7 @@ class Primary {
         slot.status = message.status;
         slot.started = true;
         // A reload applied while it started: it runs older config text.
-        if (!this.#stopping) this.#catchUp(this.#reloader.running.text);
+        if (!this.#stopping) this.#catchUp(this.#reloader.running.text, [slot]);
         if (this.#slots.every((s) => s.endpoints !== undefined)) this.#startup.resolve();
         return;
       case 'status':
