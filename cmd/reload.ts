@@ -17,20 +17,45 @@ export interface ReloadOutcome {
   problems?: string[];
 }
 
+/** What a reload starts from and leaves running: at least the config (the primary's has its text too). */
 export interface Running {
-  graph: Graph;
   config: LoadedConfig;
 }
 
-export interface ReloaderOptions {
-  /** Loads the config again from where the daemon's came from; throws ConfigError. */
-  load(): LoadedConfig;
-  /** The next graph for `config`, built from the running one (not started), once the components it
-   *  uses are imported. */
-  build(config: LoadedConfig, previous: Graph): Promise<Graph>;
+/** The graph and config a single process (or a worker) runs. */
+export interface GraphRunning extends Running {
+  graph: Graph;
+}
+
+/** Thrown by a commit step that could not apply the config: the running one stays. */
+export class ReloadFailed extends Error {
+  readonly result: 'invalid' | 'failed';
+  readonly problems: string[];
+  /** More fields for the log line (which workers applied it). */
+  readonly details: Record<string, unknown>;
+
+  constructor(result: 'invalid' | 'failed', problems: string[], details: Record<string, unknown> = {}) {
+    super(problems.join('; '));
+    this.result = result;
+    this.problems = problems;
+    this.details = details;
+  }
+}
+
+export interface ReloaderOptions<R extends Running, L extends Running> {
+  /** Loads the config again from where the daemon's came from, or from `text` (a worker: the text the
+   *  primary sent with the reload); throws ConfigError. */
+  load(text?: string): L;
+  /**
+   * Makes the loaded config the running one (a single process: builds the next graph and lets it take
+   * over; the primary: asks every worker). Throws ReloadFailed, or any error (result `failed`).
+   */
+  commit(loaded: L, running: R, trigger: string): Promise<R>;
   logger: Logger;
   /** Counts each reload by its result. */
   counted?(result: ReloadOutcome['result']): void;
+  /** More fields for the `config reloaded` line. */
+  applied?(running: R): Record<string, unknown>;
 }
 
 /**
@@ -49,36 +74,46 @@ export function restartOnlyChanges(running: LoadedConfig, next: LoadedConfig): s
   return changed.map((key) => `${key}: changed, and takes effect only when tracehop restarts`);
 }
 
-export class Reloader {
-  #running: Running;
+/**
+ * Runs reloads one at a time, in the order asked for, once the daemon has started: loads the config,
+ * refuses an invalid one or one that changes restart-only settings, and hands a valid one to `commit`.
+ * `R`: what runs (a graph and its config, or the primary's config and text); `L`: what `load` reads.
+ */
+export class Reloader<R extends Running, L extends Running = R> {
+  #running: R;
   #generation = 1;
   /** Reloads run in turn; the first waits for `started`. */
   #queue: Promise<unknown>;
   #begin!: () => void;
   #closed = false;
-  readonly #options: ReloaderOptions;
+  readonly #options: ReloaderOptions<R, L>;
 
-  constructor(running: Running, options: ReloaderOptions) {
+  constructor(running: R, options: ReloaderOptions<R, L>) {
     this.#running = running;
     this.#options = options;
     this.#queue = new Promise<void>((resolve) => { this.#begin = resolve; });
   }
 
-  /** The first graph has started: a reload asked for during the start runs now. */
+  /** The daemon has started: a reload asked for during the start runs now. */
   started(): void {
     this.#begin();
   }
 
-  /** The graph and config running now. */
-  get running(): Running {
+  /** What runs now. */
+  get running(): R {
     return this.#running;
   }
 
+  /** The generation running now (1: the config the daemon started with). */
+  get generation(): number {
+    return this.#generation;
+  }
+
   /** Reloads after every reload asked for before this one; `trigger` is logged. */
-  reload(trigger: string): Promise<ReloadOutcome> {
+  reload(trigger: string, text?: string): Promise<ReloadOutcome> {
     const next = this.#queue.then(() => this.#closed
       ? { result: 'failed' as const, generation: this.#generation, problems: ['tracehop is shutting down'] }
-      : this.#reload(trigger));
+      : this.#reload(trigger, text));
     this.#queue = next.catch(() => {});
     return next;
   }
@@ -90,46 +125,58 @@ export class Reloader {
     await this.#queue;
   }
 
-  async #reload(trigger: string): Promise<ReloadOutcome> {
+  async #reload(trigger: string, text: string | undefined): Promise<ReloadOutcome> {
     const { logger } = this.#options;
-    const outcome = await this.#apply();
+    const { outcome, details } = await this.#apply(trigger, text);
     this.#options.counted?.(outcome.result);
     if (outcome.result === 'applied') {
       const { config } = this.#running;
       logger.info('config reloaded', {
         generation: outcome.generation, trigger, config: config.source,
-        pipelines: config.pipelines.map((p) => ({ id: p.id, receivers: p.receivers, processors: p.processors, exporters: p.exporters })),
+        pipelines: pipelinesSummary(config),
+        ...this.#options.applied?.(this.#running),
       });
     } else {
       logger.error(outcome.result === 'invalid' ? 'config reload refused: the running config stays' : 'config reload failed: the running config stays', {
-        generation: outcome.generation, trigger, problems: outcome.problems,
+        generation: outcome.generation, trigger, problems: outcome.problems, ...details,
       });
     }
     return outcome;
   }
 
-  async #apply(): Promise<ReloadOutcome> {
+  async #apply(trigger: string, text: string | undefined): Promise<{ outcome: ReloadOutcome; details?: Record<string, unknown> }> {
     const generation = this.#generation;
-    let config: LoadedConfig;
+    let loaded: L;
     try {
-      config = this.#options.load();
+      loaded = this.#options.load(text);
     } catch (error) {
       const problems = error instanceof ConfigError ? error.problems.map(formatProblem) : [(error as Error).message];
-      return { result: 'invalid', generation, problems };
+      return { outcome: { result: 'invalid', generation, problems } };
     }
-    const restartOnly = restartOnlyChanges(this.#running.config, config);
-    if (restartOnly.length > 0) return { result: 'invalid', generation, problems: restartOnly };
-    for (const warning of config.warnings) this.#options.logger.warn(warning);
-    const previous = this.#running.graph;
-    let graph: Graph;
+    const restartOnly = restartOnlyChanges(this.#running.config, loaded.config);
+    if (restartOnly.length > 0) return { outcome: { result: 'invalid', generation, problems: restartOnly } };
+    for (const warning of loaded.config.warnings) this.#options.logger.warn(warning);
     try {
-      graph = await this.#options.build(config, previous);
-      await graph.takeOver(previous, config.service.shutdown_timeout);
+      this.#running = await this.#options.commit(loaded, this.#running, trigger);
     } catch (error) {
-      return { result: 'failed', generation, problems: [(error as Error).message] };
+      if (error instanceof ReloadFailed) return { outcome: { result: error.result, generation, problems: error.problems }, details: error.details };
+      return { outcome: { result: 'failed', generation, problems: [(error as Error).message] } };
     }
-    this.#running = { graph, config };
     this.#generation = generation + 1;
-    return { result: 'applied', generation: this.#generation };
+    return { outcome: { result: 'applied', generation: this.#generation } };
   }
+}
+
+/** The pipelines of a config as the start-up and reload log lines show them. */
+export function pipelinesSummary(config: LoadedConfig) {
+  return config.pipelines.map((p) => ({ id: p.id, receivers: p.receivers, processors: p.processors, exporters: p.exporters }));
+}
+
+/** A graph's commit step: builds the next graph from the running one and lets it take over. */
+export function takeOverWith(build: (config: LoadedConfig, previous: Graph) => Promise<Graph>) {
+  return async (loaded: Running, running: GraphRunning): Promise<GraphRunning> => {
+    const graph = await build(loaded.config, running.graph);
+    await graph.takeOver(running.graph, loaded.config.service.shutdown_timeout);
+    return { graph, config: loaded.config };
+  };
 }

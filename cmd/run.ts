@@ -14,11 +14,11 @@ import { MemoryStream } from '../pipeline/stream/memory.ts';
 import type { IngestStream } from '../pipeline/stream/stream.ts';
 import type { DeadLetterSink } from '../pipeline/runner.ts';
 import { builtinRegistry } from './components.ts';
-import { MetricsServer } from './metrics-server.ts';
-import { Reloader } from './reload.ts';
+import { metricsServerFor, startedFields } from './started-line.ts';
+import { Reloader, takeOverWith, type GraphRunning, type Running } from './reload.ts';
 import { firstSignal } from './signals.ts';
 import { version } from './version.ts';
-import { askPrimaryForConfig, WorkerLink } from './workers/worker-link.ts';
+import { WorkerLink } from './workers/worker-link.ts';
 import { shardDirectory, WORKER_INDEX_VARIABLE, workerConfig } from './workers/worker-view.ts';
 
 const RETRY_AFTER_MS = 1000;
@@ -29,8 +29,8 @@ const MEMORY_CHECK_INTERVAL_MS = 1000;
 export interface WorkerRole {
   index: number;
   count: number;
-  /** The config text this worker loads (at start and at each reload): the primary's, not the file's. */
-  config: { text: string };
+  /** Its channel to the primary, listening since the process began. */
+  link: WorkerLink;
 }
 
 /** A loaded config and the text it was loaded from (what the primary hands its workers). */
@@ -50,10 +50,11 @@ export async function runDaemon(configPath: string | undefined, sets: readonly s
   };
   const index = process.env[WORKER_INDEX_VARIABLE];
   if (cluster.isWorker && index !== undefined) {
-    const config = { text: await askPrimaryForConfig() };
-    const whole = fromText(config.text);
-    const role: WorkerRole = { index: Number(index), count: whole.service.workers, config };
-    return serve(workerConfig(whole, role.index), () => workerConfig(fromText(config.text), role.index), registry, role);
+    // Listening to the primary before anything else: a stop or reload it sends during the start is held.
+    const link = new WorkerLink();
+    const whole = fromText(await link.config());
+    const role: WorkerRole = { index: Number(index), count: whole.service.workers, link };
+    return serve(workerConfig(whole, role.index), (text) => workerConfig(fromText(text!), role.index), registry, role);
   }
   const first = read();
   if (first.config.service.workers > 1) return (await import('./workers/primary.ts')).runPrimary(first, read, registry);
@@ -61,7 +62,7 @@ export async function runDaemon(configPath: string | undefined, sets: readonly s
 }
 
 /** Runs the daemon in this process: the whole of it, or one worker's share (`role`). */
-async function serve(config: LoadedConfig, load: () => LoadedConfig, registry: ReturnType<typeof builtinRegistry>, role: WorkerRole | undefined): Promise<number> {
+async function serve(config: LoadedConfig, load: (text?: string) => LoadedConfig, registry: ReturnType<typeof builtinRegistry>, role: WorkerRole | undefined): Promise<number> {
   const logger = createLogger({ level: config.service.telemetry.logs.level }, role === undefined ? {} : { worker: role.index });
   // The disk stream's code only for a config that stores on disk (storage changes need a restart).
   const disk = config.storage.type === 'disk' ? await loadDiskStream() : undefined;
@@ -92,31 +93,27 @@ async function serve(config: LoadedConfig, load: () => LoadedConfig, registry: R
   // Only the components a config uses are imported (cmd/components.ts), the first config's now, a reload's
   // before its graph is built.
   await registry.load(config);
-  const reloader = new Reloader({ graph: new Graph(config, graphOptions(config)), config }, {
-    load,
-    build: async (loaded, previous) => {
+  const reloader = new Reloader<GraphRunning, Running>({ graph: new Graph(config, graphOptions(config)), config }, {
+    // A worker loads the text the primary sent with the reload; a single process reads its file.
+    load: (text) => ({ config: load(text) }),
+    commit: takeOverWith(async (loaded, previous) => {
       await registry.load(loaded);
       return new Graph(loaded, graphOptions(loaded), previous);
-    },
+    }),
     logger: logger.child({ component: 'reload' }),
     counted: (result) => metrics.reloaded(result),
   });
   const { graph } = reloader.running;
   metrics.buildInfo(version());
   metrics.memoryLimiter(() => limiter.lastSample(), config.service.memory_limit_mib * 1024 * 1024);
-  const { address } = config.service.telemetry.metrics;
-  const metricsServer = address === 'none'
-    ? undefined
-    : new MetricsServer(address, metrics, taps, logger.child({ component: 'telemetry' }), (trigger) => reloader.reload(trigger));
+  const metricsServer = metricsServerFor(config, metrics, taps, logger, (trigger) => reloader.reload(trigger));
   // A worker's are summed by the primary, which serves them.
   if (metricsServer || role) metrics.collectProcessMetrics();
   // A worker is told to stop, reload and report by the primary (workers/primary.ts).
-  const link = role && new WorkerLink({
+  const link = role?.link;
+  link?.attach({
     status: () => reloader.running.graph.status(),
-    reload: (trigger, text) => {
-      role!.config.text = text;
-      return reloader.reload(trigger);
-    },
+    reload: (trigger, text) => reloader.reload(trigger, text),
     metrics: () => metrics.registry.getMetricsAsJSON(),
   });
   // Signal handlers before anything starts: a receiver may acknowledge spans as soon as it listens, and a
@@ -142,15 +139,8 @@ async function serve(config: LoadedConfig, load: () => LoadedConfig, registry: R
     await metricsServer?.shutdown();
     return 1;
   }
-  const metricsUrl = metricsServer?.url();
   // The primary says `tracehop started` once every worker has.
-  logger.info(role ? 'worker started' : 'tracehop started', {
-    version: version(),
-    config: config.source,
-    endpoints: { ...graph.endpoints(), ...(metricsUrl === undefined ? {} : { metrics: [metricsUrl] }) },
-    pipelines: config.pipelines.map((p) => ({ id: p.id, receivers: p.receivers, processors: p.processors, exporters: p.exporters })),
-    storage: config.storage.type,
-  });
+  logger.info(role ? 'worker started' : 'tracehop started', startedFields(config, graph.endpoints(), metricsServer));
   reloader.started();
   link?.started(graph.endpoints());
   try {

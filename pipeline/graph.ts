@@ -482,7 +482,8 @@ export class Graph {
 }
 
 /** Whether two entries of a component configure it the same (a reload keeps it running then). */
-function sameSettings(a: ComponentEntry | undefined, b: ComponentEntry): boolean {
+/** Whether a component keeps running across a reload: the same type with the same settings. */
+export function sameSettings(a: ComponentEntry | undefined, b: ComponentEntry): boolean {
   return a !== undefined && a.type === b.type && JSON.stringify(a.config) === JSON.stringify(b.config);
 }
 

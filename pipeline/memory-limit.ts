@@ -108,8 +108,7 @@ function liveBytes(): number {
  * overload whose live heap is large.
  */
 function fullCollection(): () => void {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as (options?: { type: 'major' | 'minor' }) => void;
+  const gc = exposedGc();
   return () => {
     gc();
     gc({ type: 'minor' });
@@ -118,9 +117,16 @@ function fullCollection(): () => void {
 
 /** V8's last-resort collection: full collections until nothing more is freed, then the freed pages unmapped. */
 function lastResortCollection(): () => void {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
+  const gc = exposedGc();
   return () => gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+}
+
+type Gc = (options?: { type: 'major' | 'minor'; execution?: 'sync'; flavor?: 'last-resort' }) => void;
+
+/** V8's `gc`, which Node exposes only with --expose-gc: set at run time, read in a fresh context. */
+function exposedGc(): Gc {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as Gc;
 }
 
 const toMib = (bytes: number) => Math.round(bytes / MiB);
@@ -167,16 +173,21 @@ export function createMemoryLimiter(options: MemoryLimiterOptions): MemoryLimite
     refusal = next;
   };
 
+  /** Runs `collection`, measures what is live after it and decides on that. */
+  const measureAfter = (collection: () => void) => {
+    collection();
+    sample = measure();
+    sampledAt = now();
+    decide(sample > soft ? overSoft(sample) : undefined);
+  };
+
   /** Collects, measures what is live and decides on that. */
   const collectAndMeasure = () => {
     const before = sample;
     collectedAt = now();
     collect ??= fullCollection();
-    collect();
-    sample = measure();
-    sampledAt = now();
+    measureAfter(collect);
     logger?.debug('memory limiter collected garbage', { before_mib: toMib(before), live_mib: toMib(sample) });
-    decide(sample > soft ? overSoft(sample) : undefined);
   };
 
   /** The collection a refusal over the hard limit asked for, once that refusal has been answered. */
@@ -215,10 +226,7 @@ export function createMemoryLimiter(options: MemoryLimiterOptions): MemoryLimite
         released = true;
         const before = process.memoryUsage.rss();
         release ??= lastResortCollection();
-        release();
-        sample = measure();
-        sampledAt = now();
-        decide(sample > soft ? overSoft(sample) : undefined);
+        measureAfter(release);
         logger?.debug('memory limiter gave idle memory back', { rss_before_mib: toMib(before), rss_mib: toMib(process.memoryUsage.rss()) });
       }
     },

@@ -24,10 +24,15 @@ export type ToPrimary =
   | { tracehop: 'reloaded'; id: number; outcome: ReloadOutcome }
   | { tracehop: 'metrics'; id: number; metrics: MetricsJson };
 
-export function isToWorker(message: unknown): message is ToWorker {
+/** A message of ours (either way): node:cluster's own carry no `tracehop`. */
+function isOurs(message: unknown): boolean {
   return typeof message === 'object' && message !== null && typeof (message as { tracehop?: unknown }).tracehop === 'string';
 }
 
+export function isToWorker(message: unknown): message is ToWorker {
+  return isOurs(message);
+}
+
 export function isToPrimary(message: unknown): message is ToPrimary {
-  return isToWorker(message);
+  return isOurs(message);
 }

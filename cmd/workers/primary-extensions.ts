@@ -3,13 +3,14 @@
 // settings replaces them; the workers run the others (api_keys, which their receivers authenticate with).
 import type { LoadedConfig } from '../../config/load.ts';
 import type { Extension } from '../../pipeline/component.ts';
+import { sameSettings, type ComponentEntry } from '../../pipeline/graph.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import type { Registry } from '../../pipeline/registry.ts';
 import type { ServiceStatus } from '../../pipeline/status.ts';
 import { PRIMARY_EXTENSIONS } from './worker-view.ts';
 
 export class PrimaryExtensions {
-  readonly #running = new Map<string, { settings: string; extension: Extension }>();
+  readonly #running = new Map<string, { entry: ComponentEntry; extension: Extension }>();
   readonly #registry: Registry;
   readonly #logger: Logger;
   readonly #status: () => ServiceStatus;
@@ -29,7 +30,7 @@ export class PrimaryExtensions {
         id, logger: this.#logger.child({ component: id }), status: this.#status,
       }) as Extension;
       await extension.start();
-      this.#running.set(id, { settings: JSON.stringify(entry), extension });
+      this.#running.set(id, { entry, extension });
     }
   }
 
@@ -47,7 +48,7 @@ export class PrimaryExtensions {
   async reloaded(config: LoadedConfig): Promise<void> {
     const wanted = ours(config);
     const same = wanted.length === this.#running.size &&
-      wanted.every(([id, entry]) => this.#running.get(id)?.settings === JSON.stringify(entry));
+      wanted.every(([id, entry]) => sameSettings(this.#running.get(id)?.entry, entry));
     if (same) return;
     await this.shutdown();
     await this.start(config).catch((error) => this.#logger.error(`reload: an extension cannot start: ${(error as Error).message}`));

@@ -13,14 +13,12 @@
 // alive): the kernel wakes whichever worker is idle, which is the one with spare CPU.
 import cluster, { type Worker } from 'node:cluster';
 import { isSea } from 'node:sea';
-import type { LoadedConfig } from '../../config/load.ts';
-import { ConfigError, formatProblem } from '../../config/problem.ts';
 import { createLogger, type Logger } from '../../pipeline/log.ts';
 import type { Registry } from '../../pipeline/registry.ts';
 import type { ServiceStatus } from '../../pipeline/status.ts';
 import { ServiceMetrics } from '../../pipeline/telemetry/metrics.ts';
-import { MetricsServer } from '../metrics-server.ts';
-import { restartOnlyChanges, type ReloadOutcome } from '../reload.ts';
+import { metricsServerFor, startedFields } from '../started-line.ts';
+import { ReloadFailed, Reloader, type ReloadOutcome } from '../reload.ts';
 import type { ConfigRead } from '../run.ts';
 import { firstSignal } from '../signals.ts';
 import { version } from '../version.ts';
@@ -45,18 +43,21 @@ interface Slot {
   restartDelayMs: number;
   status: ServiceStatus | undefined;
   endpoints: Record<string, string[]> | undefined;
+  /** The worker running now has said `started`: it hears reloads (the primary asks no other). */
+  started: boolean;
+  /** The config text last sent to the worker running now (at its start or in a reload). */
+  text: string | undefined;
 }
 
 export async function runPrimary(initial: ConfigRead, load: () => ConfigRead, registry: Registry): Promise<number> {
   return new Primary(initial, load, registry).run();
 }
 
+/** What the primary runs: the config, and its text (what a worker loads when it starts or reloads). */
+type PrimaryRunning = ConfigRead;
+
 class Primary {
-  #config: LoadedConfig;
-  /** The text of the running config: what a worker loads when it starts (config?) or reloads. */
-  #configText: string;
-  #generation = 1;
-  readonly #load: () => ConfigRead;
+  readonly #reloader: Reloader<PrimaryRunning>;
   readonly #logger: Logger;
   readonly #slots: Slot[];
   readonly #metrics: ClusterMetrics;
@@ -67,38 +68,38 @@ class Primary {
   readonly #pending = new Map<number, (message: ToPrimary) => void>();
   #nextId = 1;
   #stopping = false;
-  #reloads: Promise<unknown> = Promise.resolve();
   /** Settles when every worker has started once (or one could not). */
   #startup!: { resolve: () => void; reject: (error: Error) => void };
 
   constructor(initial: ConfigRead, load: () => ConfigRead, registry: Registry) {
     const config = initial.config;
-    this.#config = config;
-    this.#configText = initial.text;
-    this.#load = load;
     this.#logger = createLogger({ level: config.service.telemetry.logs.level }, { worker: 'primary' });
     this.#slots = Array.from({ length: config.service.workers }, (_, index) => ({
       index, worker: undefined, startedAt: 0, restartDelayMs: FIRST_RESTART_DELAY_MS, status: undefined, endpoints: undefined,
+      started: false, text: undefined,
     }));
     this.#extensions = new PrimaryExtensions(registry, this.#logger, () => clusterStatus(this.#slots.map((s) => s.status)));
     this.#own.buildInfo(version());
     this.#metrics = new ClusterMetrics(this.#own.registry, this.#slots.length, () => this.#slots.filter((s) => s.worker !== undefined).length);
+    // The config is checked here first, so an invalid one reaches no worker; the first reload waits
+    // until every worker has started (one asked earlier could not be heard yet).
+    this.#reloader = new Reloader<PrimaryRunning>(initial, {
+      load,
+      commit: (loaded, _running, trigger) => this.#reloadWorkers(loaded, trigger),
+      logger: this.#logger.child({ component: 'reload' }),
+      counted: (result) => this.#own.reloaded(result),
+      applied: () => ({ workers: this.#slots.length }),
+    });
   }
 
   async run(): Promise<number> {
-    const config = this.#config;
+    const { config } = this.#reloader.running;
     const logger = this.#logger;
-    const { address } = config.service.telemetry.metrics;
-    const metricsServer = address === 'none' ? undefined : new MetricsServer(
-      address,
-      { contentType: this.#metrics.contentType, text: () => this.#scrape() },
-      // The spans pass in the workers: there is nothing to tap here (docs/operating.md).
-      undefined,
-      logger.child({ component: 'telemetry' }),
-      (trigger) => this.reload(trigger),
-    );
+    // The spans pass in the workers: there is no tap here (docs/operating.md).
+    const metricsServer = metricsServerFor(config, { contentType: this.#metrics.contentType, text: () => this.#scrape() }, undefined, logger,
+      (trigger) => this.#reloader.reload(trigger));
     const signal = firstSignal();
-    const reload = () => void this.reload('SIGHUP');
+    const reload = () => void this.#reloader.reload('SIGHUP');
     process.on('SIGHUP', reload);
     // The kernel gives each connection to a worker; set before the first fork (the header says why).
     cluster.schedulingPolicy = cluster.SCHED_NONE;
@@ -117,34 +118,31 @@ class Primary {
       for (const slot of this.#slots) this.#fork(slot);
       // A signal during start-up is acted on once every worker has started, as in a single process.
       await started;
+      this.#reloader.started();
     } catch (error) {
       logger.error(`cannot start: ${(error as Error).message}`);
       process.off('SIGHUP', reload);
+      await this.#reloader.close();
       await this.#stopWorkers();
       await this.#extensions.shutdown();
       await metricsServer?.shutdown();
       return 1;
     }
-    const metricsUrl = metricsServer?.url();
-    logger.info('tracehop started', {
-      version: version(),
-      config: config.source,
+    logger.info('tracehop started', startedFields(config, { ...this.#slots[0].endpoints, ...this.#extensions.endpoints() }, metricsServer, {
       workers: this.#slots.length,
       pids: this.#slots.map((s) => s.worker?.process.pid),
-      endpoints: { ...this.#slots[0].endpoints, ...this.#extensions.endpoints(), ...(metricsUrl === undefined ? {} : { metrics: [metricsUrl] }) },
-      pipelines: config.pipelines.map((p) => ({ id: p.id, receivers: p.receivers, processors: p.processors, exporters: p.exporters })),
-      storage: config.storage.type,
-    });
+    }));
     const received = await signal;
     process.off('SIGHUP', reload);
-    logger.info('shutting down', { signal: received, workers: this.#slots.length, timeout_ms: this.#config.service.shutdown_timeout });
+    logger.info('shutting down', { signal: received, workers: this.#slots.length, timeout_ms: this.#reloader.running.config.service.shutdown_timeout });
     // A second signal while the workers drain: they end at once, and so does the primary.
     const hurry = (again: NodeJS.Signals) => {
       for (const slot of this.#slots) slot.worker?.process.kill(again);
     };
     process.once('SIGTERM', hurry);
     process.once('SIGINT', hurry);
-    await this.#reloads;
+    // After the reload under way, if any; later ones are refused.
+    await this.#reloader.close();
     const failed = await this.#stopWorkers();
     await this.#extensions.shutdown();
     await metricsServer?.shutdown();
@@ -157,59 +155,46 @@ class Primary {
   }
 
   /**
-   * Reloads every worker (after the reloads asked for before): the config is checked here first, so an
-   * invalid one reaches no worker. The answer is `applied` only when every worker applied it; a worker
-   * that failed keeps its running config and the answer says which.
+   * The primary's commit step of a reload: asks every started worker to load `loaded.text`. Applied
+   * only when every worker applied it; a worker that failed keeps its running config and the problems
+   * say which. A worker not started yet is not asked: it is caught up once it has started.
    */
-  reload(trigger: string): Promise<ReloadOutcome> {
-    const next = this.#reloads.then(async () => {
-      const outcome = await this.#reloadAll(trigger);
-      this.#own.reloaded(outcome.result);
-      return outcome;
-    });
-    this.#reloads = next.catch(() => {});
-    return next;
-  }
-
-  async #reloadAll(trigger: string): Promise<ReloadOutcome> {
-    const generation = this.#generation;
-    const logger = this.#logger.child({ component: 'reload' });
-    if (this.#stopping) return { result: 'failed', generation, problems: ['tracehop is shutting down'] };
-    let next: LoadedConfig;
-    let text: string;
-    try {
-      ({ config: next, text } = this.#load());
-    } catch (error) {
-      const problems = error instanceof ConfigError ? error.problems.map(formatProblem) : [(error as Error).message];
-      logger.error('config reload refused: the running config stays', { generation, trigger, problems });
-      return { result: 'invalid', generation, problems };
-    }
-    const restartOnly = restartOnlyChanges(this.#config, next);
-    if (restartOnly.length > 0) {
-      logger.error('config reload refused: the running config stays', { generation, trigger, problems: restartOnly });
-      return { result: 'invalid', generation, problems: restartOnly };
-    }
-    // A worker waiting to be restarted has nothing to reload: it starts with the config the others
-    // applied (it asks for the running config's text when it starts).
-    const outcomes = await Promise.all(this.#slots.map(async (slot): Promise<ReloadOutcome> => {
-      if (slot.worker === undefined) return { result: 'applied', generation: generation + 1 };
+  async #reloadWorkers(loaded: PrimaryRunning, trigger: string): Promise<PrimaryRunning> {
+    const { text } = loaded;
+    const outcomes = await Promise.all(this.#slots.map(async (slot): Promise<Omit<ReloadOutcome, 'generation'>> => {
+      if (!slot.started) return { result: 'applied' };
+      slot.text = text;
       const answer = await this.#ask(slot, { tracehop: 'reload', id: 0, trigger, text });
-      if (answer === undefined || answer.tracehop !== 'reloaded') return { result: 'failed', generation, problems: ['exited during the reload'] };
+      if (answer === undefined || answer.tracehop !== 'reloaded') return { result: 'failed', problems: ['exited during the reload'] };
       return answer.outcome;
     }));
-    const problems = outcomes.flatMap((o, index) => (o.problems ?? []).map((p) => `worker ${index}: ${p}`));
     if (outcomes.every((o) => o.result === 'applied')) {
-      this.#config = next;
-      this.#configText = text;
-      this.#generation = generation + 1;
-      await this.#extensions.reloaded(next);
-      logger.info('config reloaded', { generation: this.#generation, trigger, config: next.source, workers: this.#slots.length });
-      return { result: 'applied', generation: this.#generation };
+      // Sent before the next reload's questions, so each worker applies them in order.
+      this.#catchUp(text);
+      await this.#extensions.reloaded(loaded.config);
+      return loaded;
     }
+    const problems = outcomes.flatMap((o, index) => (o.problems ?? []).map((p) => `worker ${index}: ${p}`));
     const result = outcomes.some((o) => o.result === 'failed') ? 'failed' : 'invalid';
     const applied = outcomes.flatMap((o, index) => (o.result === 'applied' ? [index] : []));
-    logger.error('config reload failed in a worker', { generation, trigger, problems, applied_by_workers: applied });
-    return { result, generation, problems };
+    throw new ReloadFailed(result, problems, { applied_by_workers: applied });
+  }
+
+  /**
+   * Sends `text` to each of `slots` that has started and was last sent another: one that started on the
+   * config text it was given while a reload was under way, or that was not asked because it was not started.
+   */
+  #catchUp(text: string, slots: Slot[] = this.#slots): void {
+    for (const slot of slots) {
+      if (!slot.started || slot.text === text) continue;
+      slot.text = text;
+      void this.#ask(slot, { tracehop: 'reload', id: 0, trigger: 'worker started', text }).then((answer) => {
+        if (answer?.tracehop === 'reloaded' && answer.outcome.result === 'applied') return;
+        this.#logger.error('a worker that started during a reload could not apply the running config', {
+          worker: slot.index, problems: answer?.tracehop === 'reloaded' ? answer.outcome.problems : ['exited during the reload'],
+        });
+      });
+    }
   }
 
   /** Asks every running worker for its metrics, then answers with the sum. */
@@ -248,6 +233,8 @@ class Primary {
     slot.worker = worker;
     slot.startedAt = Date.now();
     slot.status = undefined;
+    slot.started = false;
+    slot.text = undefined;
     worker.on('message', (message: unknown) => {
       if (isToPrimary(message)) this.#heard(slot, message);
     });
@@ -257,11 +244,15 @@ class Primary {
   #heard(slot: Slot, message: ToPrimary): void {
     switch (message.tracehop) {
       case 'config?':
-        slot.worker?.send({ tracehop: 'config', text: this.#configText } satisfies ToWorker);
+        slot.text = this.#reloader.running.text;
+        slot.worker?.send({ tracehop: 'config', text: slot.text } satisfies ToWorker);
         return;
       case 'started':
         slot.endpoints = message.endpoints;
         slot.status = message.status;
+        slot.started = true;
+        // A reload applied while it started: it runs older config text.
+        if (!this.#stopping) this.#catchUp(this.#reloader.running.text, [slot]);
         if (this.#slots.every((s) => s.endpoints !== undefined)) this.#startup.resolve();
         return;
       case 'status':
@@ -277,6 +268,7 @@ class Primary {
     if (slot.worker !== worker) return;
     slot.worker = undefined;
     slot.status = undefined;
+    slot.started = false;
     if (this.#stopping) return;
     if (slot.endpoints === undefined) {
       this.#startup.reject(new Error(`worker ${slot.index} exited with ${signal ?? code} before it started (its log lines say why)`));
@@ -301,11 +293,14 @@ class Primary {
     await Promise.all(this.#slots.map(async (slot) => {
       const worker = slot.worker;
       if (worker === undefined) return;
+      // A worker still starting may not listen yet (its first moments load the code): SIGTERM reaches
+      // it either way, and ends it at once if it had not even set its handlers (it served nothing then).
+      const starting = !slot.started;
       const exited = new Promise<void>((resolve) => worker.once('exit', (code, signal) => {
-        if (code !== 0) failed.push({ worker: slot.index, code, signal });
+        if (code !== 0 && !(starting && signal === 'SIGTERM')) failed.push({ worker: slot.index, code, signal });
         resolve();
       }));
-      if (worker.isConnected()) worker.send({ tracehop: 'stop' } satisfies ToWorker);
+      if (worker.isConnected() && !starting) worker.send({ tracehop: 'stop' } satisfies ToWorker);
       else worker.process.kill('SIGTERM');
       await exited;
     }));

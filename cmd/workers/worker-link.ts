@@ -8,25 +8,6 @@ import { isToWorker, type MetricsJson, type ToPrimary, type ToWorker } from './m
 /** How often a worker sends its status: the health probes' answer is at most this old. */
 export const STATUS_INTERVAL_MS = 1000;
 
-/**
- * The config text the primary runs (and the other workers with it), asked for before a worker loads
- * anything: a worker restarted after the file was edited, and not reloaded, runs what the others run.
- */
-export function askPrimaryForConfig(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const gone = () => reject(new Error('the primary process is gone'));
-    const heard = (message: unknown) => {
-      if (!isToWorker(message) || (message as ToWorker).tracehop !== 'config') return;
-      process.off('message', heard);
-      process.off('disconnect', gone);
-      resolve((message as ToWorker & { tracehop: 'config' }).text);
-    };
-    process.on('message', heard);
-    process.once('disconnect', gone);
-    process.send!({ tracehop: 'config?' } satisfies ToPrimary);
-  });
-}
-
 export interface WorkerLinkOptions {
   status(): ServiceStatus;
   /** Loads `text` (the config the primary read for this reload) and applies it. */
@@ -34,15 +15,24 @@ export interface WorkerLinkOptions {
   metrics(): Promise<MetricsJson>;
 }
 
+/**
+ * Listens to the primary from the worker's first moment: a `stop` or `reload` the primary sends while the
+ * worker loads its config and builds its graph is held, not dropped (a dropped reload would never be
+ * answered, and a dropped stop would leave a worker serving that the primary no longer counts). A held
+ * `stop` stops the worker once it has started; the questions are answered once `attach` gives the means
+ * (a reload is then applied after the start, as the worker's Reloader runs none before).
+ */
 export class WorkerLink {
-  readonly #options: WorkerLinkOptions;
+  #options: WorkerLinkOptions | undefined;
   readonly #stopped: Promise<'primary'>;
   #timer: NodeJS.Timeout | undefined;
-  readonly #onMessage = (message: unknown) => void this.#answer(message);
+  /** Questions heard before `attach`, answered in order once it is called. */
+  #held: ToWorker[] = [];
+  #config: ((text: string) => void) | undefined;
+  readonly #onMessage = (message: unknown) => this.#heard(message);
   #stop!: () => void;
 
-  constructor(options: WorkerLinkOptions) {
-    this.#options = options;
+  constructor() {
     this.#stopped = new Promise((resolve) => { this.#stop = () => resolve('primary'); });
     process.on('message', this.#onMessage);
     // The primary is gone (killed): drain and stop rather than serve on unwatched. node:cluster would
@@ -52,6 +42,31 @@ export class WorkerLink {
     process.once('disconnect', this.#stop);
   }
 
+  /**
+   * The config text the primary runs (and the other workers with it), asked for before a worker loads
+   * anything: a worker restarted after the file was edited, and not reloaded, runs what the others run.
+   */
+  config(): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const gone = () => reject(new Error('the primary process is gone'));
+      this.#config = (text) => {
+        this.#config = undefined;
+        process.off('disconnect', gone);
+        resolve(text);
+      };
+      process.once('disconnect', gone);
+      this.#send({ tracehop: 'config?' });
+    });
+  }
+
+  /** The worker can answer now (its graph is built): the questions held until now are answered. */
+  attach(options: WorkerLinkOptions): void {
+    this.#options = options;
+    const held = this.#held;
+    this.#held = [];
+    for (const asked of held) void this.#answer(asked, options);
+  }
+
   /** Resolves when the primary asks this worker to stop, or its channel closes. */
   stopped(): Promise<'primary'> {
     return this.#stopped;
@@ -59,8 +74,9 @@ export class WorkerLink {
 
   /** The worker listens: tells the primary, then sends its status every STATUS_INTERVAL_MS. */
   started(endpoints: Record<string, string[]>): void {
-    this.#send({ tracehop: 'started', endpoints, status: this.#options.status() });
-    this.#timer = setInterval(() => this.#send({ tracehop: 'status', status: this.#options.status() }), STATUS_INTERVAL_MS).unref();
+    const { status } = this.#options!;
+    this.#send({ tracehop: 'started', endpoints, status: status() });
+    this.#timer = setInterval(() => this.#send({ tracehop: 'status', status: status() }), STATUS_INTERVAL_MS).unref();
   }
 
   close(): void {
@@ -69,21 +85,29 @@ export class WorkerLink {
     process.off('disconnect', this.#stop);
   }
 
-  async #answer(message: unknown): Promise<void> {
+  #heard(message: unknown): void {
     if (!isToWorker(message)) return;
-    const asked = message as ToWorker;
-    switch (asked.tracehop) {
+    switch (message.tracehop) {
       case 'stop':
+        // Acted on once the worker has started (a signal during start-up is too).
         this.#stop();
         return;
+      case 'config':
+        this.#config?.(message.text);
+        return;
+      default:
+        if (this.#options === undefined) this.#held.push(message);
+        else void this.#answer(message, this.#options);
+    }
+  }
+
+  async #answer(asked: ToWorker, options: WorkerLinkOptions): Promise<void> {
+    switch (asked.tracehop) {
       case 'reload':
-        this.#send({ tracehop: 'reloaded', id: asked.id, outcome: await this.#options.reload(asked.trigger, asked.text) });
+        this.#send({ tracehop: 'reloaded', id: asked.id, outcome: await options.reload(asked.trigger, asked.text) });
         return;
       case 'metrics':
-        this.#send({ tracehop: 'metrics', id: asked.id, metrics: await this.#options.metrics() });
-        return;
-      case 'config':
-        // Answered to askPrimaryForConfig, before this link existed.
+        this.#send({ tracehop: 'metrics', id: asked.id, metrics: await options.metrics() });
         return;
     }
   }

@@ -1,9 +1,12 @@
 // Reload with two workers: `POST /-/reload` and SIGHUP to the primary reach both workers, the answer
 // is `applied` only when both applied the config, and says which worker failed when one did.
+import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startDaemon } from '../helpers/daemon.ts';
+import { CLI, startDaemon, tempDir, type LogLine } from '../helpers/daemon.ts';
+import { freePort } from '../interop/ports.ts';
 import { eventually, metric, postSpan, spanId, writtenIds } from './traffic.ts';
 
 const config = (path: string, workers = 2) => `receivers:
@@ -37,6 +40,8 @@ describe('reload with two workers', () => {
     try {
       await writeFile(file, config('./b.jsonl'));
       expect(await reload(metrics)).toEqual({ status: 200, body: { result: 'applied', generation: 2 } });
+      // The workers' log lines come on another pipe than the answer.
+      expect(await eventually(() => reloadedBy(2).length === 3)).toBe(true);
       expect(reloadedBy(2)).toEqual([0, 1, 'primary']);
 
       await writeFile(file, config('./c.jsonl'));
@@ -78,4 +83,52 @@ describe('reload with two workers', () => {
       daemon.child.kill('SIGKILL');
     }
   }, 60_000);
+
+  it('answers a reload asked for while the workers start, once they have, and still shuts down', async () => {
+    // The metrics listener is the primary's first: a reload can be asked for before any worker has
+    // its config. One asked then used to reach a worker that was not listening: never answered, it
+    // held every later reload and the shutdown.
+    const dir = await tempDir();
+    const file = join(dir, 'tracehop.yaml');
+    await writeFile(file, config('./a.jsonl'));
+    const port = await freePort();
+    const child = spawn(process.execPath, [CLI, '--config', file, '--set', `service.telemetry.metrics.address=127.0.0.1:${port}`], {
+      cwd: dir, stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const logs: LogLine[] = [];
+    let pending = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      pending += d;
+      let nl;
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        try { logs.push(JSON.parse(pending.slice(0, nl)) as LogLine); } catch { /* not a log line */ }
+        pending = pending.slice(nl + 1);
+      }
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      // Asked as soon as the primary listens.
+      while (!(await accepts(port))) await new Promise((r) => setTimeout(r, 5));
+      const early = reload(`http://127.0.0.1:${port}`);
+      const answer = await Promise.race([early, new Promise<undefined>((r) => setTimeout(() => r(undefined), 20_000))]);
+      expect(answer).toEqual({ status: 200, body: { result: 'applied', generation: 2 } });
+      // Asked before the workers had started, it ran after.
+      const started = logs.findIndex((l) => l.msg === 'tracehop started');
+      const reloaded = logs.findIndex((l) => l.msg === 'config reloaded' && l.worker === 'primary');
+      expect(started).toBeGreaterThanOrEqual(0);
+      expect(reloaded).toBeGreaterThan(started);
+      child.kill('SIGTERM');
+      expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running'), 20_000))])).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 60_000);
 });
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+  });
+}
