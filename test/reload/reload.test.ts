@@ -12,6 +12,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OTLPTraceExporter as OTLPGrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { EndedSpans } from '../helpers/ended-spans.ts';
+import { metric, reload } from '../helpers/telemetry.ts';
 import { CLI, startDaemon, tempDir, type Daemon } from '../helpers/daemon.ts';
 
 const RECEIVERS = `receivers:
@@ -55,17 +56,6 @@ const RELOADS = 100;
 const SPANS_PER_TICK = 100;
 const TICK_MS = 20;
 
-/** The sum of the samples of `name` (whose labels contain `labels`) in a Prometheus exposition. */
-function metric(text: string, name: string, labels?: string): number {
-  let total = 0;
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#') || line.split(/[{ ]/, 1)[0] !== name) continue;
-    if (labels !== undefined && !line.includes(labels)) continue;
-    total += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return total;
-}
-
 /**
  * The daemon's live JavaScript heap: the bytes of every object in a heap snapshot, which Node takes
  * after a full garbage collection (on SIGUSR2, with --heapsnapshot-signal). Unlike the RSS or the heap
@@ -92,11 +82,6 @@ async function liveHeapBytes(daemon: Daemon, snapshots: string): Promise<number>
     }
   }
   throw new Error('no heap snapshot within a minute');
-}
-
-async function reload(metricsUrl: string): Promise<{ status: number; body: { result: string; generation: number; problems?: string[] } }> {
-  const res = await fetch(`${metricsUrl}/-/reload`, { method: 'POST' });
-  return { status: res.status, body: await res.json() as never };
 }
 
 async function written(daemon: Daemon, file: string): Promise<string[]> {

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI, startDaemon, tempDir, type LogLine } from '../helpers/daemon.ts';
 import { freePort } from '../interop/ports.ts';
-import { eventually, metric, postSpan, spanId, writtenIds } from './traffic.ts';
+import { eventually, postSpan, spanId, writtenIds } from './traffic.ts';
+import { metric, reload } from '../helpers/telemetry.ts';
 
 const config = (path: string, workers = 2) => `receivers:
   http: {endpoint: 127.0.0.1:0}
@@ -19,16 +20,6 @@ service:
   pipelines:
     traces: {receivers: [http], exporters: [file]}
 `;
-
-interface Outcome {
-  status: number;
-  body: { result: string; generation: number; problems?: string[] };
-}
-
-async function reload(metricsUrl: string): Promise<Outcome> {
-  const res = await fetch(`${metricsUrl}/-/reload`, { method: 'POST' });
-  return { status: res.status, body: await res.json() as Outcome['body'] };
-}
 
 describe('reload with two workers', () => {
   it('reaches every worker by POST /-/reload and by SIGHUP, and reports a failure in any', async () => {

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startDaemon, type Daemon } from '../helpers/daemon.ts';
 import { freePort } from '../interop/ports.ts';
-import { eventually, metric, otlpSender, postSpan, spanId, writtenIds } from './traffic.ts';
+import { eventually, otlpSender, postSpan, spanId, writtenIds } from './traffic.ts';
+import { metric } from '../helpers/telemetry.ts';
 
 const accepted = async (daemon: Daemon) =>
   metric(await (await fetch(`${daemon.endpoints.metrics[0]}/metrics`)).text(), 'tracehop_receiver_accepted_spans_total');

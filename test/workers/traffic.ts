@@ -68,17 +68,6 @@ export async function writtenIds(dir: string, prefix: string): Promise<{ files: 
   return { files, ids };
 }
 
-/** The sum of the samples of `name` (whose labels contain `labels`) in a Prometheus exposition. */
-export function metric(text: string, name: string, labels?: string): number {
-  let total = 0;
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#') || line.split(/[{ ]/, 1)[0] !== name) continue;
-    if (labels !== undefined && !line.includes(labels)) continue;
-    total += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return total;
-}
-
 /** Polls `check` every 50 ms until it returns true; false after `ms` (a guard against hanging only). */
 export async function eventually(check: () => Promise<boolean> | boolean, ms = 30_000): Promise<boolean> {
   const until = Date.now() + ms;

@@ -6,7 +6,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startDaemon } from '../helpers/daemon.ts';
 import { metricsPython, parseExposition } from '../telemetry/scrape.ts';
-import { metric, otlpSender, postSpan, spanId, writtenIds } from './traffic.ts';
+import { otlpSender, postSpan, spanId, writtenIds } from './traffic.ts';
+import { metric } from '../helpers/telemetry.ts';
 
 const CONFIG = `extensions:
   health_check: {endpoint: 127.0.0.1:0}
