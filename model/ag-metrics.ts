@@ -6,7 +6,7 @@
 // on it again changes nothing, key order included.
 import type { AttributeList } from './attributes/list.ts';
 
-export const PARTS = ['prompt', 'completion', 'total'] as const;
+const PARTS = ['prompt', 'completion', 'total'] as const;
 export const TOKENS_INCREMENTAL = 'ag.metrics.tokens.incremental';
 export const TOKENS_CUMULATIVE = 'ag.metrics.tokens.cumulative';
 export const COSTS_INCREMENTAL = 'ag.metrics.costs.incremental';
@@ -14,10 +14,23 @@ export const COSTS_CUMULATIVE = 'ag.metrics.costs.cumulative';
 export const ERRORS_INCREMENTAL = 'ag.metrics.errors.incremental';
 export const ERRORS_CUMULATIVE = 'ag.metrics.errors.cumulative';
 
-/** `<tree>.prompt`, `.completion`, `.total`: the full keys of a token or cost tree's triple, built once. */
-export function tripleKeys(tree: string): readonly string[] {
-  return PARTS.map((p) => `${tree}.${p}`);
+/** A token or cost tree: its key, the prefix of the keys below it, and its triple's full keys, built once. */
+export interface Triple {
+  readonly tree: string;
+  /** `<tree>.` */
+  readonly below: string;
+  /** `<tree>.prompt`, `.completion`, `.total`. */
+  readonly keys: readonly string[];
 }
+
+function triple(tree: string): Triple {
+  return { tree, below: `${tree}.`, keys: PARTS.map((p) => `${tree}.${p}`) };
+}
+
+export const TOKENS_INCREMENTAL_TRIPLE = triple(TOKENS_INCREMENTAL);
+export const TOKENS_CUMULATIVE_TRIPLE = triple(TOKENS_CUMULATIVE);
+export const COSTS_INCREMENTAL_TRIPLE = triple(COSTS_INCREMENTAL);
+export const COSTS_CUMULATIVE_TRIPLE = triple(COSTS_CUMULATIVE);
 
 /** The slots this module places keys in, in output order. */
 export const Slot = {
@@ -51,18 +64,35 @@ export function slotPosition(list: AttributeList, slot: Slot): number {
 }
 
 /**
- * Writes the triple `keys` (tripleKeys of `tree`) with `values` in place of every key of `tree`, at the
- * first one's position, or at the tree's slot when it has none.
+ * Writes `triple`'s keys with the values `prompt`, `completion`, `total` in place of every key of its
+ * tree, at the first one's position, or at `slot` when the tree has none. One pass over the keys; when
+ * the tree is exactly its triple, in order (a list this function or namespace laid out), the values are
+ * overwritten where they are.
  */
-export function replaceTriple(list: AttributeList, tree: string, slot: Slot, keys: readonly string[], values: readonly number[]): void {
-  const below = `${tree}.`;
-  const present = list.keyArray;
-  let at = -1;
-  for (let i = present.length - 1; i >= 0; i--) {
-    if (present[i] === tree || present[i].startsWith(below)) {
-      list.delete(present[i]);
-      at = i;
+export function replaceTriple(list: AttributeList, triple: Triple, slot: Slot, prompt: number, completion: number, total: number): void {
+  const { tree, below, keys: own } = triple;
+  const keys = list.keyArray;
+  let first = -1;
+  let count = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    if (k.length >= tree.length && (k === tree || k.startsWith(below))) {
+      if (first < 0) first = i;
+      count++;
     }
   }
-  list.insert(at >= 0 ? at : slotPosition(list, slot), keys, values);
+  if (count === 3 && keys[first] === own[0] && keys[first + 1] === own[1] && keys[first + 2] === own[2]) {
+    list.replaceAt(first, prompt);
+    list.replaceAt(first + 1, completion);
+    list.replaceAt(first + 2, total);
+    return;
+  }
+  if (first < 0) first = slotPosition(list, slot);
+  else {
+    for (let i = keys.length - 1; i >= first; i--) {
+      const k = keys[i];
+      if (k === tree || k.startsWith(below)) list.deleteAt(i);
+    }
+  }
+  list.insert(first, own, [prompt, completion, total]);
 }

@@ -1,6 +1,6 @@
-// Agenta's rule for the metric trees of one batch (ag-namespace.md §4.3), shared by every processor that
-// sums metrics from children into parents (namespace's propagate_metrics, cost's computed costs), so the
-// tree is the same whoever sums over it.
+// Agenta's rule for the metric trees of one batch (ag-namespace.md §4.3): which spans of a trace are
+// attached to which parent, for namespace's propagate_metrics, which sums the metrics of every processor
+// (namespace's own, cost's) from children into parents once per batch.
 import type { Span } from './span.ts';
 
 /** In `parentPos`: the span is a root (no parent id). */

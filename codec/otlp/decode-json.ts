@@ -84,7 +84,8 @@ const STATUS_NAMES = ['STATUS_CODE_UNSET', 'STATUS_CODE_OK', 'STATUS_CODE_ERROR'
  * Decodes an OTLP/JSON body. Throws OtlpDecodeError when it is not JSON or not the request's shape, and
  * OtlpValueLimitError when it holds more than `maxValues` objects and arrays, counted on the bytes before
  * JSON.parse builds any (a span is one of them, so this also bounds what a body of empty spans costs), and
- * OtlpSpanLimitError when the parsed lists hold more than `maxSpans` spans, before any span is read.
+ * OtlpSpanLimitError once the spans read so far plus the next scopeSpans list's would exceed `maxSpans`:
+ * checked on each list's length before its spans are read, so no span beyond the limit is decoded.
  */
 export function decodeExportRequestJson(bytes: Uint8Array, maxSpans = Number.POSITIVE_INFINITY, maxValues = Number.POSITIVE_INFINITY): DecodedRequest {
   const parsed = parseJsonBytes(bytes, MAX_JSON_DEPTH, maxValues, 'the OTLP/JSON limit');

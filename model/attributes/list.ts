@@ -109,6 +109,11 @@ export class AttributeList implements Map<string, AttrValue> {
     return i < 0 ? undefined : this.valueArray[i];
   }
 
+  /** Position of `key` in `keyArray`, or -1: for a caller that then reads or writes it by position. */
+  indexOf(key: string): number {
+    return this.find(key);
+  }
+
   has(key: string): boolean {
     return this.find(key) >= 0;
   }
@@ -165,10 +170,15 @@ export class AttributeList implements Map<string, AttrValue> {
   delete(key: string): boolean {
     const i = this.find(key);
     if (i < 0) return false;
+    this.deleteAt(i);
+    return true;
+  }
+
+  /** Removes the member at position `i` (a walker that is at it: no search for its key). */
+  deleteAt(i: number): void {
     this.keyArray.splice(i, 1);
     this.valueArray.splice(i, 1);
     this.index = undefined;
-    return true;
   }
 
   clear(): void {

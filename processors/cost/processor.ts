@@ -11,10 +11,7 @@ import { DEFAULT_MAX_CACHED_MODELS, DEFAULT_SPAN_TYPES } from './config.ts';
 import { PriceTable } from './price-table.ts';
 import { loadPriceLibrary } from './library.ts';
 import type { UserPrices } from './prices-file.ts';
-import { COSTS_INCREMENTAL, Slot, slotPosition, tripleKeys } from '../../model/ag-metrics.ts';
-
-/** The full keys, built once rather than per span. */
-const INCREMENTAL_KEYS = tripleKeys(COSTS_INCREMENTAL);
+import { COSTS_INCREMENTAL, COSTS_INCREMENTAL_TRIPLE, Slot, slotPosition } from '../../model/ag-metrics.ts';
 
 export interface CostOptions {
   user?: UserPrices;
@@ -120,7 +117,7 @@ export class CostProcessor implements SyncProcessor {
       return false;
     }
     const list = span.attributes;
-    list.insert(slotPosition(list, Slot.COSTS_INCREMENTAL), INCREMENTAL_KEYS, [costs.prompt, costs.completion, costs.prompt + costs.completion]);
+    list.insert(slotPosition(list, Slot.COSTS_INCREMENTAL), COSTS_INCREMENTAL_TRIPLE.keys, [costs.prompt, costs.completion, costs.prompt + costs.completion]);
     this.priced++;
     return true;
   }

@@ -1,8 +1,8 @@
 // Computed metrics (ag-namespace.md §4.3): duration and error count per span, and the optional
 // cumulative propagation of tokens, costs and errors within each trace of the batch.
 import {
-  COSTS_CUMULATIVE, COSTS_INCREMENTAL, ERRORS_CUMULATIVE, ERRORS_INCREMENTAL, replaceTriple, Slot, slotPosition,
-  TOKENS_CUMULATIVE, TOKENS_INCREMENTAL, tripleKeys,
+  COSTS_CUMULATIVE_TRIPLE, COSTS_INCREMENTAL, COSTS_INCREMENTAL_TRIPLE, ERRORS_CUMULATIVE, ERRORS_INCREMENTAL, replaceTriple, Slot,
+  slotPosition, TOKENS_CUMULATIVE_TRIPLE, TOKENS_INCREMENTAL, TOKENS_INCREMENTAL_TRIPLE,
 } from '../../model/ag-metrics.ts';
 import type { AttributeList } from '../../model/attributes/list.ts';
 import { uint64ToNumber } from '../../model/byte-order.ts';
@@ -36,10 +36,9 @@ function num(v: unknown): number {
   return typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : 0;
 }
 
-const TOKENS_INC = tripleKeys(TOKENS_INCREMENTAL);
-const TOKENS_CUM = tripleKeys(TOKENS_CUMULATIVE);
-const COSTS_INC = tripleKeys(COSTS_INCREMENTAL);
-const COSTS_CUM = tripleKeys(COSTS_CUMULATIVE);
+const TOKENS_INC = TOKENS_INCREMENTAL_TRIPLE.keys;
+const COSTS_INC = COSTS_INCREMENTAL_TRIPLE.keys;
+const ERRORS_CUMULATIVE_KEY = [ERRORS_CUMULATIVE];
 
 /** Per span of a trace: tokens prompt/completion/total, costs prompt/completion/total, errors. */
 const WIDTH = 7;
@@ -80,14 +79,15 @@ export function sumCumulativeMetrics(spans: Span[]): void {
       addOwn(list, sums, at);
       // In slot order, so each position is found in a list already laid out.
       if (sums[at + 6] !== 0) {
-        if (list.has(ERRORS_CUMULATIVE)) list.set(ERRORS_CUMULATIVE, sums[at + 6]);
-        else list.insert(slotPosition(list, Slot.ERRORS_CUMULATIVE), [ERRORS_CUMULATIVE], [sums[at + 6]]);
+        const errors = list.indexOf(ERRORS_CUMULATIVE);
+        if (errors >= 0) list.replaceAt(errors, sums[at + 6]);
+        else list.insert(slotPosition(list, Slot.ERRORS_CUMULATIVE), ERRORS_CUMULATIVE_KEY, [sums[at + 6]]);
       }
       if (sums[at] !== 0 || sums[at + 1] !== 0 || sums[at + 2] !== 0) {
-        replaceTriple(list, TOKENS_CUMULATIVE, Slot.TOKENS_CUMULATIVE, TOKENS_CUM, [sums[at], sums[at + 1], sums[at + 2]]);
+        replaceTriple(list, TOKENS_CUMULATIVE_TRIPLE, Slot.TOKENS_CUMULATIVE, sums[at], sums[at + 1], sums[at + 2]);
       }
       if (sums[at + 3] !== 0 || sums[at + 4] !== 0 || sums[at + 5] !== 0) {
-        replaceTriple(list, COSTS_CUMULATIVE, Slot.COSTS_CUMULATIVE, COSTS_CUM, [sums[at + 3], sums[at + 4], sums[at + 5]]);
+        replaceTriple(list, COSTS_CUMULATIVE_TRIPLE, Slot.COSTS_CUMULATIVE, sums[at + 3], sums[at + 4], sums[at + 5]);
       }
       const parent = parentPos[p];
       if (parent >= 0) for (let j = 0; j < WIDTH; j++) sums[parent * WIDTH + j] += sums[at + j];

@@ -25,7 +25,7 @@ import { KeyCodes, SPAN, SPAN_CODE, placeCoded, resetSlotted } from './slots.ts'
 /** Shared by every span with nothing quarantined; never written to. */
 export const NO_QUARANTINE = new Quarantine();
 
-export interface Normalised {
+interface Normalised {
   c: Cleaned;
   q: Quarantine;
 }

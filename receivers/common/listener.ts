@@ -41,8 +41,12 @@ export class HttpListener {
 
   readonly #timeouts: ReadTimeouts;
   readonly #errorBody: ErrorBody;
-  /** The response of the request each connection is serving: a read timeout then only closes it. */
-  readonly #responses = new WeakMap<Socket, ServerResponse>();
+  /**
+   * The response of the request each connection is serving: a read timeout then only closes it. A
+   * takeOver hands it on with the server, since the server's `clientError` then reaches the new listener
+   * for connections whose replies the previous one is still writing.
+   */
+  #responses = new WeakMap<Socket, ServerResponse>();
 
   constructor(options: ListenerOptions, handle: RequestHandler, logger: Logger) {
     this.#transport = options.transport ?? '';
@@ -78,7 +82,6 @@ export class HttpListener {
     const tls = this.#tls;
     const timeouts = serverTimeoutOptions(this.#timeouts);
     const server = tls === undefined ? createServer(timeouts, listener) : createHttpsServer({ ...secureContextOptions(tls), ...timeouts }, listener);
-    server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => this.#onClientError(error, socket));
     if (tls !== undefined) this.#stopWatching = watchTlsFiles(tls, (options) => (server as HttpsServer).setSecureContext(options), this.#logger);
     return new Promise((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException) => {
@@ -88,8 +91,7 @@ export class HttpListener {
       server.once('error', onError);
       server.listen(port, host, () => {
         server.off('error', onError);
-        server.on('error', (error) => this.#logger.error(`${this.#name}${this.#transport} server error`, { error }));
-        this.#server = server;
+        this.#serve(server);
         resolve();
       });
     });
@@ -107,8 +109,21 @@ export class HttpListener {
     previous.#server = undefined;
     this.#stopWatching = previous.#stopWatching;
     previous.#stopWatching = undefined;
+    this.#responses = previous.#responses;
     server.removeAllListeners('request');
     server.on('request', this.#requestListener());
+    this.#serve(server);
+    return true;
+  }
+
+  /**
+   * Makes `server` this listener's: its client errors and server errors reach this listener, and its
+   * read timeouts become this listener's. The interval at which Node checks open requests against the
+   * timeouts (`connectionsCheckingInterval`) is fixed when the server is created: after a reload that
+   * took the server over with a shorter `read_timeout` or `read_header_timeout`, a timeout may fire up to
+   * the first configuration's interval late (at most 1 s, see read-timeouts.ts).
+   */
+  #serve(server: Server): void {
     server.removeAllListeners('clientError');
     server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => this.#onClientError(error, socket));
     server.removeAllListeners('error');
@@ -117,7 +132,6 @@ export class HttpListener {
     server.headersTimeout = timeouts.headersTimeout!;
     server.requestTimeout = timeouts.requestTimeout!;
     this.#server = server;
-    return true;
   }
 
   /** `http://127.0.0.1:4319` (or https), once listening. */

@@ -1,7 +1,7 @@
 // OpenTelemetry GenAI semantic conventions (ag-namespace.md §6.4).
 import type { AttrValue, Attributes } from '../../../model/span.ts';
 import { isPlainObject } from '../keys.ts';
-import { decodeJson, lowerType, put, putValue, type Family, type Row } from './rows.ts';
+import { decodeJson, joinTextParts, lowerType, put, putValue, type Family, type Row } from './rows.ts';
 import type { RowOutput } from './planned-output.ts';
 
 const OPERATION_TYPES: Record<string, string> = {
@@ -36,19 +36,10 @@ function totalTokens(attrs: Attributes, out: RowOutput): void {
 
 /**
  * A message in the GenAI conventions' parts form (`{"role", "parts": [{"type": "text", "content"}]}`)
- * whose parts are all text reads as `{"role", "content"}`, the form OpenInference and OpenLLMetry messages
- * land in, so one chat call gives the same ag.data whichever SDK recorded it. A message with any other
- * part (an image, a tool call) keeps its parts.
+ * whose parts are all text reads as `{"role", "content"}` (joinTextParts).
  */
-export function textMessage(message: unknown): unknown {
-  if (!isPlainObject(message) || !Array.isArray(message.parts) || message.parts.length === 0) return message;
-  let content = '';
-  for (const part of message.parts) {
-    if (!isPlainObject(part) || part.type !== 'text' || typeof part.content !== 'string') return message;
-    content += part.content;
-  }
-  const { parts: _parts, ...rest } = message;
-  return { ...rest, content };
+function textMessage(message: unknown): unknown {
+  return joinTextParts(message, 'parts', 'content');
 }
 
 /** gen_ai.input.messages / gen_ai.output.messages: the decoded list, text-only messages in content form. */

@@ -3,7 +3,7 @@
 import { flattenInto } from '../../../model/attributes/flatten.ts';
 import { AttributeList } from '../../../model/attributes/list.ts';
 import { isSpanType, type AttrValue, type Attributes } from '../../../model/span.ts';
-import { NOT_JSON, isBelow, isFlatValue, tryJson } from '../keys.ts';
+import { NOT_JSON, isBelow, isFlatValue, isPlainObject, tryJson } from '../keys.ts';
 import { mayWriteDataJsonSlot } from '../decode.ts';
 import { PlannedOutput, type RowOutput } from './planned-output.ts';
 
@@ -49,6 +49,27 @@ export function putFinishReasons(attrs: Attributes, out: RowOutput, src: string)
   const v = attrs.get(src);
   if (v === undefined) return;
   put(out, 'ag.meta.response.finish_reasons', Array.isArray(v) ? v : [v]);
+}
+
+/**
+ * A message whose `list` field holds only text parts (`{"type": "text", <text>: "..."}`) reads as the
+ * same message with those texts joined as `content` in place of the list, the form OpenInference and
+ * OpenLLMetry messages land in, so one chat call gives the same ag.data whichever SDK recorded it. Any
+ * other message (an empty list, an image or tool-call part) is returned as it is. The families differ
+ * only in the field names: GenAI's `parts`/`content`, the Vercel AI SDK's `content`/`text`.
+ */
+export function joinTextParts(message: unknown, list: string, text: string): unknown {
+  if (!isPlainObject(message)) return message;
+  const parts = message[list];
+  if (!Array.isArray(parts) || parts.length === 0) return message;
+  let content = '';
+  for (const part of parts) {
+    if (!isPlainObject(part) || part.type !== 'text' || typeof part[text] !== 'string') return message;
+    content += part[text];
+  }
+  if (list === 'content') return { ...message, content };
+  const { [list]: _list, ...rest } = message;
+  return { ...rest, content };
 }
 
 /** JSON text parsed, or the raw value when it is not a string or does not parse. */

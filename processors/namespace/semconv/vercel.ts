@@ -1,7 +1,6 @@
 // Vercel AI SDK `ai.*` attributes (ag-namespace.md §6.5), the highest-precedence family.
 import type { Attributes } from '../../../model/span.ts';
-import { isPlainObject } from '../keys.ts';
-import { decodeJson, put, putFinishReasons, putValue, type Family, type Row } from './rows.ts';
+import { decodeJson, joinTextParts, put, putFinishReasons, putValue, type Family, type Row } from './rows.ts';
 import type { RowOutput } from './planned-output.ts';
 
 const EMBED_OPERATIONS = new Set(['ai.embed', 'ai.embed.doEmbed', 'ai.embedMany', 'ai.embedMany.doEmbed']);
@@ -46,14 +45,9 @@ function promptMessages(attrs: Attributes, out: RowOutput): void {
   putValue(out, 'ag.data.inputs.prompt', Array.isArray(decoded) ? decoded.map(textContent) : decoded);
 }
 
+/** `{"role", "content": [{"type": "text", "text"}]}` with only text parts: `{"role", "content": "<texts>"}`. */
 function textContent(message: unknown): unknown {
-  if (!isPlainObject(message) || !Array.isArray(message.content) || message.content.length === 0) return message;
-  let text = '';
-  for (const part of message.content) {
-    if (!isPlainObject(part) || part.type !== 'text' || typeof part.text !== 'string') return message;
-    text += part.text;
-  }
-  return { ...message, content: text };
+  return joinTextParts(message, 'content', 'text');
 }
 
 function responseTextBesideToolCalls(attrs: Attributes, out: RowOutput): void {
