@@ -4,13 +4,17 @@
 // own stream shard), serves the health probes and `/metrics` for all of them, and coordinates reloads
 // (SIGHUP, `POST /-/reload`) and the shutdown (SIGTERM, SIGINT).
 //
-// Connections: SCHED_NONE. The primary opens each listening socket and hands the same socket to every
-// worker, which accepts on it itself; the kernel gives each connection to whichever worker accepts
-// first. node:cluster's default on Linux (SCHED_RR) has the primary accept every connection and pass it
-// to a worker over IPC: one more process touching each connection, a single process that every
-// connection goes through (the limit this item removes), and a primary whose death takes connections
-// with it. The cost of SCHED_NONE is a less even spread under few long-lived connections (gRPC, keep-
-// alive): the kernel wakes whichever worker is idle, which is the one with spare CPU.
+// Connections: SCHED_RR, node:cluster's default on Linux. The primary accepts each new connection on the
+// listening socket and hands it to the next free worker; from then on the connection's bytes go between
+// the client and that worker, never through the primary. Measured (docs/performance.md, "Every core"):
+// 8 keep-alive connections opened at once went 4/4, 5/3 to two workers this way, but 1/7, 8/0, 2/6 with
+// SCHED_NONE (every worker accepting on the shared socket: the first one awake takes every connection
+// waiting), and with a few long-lived connections (SDKs, gRPC channels, a proxy's pool) that spread
+// is the load's spread. The cost is the primary's per new connection (about 0.1 ms of CPU), nothing
+// per request: keep-alive clients pay it once. SO_REUSEPORT (each worker its own socket, the kernel
+// hashing connections over them) spreads as evenly but needs every worker to bind the same concrete
+// port (port 0 resolved first), is not open to the gRPC server, and lets any other process of the same
+// user that binds the port with it take a share of the connections silently.
 import cluster, { type Worker } from 'node:cluster';
 import { isSea } from 'node:sea';
 import { createLogger, type Logger } from '../../pipeline/log.ts';
@@ -101,8 +105,8 @@ class Primary {
     const signal = firstSignal();
     const reload = () => void this.#reloader.reload('SIGHUP');
     process.on('SIGHUP', reload);
-    // The kernel gives each connection to a worker; set before the first fork (the header says why).
-    cluster.schedulingPolicy = cluster.SCHED_NONE;
+    // The primary hands each new connection to a worker; set before the first fork (the header says why).
+    cluster.schedulingPolicy = cluster.SCHED_RR;
     if (isSea()) {
       // The single executable has no script: node:cluster would pass argv[1] (which Node sets to the
       // executable there) as one, and the Node flags as arguments the executable does not read (its own
