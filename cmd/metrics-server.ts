@@ -11,6 +11,9 @@ import { READ_TIMEOUT_DEFAULTS } from '../receivers/common/read-timeouts.ts';
 import { sendReply, type HttpReply } from '../receivers/common/reply-writer.ts';
 import type { ReloadOutcome } from './reload.ts';
 
+/** What `GET /tap` watches: the process's own Taps, or the primary's fan-out to its workers (workers/cluster-taps.ts). */
+export type TapSource = Pick<Taps, 'pipelines' | 'subscribe'>;
+
 /** What `GET /metrics` answers with: the daemon's ServiceMetrics, or the primary's sum of its workers'. */
 export interface MetricsSource {
   readonly contentType: string;
@@ -31,14 +34,13 @@ export class MetricsServer {
   readonly #metrics: MetricsSource;
   readonly #logger: Logger;
 
-  /** Undefined in the primary of several workers: the spans pass in the workers, not here. */
-  readonly #taps: Taps | undefined;
+  readonly #taps: TapSource;
   readonly #reload: ((trigger: string) => Promise<ReloadOutcome>) | undefined;
   /** Open tap streams, ended at shutdown (they would otherwise hold the listener open). */
   readonly #tapping = new Set<ServerResponse>();
 
   /** `reload`: what `POST /-/reload` calls (absent: the path answers 404). */
-  constructor(address: string, metrics: MetricsSource, taps: Taps | undefined, logger: Logger, reload?: (trigger: string) => Promise<ReloadOutcome>) {
+  constructor(address: string, metrics: MetricsSource, taps: TapSource, logger: Logger, reload?: (trigger: string) => Promise<ReloadOutcome>) {
     this.#metrics = metrics;
     this.#taps = taps;
     this.#reload = reload;
@@ -103,7 +105,6 @@ export class MetricsServer {
    * line says what is watched. Returns the answer instead when the query is not usable.
    */
   #tap(incoming: IncomingMessage, outgoing: ServerResponse): HttpReply | undefined {
-    if (this.#taps === undefined) return { status: 501, body: 'the tap is not available with service.workers above 1: the spans pass in the workers\n' };
     const taps = this.#taps;
     const query = new URLSearchParams((incoming.url ?? '').split('?')[1] ?? '');
     const pipelines = taps.pipelines();

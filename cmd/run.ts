@@ -115,6 +115,7 @@ async function serve(config: LoadedConfig, load: (text?: string) => LoadedConfig
     status: () => reloader.running.graph.status(),
     reload: (trigger, text) => reloader.reload(trigger, text),
     metrics: () => metrics.registry.getMetricsAsJSON(),
+    taps,
   });
   // Signal handlers before anything starts: a receiver may acknowledge spans as soon as it listens, and a
   // SIGTERM that found Node's default action (a supervisor may send one the moment it reads the start-up

@@ -2,8 +2,7 @@
 // `service.telemetry.metrics.address: none`) and the fields of the start-up log line.
 import type { LoadedConfig } from '../config/load.ts';
 import type { Logger } from '../pipeline/log.ts';
-import type { Taps } from '../pipeline/tap.ts';
-import { MetricsServer, type MetricsSource } from './metrics-server.ts';
+import { MetricsServer, type MetricsSource, type TapSource } from './metrics-server.ts';
 import { pipelinesSummary, type ReloadOutcome } from './reload.ts';
 import { version } from './version.ts';
 
@@ -11,7 +10,7 @@ import { version } from './version.ts';
 export function metricsServerFor(
   config: LoadedConfig,
   metrics: MetricsSource,
-  taps: Taps | undefined,
+  taps: TapSource,
   logger: Logger,
   reload: (trigger: string) => Promise<ReloadOutcome>,
 ): MetricsServer | undefined {

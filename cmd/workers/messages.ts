@@ -2,6 +2,7 @@
 // carries `tracehop`, so node:cluster's own messages (which carry `cmd`) are told apart.
 import type { Registry } from 'prom-client';
 import type { ServiceStatus } from '../../pipeline/status.ts';
+import type { TapFilter, TapPoint } from '../../pipeline/tap.ts';
 import type { ReloadOutcome } from '../reload.ts';
 
 /** A registry as `getMetricsAsJSON` gives it (structured-clone safe: names, types, values, labels). */
@@ -13,7 +14,10 @@ export type ToWorker =
   | { tracehop: 'stop' }
   /** `text`: the config to load now (the file as the primary read it for this reload). */
   | { tracehop: 'reload'; id: number; trigger: string; text: string }
-  | { tracehop: 'metrics'; id: number };
+  | { tracehop: 'metrics'; id: number }
+  /** Start sending the spans of `tap` (the primary's id for one `GET /tap`) that match, as `tapped`. */
+  | { tracehop: 'tap'; tap: number; pipeline: string; point: TapPoint; filter: TapFilter }
+  | { tracehop: 'untap'; tap: number };
 
 /** Worker -> primary. */
 export type ToPrimary =
@@ -22,7 +26,9 @@ export type ToPrimary =
   | { tracehop: 'started'; endpoints: Record<string, string[]>; status: ServiceStatus }
   | { tracehop: 'status'; status: ServiceStatus }
   | { tracehop: 'reloaded'; id: number; outcome: ReloadOutcome }
-  | { tracehop: 'metrics'; id: number; metrics: MetricsJson };
+  | { tracehop: 'metrics'; id: number; metrics: MetricsJson }
+  /** Span record lines (and `missed` lines) for the tap `tap`, as the single process writes them. */
+  | { tracehop: 'tapped'; tap: number; text: string };
 
 /** A message of ours (either way): node:cluster's own carry no `tracehop`. */
 function isOurs(message: unknown): boolean {

@@ -28,6 +28,7 @@ import { firstSignal } from '../signals.ts';
 import { version } from '../version.ts';
 import { ClusterMetrics } from './cluster-metrics.ts';
 import { clusterStatus } from './cluster-status.ts';
+import { ClusterTaps } from './cluster-taps.ts';
 import { isToPrimary, type MetricsJson, type ToPrimary, type ToWorker } from './messages.ts';
 import { PrimaryExtensions } from './primary-extensions.ts';
 import { WORKER_INDEX_VARIABLE } from './worker-view.ts';
@@ -68,6 +69,8 @@ class Primary {
   /** The primary's own series (build info, reloads), summed with the workers' by #metrics. */
   readonly #own = new ServiceMetrics();
   readonly #extensions: PrimaryExtensions;
+  /** `GET /tap` here: each watcher's tap asked of every worker, their lines merged. */
+  readonly #taps: ClusterTaps;
   /** Answers awaited from workers, by request id. */
   readonly #pending = new Map<number, (message: ToPrimary) => void>();
   #nextId = 1;
@@ -83,6 +86,9 @@ class Primary {
       started: false, text: undefined,
     }));
     this.#extensions = new PrimaryExtensions(registry, this.#logger, () => clusterStatus(this.#slots.map((s) => s.status)));
+    this.#taps = new ClusterTaps(() => this.#reloader.running.config.pipelines.map((p) => p.id), (message) => {
+      for (const slot of this.#slots) if (slot.started) this.#tell(slot, message);
+    });
     this.#own.buildInfo(version());
     this.#metrics = new ClusterMetrics(this.#own.registry, this.#slots.length, () => this.#slots.filter((s) => s.worker !== undefined).length);
     // The config is checked here first, so an invalid one reaches no worker; the first reload waits
@@ -99,8 +105,7 @@ class Primary {
   async run(): Promise<number> {
     const { config } = this.#reloader.running;
     const logger = this.#logger;
-    // The spans pass in the workers: there is no tap here (docs/operating.md).
-    const metricsServer = metricsServerFor(config, { contentType: this.#metrics.contentType, text: () => this.#scrape() }, undefined, logger,
+    const metricsServer = metricsServerFor(config, { contentType: this.#metrics.contentType, text: () => this.#scrape() }, this.#taps, logger,
       (trigger) => this.#reloader.reload(trigger));
     const signal = firstSignal();
     const reload = () => void this.#reloader.reload('SIGHUP');
@@ -232,6 +237,11 @@ class Primary {
     });
   }
 
+  /** Sends `message` to the worker in `slot`, if it can hear it. */
+  #tell(slot: Slot, message: ToWorker): void {
+    if (slot.worker?.isConnected()) slot.worker.send(message);
+  }
+
   #fork(slot: Slot): void {
     const worker = cluster.fork({ [WORKER_INDEX_VARIABLE]: String(slot.index) });
     slot.worker = worker;
@@ -257,10 +267,15 @@ class Primary {
         slot.started = true;
         // A reload applied while it started: it runs older config text.
         if (!this.#stopping) this.#catchUp(this.#reloader.running.text, [slot]);
+        // After the catch-up, so the taps watch the pipelines of the running config.
+        for (const ask of this.#taps.asks()) this.#tell(slot, ask);
         if (this.#slots.every((s) => s.endpoints !== undefined)) this.#startup.resolve();
         return;
       case 'status':
         slot.status = message.status;
+        return;
+      case 'tapped':
+        this.#taps.tapped(message.tap, message.text);
         return;
       case 'reloaded':
       case 'metrics':

@@ -2,8 +2,10 @@
 // its status for the health probes, and tells when the primary asks it to stop (or is gone).
 import cluster from 'node:cluster';
 import type { ServiceStatus } from '../../pipeline/status.ts';
+import type { Taps } from '../../pipeline/tap.ts';
 import type { ReloadOutcome } from '../reload.ts';
 import { isToWorker, type MetricsJson, type ToPrimary, type ToWorker } from './messages.ts';
+import { WorkerTaps } from './worker-taps.ts';
 
 /** How often a worker sends its status: the health probes' answer is at most this old. */
 export const STATUS_INTERVAL_MS = 1000;
@@ -13,6 +15,8 @@ export interface WorkerLinkOptions {
   /** Loads `text` (the config the primary read for this reload) and applies it. */
   reload(trigger: string, text: string): Promise<ReloadOutcome>;
   metrics(): Promise<MetricsJson>;
+  /** The worker's taps, which the primary's `GET /tap` watches through this link. */
+  taps: Taps;
 }
 
 /**
@@ -24,6 +28,7 @@ export interface WorkerLinkOptions {
  */
 export class WorkerLink {
   #options: WorkerLinkOptions | undefined;
+  #taps: WorkerTaps | undefined;
   readonly #stopped: Promise<'primary'>;
   #timer: NodeJS.Timeout | undefined;
   /** Questions heard before `attach`, answered in order once it is called. */
@@ -62,6 +67,7 @@ export class WorkerLink {
   /** The worker can answer now (its graph is built): the questions held until now are answered. */
   attach(options: WorkerLinkOptions): void {
     this.#options = options;
+    this.#taps = new WorkerTaps(options.taps, (message, sent) => this.#send(message, sent));
     const held = this.#held;
     this.#held = [];
     for (const asked of held) void this.#answer(asked, options);
@@ -81,6 +87,7 @@ export class WorkerLink {
 
   close(): void {
     clearInterval(this.#timer);
+    this.#taps?.close();
     process.off('message', this.#onMessage);
     process.off('disconnect', this.#stop);
   }
@@ -109,11 +116,17 @@ export class WorkerLink {
       case 'metrics':
         this.#send({ tracehop: 'metrics', id: asked.id, metrics: await options.metrics() });
         return;
+      case 'tap':
+      case 'untap':
+        this.#taps!.heard(asked);
+        return;
     }
   }
 
-  #send(message: ToPrimary): void {
+  /** `sent`: called once the channel has taken the message (at once when there is no channel). */
+  #send(message: ToPrimary, sent?: () => void): void {
     // After a disconnect there is no one to tell.
-    if (process.connected) process.send!(message);
+    if (process.connected) process.send!(message, undefined, undefined, sent);
+    else sent?.();
   }
 }

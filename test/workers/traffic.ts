@@ -1,5 +1,5 @@
 // What the worker tests send and read: tracing API requests each on a connection of its own (so the
-// kernel hands them to different workers), OTLP/HTTP batches from the real OpenTelemetry JS exporter,
+// primary hands them to different workers), OTLP/HTTP batches from the real OpenTelemetry JS exporter,
 // and the span ids the file exporters wrote.
 import { readdir, readFile } from 'node:fs/promises';
 import { request } from 'node:http';
@@ -14,9 +14,14 @@ export function spanId(n: number): string {
   return n.toString(16).padStart(16, '0');
 }
 
+/** How long a client waits for an answer (an SDK's export timeout is 10 s). */
+const CLIENT_DEADLINE_MS = 5000;
+
 /**
  * POSTs one span to the tracing API on a new connection; resolves with the status, or 0 when the
- * connection failed (a worker killed under it): then the span was not acknowledged.
+ * connection failed or no answer came before CLIENT_DEADLINE_MS: then the span was not acknowledged.
+ * The deadline matters when a worker is killed: a connection node:cluster's primary was handing to that
+ * worker at that moment is never answered (the primary does not hear back and does not close it).
  */
 export function postSpan(baseUrl: string, id: string): Promise<number> {
   const body = JSON.stringify({ spans: [{ trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', span_id: id, span_name: 'api', start_time: 1776363498, end_time: 1776363499 }] });
@@ -27,6 +32,7 @@ export function postSpan(baseUrl: string, id: string): Promise<number> {
       res.on('end', () => resolve(res.statusCode ?? 0));
       res.on('error', () => resolve(0));
     });
+    req.setTimeout(CLIENT_DEADLINE_MS, () => req.destroy());
     req.on('error', () => resolve(0));
     req.end(body);
   });
