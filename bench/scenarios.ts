@@ -18,7 +18,9 @@ import { flatBody, nestedBody, otlpLlmProtoBody, otlpProtoBody } from './bodies.
 import { StoreExporter } from '../exporters/store/store-exporter.ts';
 import { storeReadAfterWrite } from './read-after-write.ts';
 import type { LoadSpec } from './loadgen.ts';
+import { connectionsByProcess } from './connections.ts';
 import { REPO } from './paths.ts';
+import { processTree } from './proc.ts';
 import { quantile } from './quantile.ts';
 import { removeScratch, scratchDir } from './scratch.ts';
 import { measure, startCollector, startTracehop, type Measurement, type Pin, type Target } from './target.ts';
@@ -63,6 +65,8 @@ export interface Scenario {
 const SPANS = 100;
 const CONCURRENCY = 8;
 const BODIES = 4;
+/** How often the `--cpus all` rows read how the connections are spread over the processes. */
+const CONNECTION_SAMPLE_MS = 500;
 
 function writeBodies(make: (i: number) => Buffer): string[] {
   const dir = scratchDir('bodies-');
@@ -79,9 +83,9 @@ function writeBodies(make: (i: number) => Buffer): string[] {
 // that; a closed loop at full load is warm within its 3 s.
 const STEADY_WARMUP_MS = 15_000;
 
-function load(url: string, contentType: string, bodyFiles: string[], ctx: BenchContext, rate?: number): LoadSpec {
+function load(url: string, contentType: string, bodyFiles: string[], ctx: BenchContext, rate?: number, concurrency = CONCURRENCY): LoadSpec {
   return {
-    url, headers: { 'content-type': contentType }, bodyFiles, spansPerRequest: SPANS, concurrency: CONCURRENCY,
+    url, headers: { 'content-type': contentType }, bodyFiles, spansPerRequest: SPANS, concurrency,
     durationMs: ctx.durationMs, warmupMs: rate ? STEADY_WARMUP_MS : Math.min(3000, ctx.durationMs / 3), rate,
   };
 }
@@ -308,16 +312,39 @@ async function withBroker<T>(use: (bootstrap: string) => Promise<T>): Promise<T>
  * `--cpus all`: otlp-proto with every process sharing all CPUs, tracehop with one worker and with one
  * per CPU, then the Collector (which uses every CPU on its own). The rows answer "does tracehop use the
  * machine": workers: N against workers: 1 (issue 26: at least 1.4x on 2 cores) and against the Collector.
+ *
+ * The load comes as from many clients: CONCURRENCY connections per CPU, for every row (the same load for
+ * each peer). A connection feeds one worker, and a closed loop keeps at most one request in flight on it:
+ * with the pinned rows' 8 connections in all, N workers would get 8/N requests each at most while the
+ * load generator, sharing the CPUs, waits for its turn to send the next ones, and the row would measure
+ * the generator's few connections rather than the workers. The note shows how the primary spread them.
  */
 async function allCpus(ctx: BenchContext): Promise<Row[]> {
   const name = 'otlp-proto-cpus-all';
   const bodies = writeBodies(otlpProtoBody);
+  const cpus = availableParallelism();
+  const connections = CONCURRENCY * cpus;
   const rows: Row[] = [];
-  for (const workers of [1, availableParallelism()]) {
-    const measurement = await withTarget(startTracehop(name, tracehopConfig('otlp', fileExporter, 'memory', 'file', 'namespace, batch', workers), ctx.pin), (t) =>
-      measure(t, load(`${t.endpoints.otlp[0]}/v1/traces`, 'application/x-protobuf', bodies, ctx), ctx.pin));
+  for (const workers of [1, cpus]) {
+    let spread: number[] = [];
+    const measurement = await withTarget(startTracehop(name, tracehopConfig('otlp', fileExporter, 'memory', 'file', 'namespace, batch', workers), ctx.pin), async (t) => {
+      const url = `${t.endpoints.otlp[0]}/v1/traces`;
+      // Sampled through the run; the sample with the most connections is the one with all of them open.
+      const sampler = setInterval(() => {
+        const now = connectionsByProcess(processTree(t.pid), Number(new URL(url).port));
+        if (sum(now) >= sum(spread)) spread = now;
+      }, CONNECTION_SAMPLE_MS);
+      try {
+        return await measure(t, load(url, 'application/x-protobuf', bodies, ctx, undefined, connections), ctx.pin);
+      } finally {
+        clearInterval(sampler);
+      }
+    });
     const split = measurement.cpuByProcess?.map((seconds) => seconds.toFixed(2)).join(', ');
-    const notes = [`load generator ${measurement.loadgenCpuPerMillion?.toFixed(2)} CPU-s/M`, ...(split ? [`CPU s by process (primary, workers): ${split}`] : [])];
+    const notes = [
+      `${connections} connections`, `load generator ${measurement.loadgenCpuPerMillion?.toFixed(2)} CPU-s/M`,
+      ...(split ? [`CPU s by process (primary, workers): ${split}`, `connections by process: ${spread.join(', ')}`] : []),
+    ];
     rows.push({ scenario: name, target: `tracehop (workers: ${workers})`, measurement, note: notes.join('; ') });
   }
   const binary = ctx.collector();
@@ -325,8 +352,12 @@ async function allCpus(ctx: BenchContext): Promise<Row[]> {
   const port = freePort();
   const collector = '  file:\n    path: DIR/spans.json\n    rotation: {max_megabytes: 100, max_backups: 2}';
   const theirs = await withTarget(startCollector(name, binary, collectorConfig(collector, 'file'), port, ctx.pin), (t) =>
-    measure(t, load(`${t.endpoints.otlp[0]}/v1/traces`, 'application/x-protobuf', bodies, ctx), ctx.pin));
-  return [...rows, { scenario: name, target: 'otelcol', measurement: theirs }];
+    measure(t, load(`${t.endpoints.otlp[0]}/v1/traces`, 'application/x-protobuf', bodies, ctx, undefined, connections), ctx.pin));
+  return [...rows, { scenario: name, target: 'otelcol', measurement: theirs, note: `${connections} connections` }];
+}
+
+function sum(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0);
 }
 
 export const scenarios: Scenario[] = [
