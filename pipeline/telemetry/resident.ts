@@ -1,7 +1,7 @@
 // What the resident set is made of, from /proc/self/status (Linux). The resident set size alone mixes
 // two different things: anonymous memory (the V8 heap, Buffers, the allocator: private to the process,
 // what a memory budget should count) and file-backed pages (mostly the Node executable's own code and
-// read-only data: ~35 MiB for an idle `node`, ~52 MiB for the daemon at 10k spans/s; docs/operating.md,
+// read-only data: ~35 MiB for an idle `node`, ~50 MiB for the daemon at 10k spans/s; docs/operating.md,
 // "Memory and V8 flags"). File pages are shared with the page cache and other Node processes and the
 // kernel can drop them under pressure, so an operator sizing memory needs the two apart.
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,6 @@
 import { connect } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { runProcess } from '../../test/helpers/process.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../pipeline/log.ts';
 import { HttpListener, type ListenerOptions, type RequestHandler } from './listener.ts';
@@ -46,4 +48,25 @@ describe('HttpListener takeOver', () => {
     expect(text).toContain('first chunk of the reply');
     expect(text).not.toContain('408');
   }, 10_000);
+});
+
+describe('HttpListener start-up', () => {
+  it('a plain HTTP listener loads neither https nor what an ES-module import of node:http would pull in (undici, http2, worker_threads)', async () => {
+    // A fresh Node, since this test process has loaded them already: it starts a listener and lists
+    // the Node modules loaded by then.
+    const listener = fileURLToPath(new URL('./listener.ts', import.meta.url));
+    const script = `
+      const { HttpListener } = await import(${JSON.stringify(listener)});
+      const logger = { debug() {}, info() {}, warn() {}, error() {} };
+      const l = new HttpListener({ endpoint: '127.0.0.1:0', name: 'r', timeouts: { read_header_timeout: 1000, read_timeout: 1000 }, errorBody: () => '' }, (_i, o) => o.end(), logger);
+      await l.start();
+      process.stdout.write(JSON.stringify({ url: l.url(), loaded: process.moduleLoadList }));
+      await l.shutdown();`;
+    const run = await runProcess(process.execPath, ['--input-type=module', '-e', script]);
+    expect(run.stderr).toBe('');
+    const { url, loaded } = JSON.parse(run.stdout) as { url: string; loaded: string[] };
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(loaded).toContain('NativeModule http');
+    for (const unused of ['https', 'http2', 'worker_threads', 'internal/deps/undici/undici']) expect(loaded).not.toContain(`NativeModule ${unused}`);
+  }, 20_000);
 });

@@ -2,8 +2,8 @@
 // start-up error, TLS with certificate renewal (tls.ts), the address for the start-up log line, and a
 // shutdown that lets requests in flight finish, and the read timeouts (read-timeouts.ts). A reload may
 // hand a listening server to the listener that replaces this one (takeOver): the socket stays open.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
@@ -81,7 +81,14 @@ export class HttpListener {
     const listener = this.#requestListener();
     const tls = this.#tls;
     const timeouts = serverTimeoutOptions(this.#timeouts);
-    const server = tls === undefined ? createServer(timeouts, listener) : createHttpsServer({ ...secureContextOptions(tls), ...timeouts }, listener);
+    // node:http and node:https come from process.getBuiltinModule, not from an ESM import: importing
+    // node:http as an ES module builds its namespace from every export and so reads the lazy ones
+    // (WebSocket, CloseEvent, MessageEvent), which load undici, http2, worker_threads and zlib, several
+    // MiB resident a listener never uses (docs/operating.md, "Memory and V8 flags"). node:https (TLS)
+    // is loaded only by a listener that has TLS.
+    const server = tls === undefined
+      ? process.getBuiltinModule('node:http').createServer(timeouts, listener)
+      : process.getBuiltinModule('node:https').createServer({ ...secureContextOptions(tls), ...timeouts }, listener);
     if (tls !== undefined) this.#stopWatching = watchTlsFiles(tls, (options) => (server as HttpsServer).setSecureContext(options), this.#logger);
     return new Promise((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException) => {
