@@ -8,7 +8,7 @@ import { validator } from '../../config/ajv.ts';
 import type { ComponentContext } from '../../pipeline/component.ts';
 import { createLogger, type Logger } from '../../pipeline/log.ts';
 import { AttributeList } from '../../model/attributes/list.ts';
-import { SpanKind, StatusCode, type Span } from '../../model/span.ts';
+import type { Span } from '../../model/span.ts';
 import { schema, type KafkaConfig } from '../../exporters/kafka/config.ts';
 import { KafkaExporter } from '../../exporters/kafka/kafka-exporter.ts';
 
@@ -67,10 +67,10 @@ export function makeSpans(traces: number, perTrace: number, options: { payloadBy
         spanId: hex(8),
         ...(j > 0 ? { parentId: spans[spans.length - traces].spanId } : {}),
         name: `step-${j}`,
-        kind: SpanKind.CLIENT,
+        kind: 3, // OTLP's CLIENT
         startNs: base + BigInt(j) * 1_000_000n,
         endNs: base + BigInt(j) * 1_000_000n + 500_000n,
-        status: { code: StatusCode.OK },
+        status: { code: 1 }, // OTLP's OK
         attributes,
         resource: new AttributeList([['service.name', 'kafka-test']]),
         scope: { name: 'tracehop-test', version: '1.0.0' },
