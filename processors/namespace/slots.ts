@@ -74,8 +74,6 @@ KIND[SELECTOR] = STRINGS;
 /** Exact keys of the scalar slots, by slot. */
 const SCALAR_KEYS = new Map<string, number>();
 for (let s = 0; s < SLOT_COUNT; s++) if (!AG_SLOTS[s].tree) SCALAR_KEYS.set(AG_SLOTS[s].key, s);
-/** keyCode(SPAN): the scalar slot `ag.type.node` is placed in too. */
-export const SPAN_CODE = TYPE_SPAN;
 
 /**
  * What the key alone says about an `ag` key (keyCode): refused whatever its value, a scalar slot (its
