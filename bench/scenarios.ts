@@ -189,7 +189,7 @@ async function otlpPair(
 /** Decode (with the receiver's checks) + sync processors + encode in one process, no HTTP, no exporter: the ceiling. */
 function limitLoop(ctx: BenchContext, label: string, decode: (body: Buffer) => WorkingBatch, bodies: Buffer[]): Row {
   const context = (id: string) => ({ id, logger: silentLogger });
-  // One encoder for the run, as an exporter keeps one (the string is what encodeBatchJsonLines gave).
+  // One encoder for the run, as an exporter keeps one (the bytes of a fresh one for each batch).
   const lines = new BatchLinesEncoder();
   const chain = [namespace.create({ semconv: 'otlp', propagate_metrics: false }, context('namespace'))];
   const deadline = performance.now() + ctx.durationMs;

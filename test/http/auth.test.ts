@@ -16,6 +16,7 @@ import { OtlpReceiver } from '../../receivers/otlp/receiver.ts';
 import { RecordingConsumer } from '../otlp/helpers.ts';
 import { flatSpan, recordingConsumer, send, startReceiver, type Running } from './harness.ts';
 import { AttributeList } from '../../model/attributes/list.ts';
+import { jsonLines } from '../helpers/json-lines.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tracehop-keys-'));
 const keysFile = join(dir, 'keys.yaml');
@@ -60,8 +61,7 @@ describe('api_keys on the tracing API', () => {
     expect((await send(r.port, 'POST', '/tracing/spans/ingest', body, { ...JSON_HEADERS, authorization: 'Bearer digest-key' })).status).toBe(202);
     expect(r.consumer.spans().map((s) => s.project)).toEqual(['proj-a', 'proj-b']);
     // The record carries it as a member of its own.
-    const { encodeBatchJsonLines } = await import('../../codec/record/index.ts');
-    const record = JSON.parse(encodeBatchJsonLines(r.consumer.spans().slice(0, 1)).trim());
+    const record = JSON.parse(jsonLines(r.consumer.spans().slice(0, 1)).trim());
     expect(record.project).toBe('proj-a');
     expect(record.attributes.project).toBe('proj-x');
   });
