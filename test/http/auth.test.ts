@@ -17,6 +17,7 @@ import { RecordingConsumer } from '../otlp/helpers.ts';
 import { flatSpan, recordingConsumer, send, startReceiver, type Running } from './harness.ts';
 import { AttributeList } from '../../model/attributes/list.ts';
 import { jsonLines } from '../helpers/json-lines.ts';
+import { httpDefaults } from '../helpers/http-receiver-config.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tracehop-keys-'));
 const keysFile = join(dir, 'keys.yaml');
@@ -152,12 +153,11 @@ describe('a receiver other machines can reach, without authentication', () => {
   it('logs a warning at start; loopback or authenticated listeners do not', async () => {
     const { createLogger } = await import('../../pipeline/log.ts');
     const { factory: httpFactory } = await import('../../receivers/http/factory.ts');
-    const { defaultConfig } = await import('../../receivers/http/config.ts');
     const lines: string[] = [];
     const logger = createLogger({ write: (line) => lines.push(line) });
     const consumer = recordingConsumer();
     const make = (endpoint: string, extra: Record<string, unknown> = {}) =>
-      httpFactory.create({ ...defaultConfig, endpoint, ...extra }, { id: 'http', logger, consumer, authenticator: () => auth });
+      httpFactory.create({ ...httpDefaults, endpoint, ...extra }, { id: 'http', logger, consumer, authenticator: () => auth });
     make('0.0.0.0:0');
     expect(lines.filter((l) => l.includes('without authentication'))).toHaveLength(1);
     make('127.0.0.1:0');
