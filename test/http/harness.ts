@@ -6,7 +6,6 @@ import type { IngestConsumer, Receiver, ReceiverContext, SyncProcessor } from '.
 import { RefusedError } from '../../pipeline/errors.ts';
 import { silentLogger } from '../../pipeline/log.ts';
 import type { Span } from '../../model/span.ts';
-import { defaults as namespaceDefaults } from '../../processors/namespace/config.ts';
 import { factory as namespaceFactory } from '../../processors/namespace/factory.ts';
 import type { HttpReceiverConfig } from '../../receivers/http/config.ts';
 import { httpDefaults } from '../helpers/http-receiver-config.ts';
@@ -29,7 +28,7 @@ export interface RecordingConsumer extends IngestConsumer {
 
 function processors(): SyncProcessor[] {
   const ctx = (id: string) => ({ id, logger: silentLogger });
-  return [namespaceFactory.create(namespaceDefaults, ctx('namespace'))];
+  return [namespaceFactory.create({ semconv: 'otlp', propagate_metrics: false }, ctx('namespace'))];
 }
 
 export function recordingConsumer(options: ConsumerOptions = {}): RecordingConsumer {
