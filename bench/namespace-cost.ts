@@ -1,9 +1,11 @@
 // The CPU cost of the `namespace` processor per span, in one process: the bench's otlp-proto bodies (small
 // spans) and otlp-proto-llm bodies (~4.4 KB LLM-call spans) decoded with the receiver's checks, then run
 // through namespace, which alone is timed; decode is timed alone too, for scale. Given the
-// path of another checkout of this repository, its namespace processor runs in the same rounds, on the
-// same decoded spans, for an A/B comparison of two versions. Short rounds take turns and the fastest
+// path of another checkout of this repository, its namespace processor runs in the same rounds, on spans
+// decoded the same way, for an A/B comparison of two versions. Short rounds take turns and the fastest
 // round of each counts (CPU time of this process), so that other load on the machine favours neither.
+// Two copies of one tree measured up to ~10% apart, so an A/B runs both ways (from each checkout, with
+// the other as the argument) and several times.
 // Not part of `npm run bench`: `node bench/namespace-cost.ts [rounds] [milliseconds per round] [checkout]`.
 import { resolve } from 'node:path';
 import { ProtoDecoder } from '../codec/otlp/index.ts';
