@@ -10,7 +10,6 @@ import { ProtoDecoder } from '../codec/otlp/index.ts';
 import { checkOtlpSpans, OtlpRules } from '../codec/otlp/rules.ts';
 import { BatchLinesEncoder } from '../codec/record/index.ts';
 import type { WorkingBatch } from '../model/batch.ts';
-import type { SyncProcessor } from '../pipeline/component.ts';
 import { silentLogger } from '../pipeline/log.ts';
 import { factory as namespace } from '../processors/namespace/factory.ts';
 import { RedactProcessor } from '../processors/redact/processor.ts';

@@ -1,6 +1,5 @@
 // The benchmark scenarios (issue 6). Each returns rows for the report; peers run with the same load in the
 // same run so that ratios, not absolute numbers, carry the claim.
-import { Admin } from '@platformatic/kafka';
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -15,6 +14,7 @@ import { factory as namespace } from '../processors/namespace/factory.ts';
 import { silentLogger } from '../pipeline/log.ts';
 import { TracingBodyReader } from '../codec/tracing/body-reader.ts';
 import { flatBody, nestedBody, otlpLlmProtoBody, otlpProtoBody } from './bodies.ts';
+import { createTopic } from './kafka-topic.ts';
 import { StoreExporter } from '../exporters/store/store-exporter.ts';
 import { storeReadAfterWrite } from './read-after-write.ts';
 import type { LoadSpec } from './loadgen.ts';
@@ -193,7 +193,7 @@ async function otlpPair(
 /** Decode (with the receiver's checks) + sync processors + encode in one process, no HTTP, no exporter: the ceiling. */
 function limitLoop(ctx: BenchContext, label: string, decode: (body: Buffer) => WorkingBatch, bodies: Buffer[]): Row {
   const context = (id: string) => ({ id, logger: silentLogger });
-  // One encoder for the run, as an exporter keeps one (the string is what encodeBatchJsonLines gave).
+  // One encoder for the run, as an exporter keeps one (the bytes of a fresh one for each batch).
   const lines = new BatchLinesEncoder();
   const chain = [namespace.create({ semconv: 'otlp', propagate_metrics: false }, context('namespace'))];
   const deadline = performance.now() + ctx.durationMs;
@@ -279,22 +279,6 @@ function decodeOtlp(body: Buffer): WorkingBatch {
 
 const kafkaTopic = 'bench_spans';
 
-/** Creates a one-partition topic and waits until it has a leader (as tracehop's `create_topic` does). */
-async function createTopic(bootstrap: string, topic: string): Promise<void> {
-  const admin = new Admin({ clientId: 'tracehop-bench-admin', bootstrapBrokers: [bootstrap] });
-  try {
-    await admin.createTopics({ topics: [topic], partitions: 1, replicas: 1 });
-    for (let i = 0; i < 100; i++) {
-      const info = (await admin.metadata({ topics: [topic], forceUpdate: true })).topics.get(topic);
-      if (info && info.partitions.every((p) => p.leader >= 0)) return;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error(`topic ${topic} has no leader`);
-  } finally {
-    await admin.close();
-  }
-}
-
 async function withBroker<T>(use: (bootstrap: string) => Promise<T>): Promise<T> {
   const script = join(REPO, 'test/kafka/broker.sh');
   const dir = scratchDir('kafka-');
@@ -379,7 +363,7 @@ export const scenarios: Scenario[] = [
     name: 'otlp-proto-kafka',
     // The Collector's kafka exporter does not create its topic, and the test broker does not create topics
     // on first use: without this it retries in memory and exports nothing (earlier runs measured that).
-    run: (ctx) => withBroker(async (bootstrap) => (await createTopic(bootstrap, `${kafkaTopic}_otelcol`), otlpPair(ctx, 'otlp-proto-kafka',
+    run: (ctx) => withBroker(async (bootstrap) => (await createTopic(bootstrap, `${kafkaTopic}_otelcol`, 1), otlpPair(ctx, 'otlp-proto-kafka',
       `  kafka:\n    brokers: [${bootstrap}]\n    topic: ${kafkaTopic}\n    encoding: otlp_proto\n    create_topic: {partitions: 1, replication_factor: 1}`,
       `  kafka:\n    brokers: [${bootstrap}]\n    traces:\n      topic: ${kafkaTopic}_otelcol\n      encoding: otlp_proto`,
       undefined, ['kafka', 'kafka']))),

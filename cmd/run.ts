@@ -4,7 +4,7 @@
 // each of which runs the daemon below on its own share of the config (workers/worker-view.ts).
 import cluster from 'node:cluster';
 import { DEFAULT_CONFIG, DEFAULT_CONFIG_NAME } from '../config/default.ts';
-import { loadConfigText, readConfigText, type LoadedConfig } from '../config/load.ts';
+import { loadConfigText, readConfigText, type ConfigRead, type LoadedConfig } from '../config/load.ts';
 import { Graph, type GraphOptions } from '../pipeline/graph.ts';
 import { createLogger, type Logger } from '../pipeline/log.ts';
 import { createMemoryLimiter } from '../pipeline/memory-limit.ts';
@@ -31,12 +31,6 @@ export interface WorkerRole {
   count: number;
   /** Its channel to the primary, listening since the process began. */
   link: WorkerLink;
-}
-
-/** A loaded config and the text it was loaded from (what the primary hands its workers). */
-export interface ConfigRead {
-  config: LoadedConfig;
-  text: string;
 }
 
 export async function runDaemon(configPath: string | undefined, sets: readonly string[] = []): Promise<number> {

@@ -31,6 +31,12 @@ const SECTION_KIND: Record<string, ComponentKind> = {
   exporters: 'exporter',
 };
 
+/** A loaded config and the text it was loaded from (what the primary hands its workers). */
+export interface ConfigRead {
+  config: LoadedConfig;
+  text: string;
+}
+
 /** `sets`: `--set path=value` arguments, applied in order before anything is checked (config/overrides.ts). */
 export function loadConfigFile(file: string, registry: Registry, env = process.env, sets: readonly string[] = []): LoadedConfig {
   return loadConfigText(readConfigText(file), file, registry, env, sets);

@@ -1,9 +1,8 @@
-// The `ag.metrics` keys of a span's flat attributes and where each goes (ag-namespace.md §3.6 orders the
-// `ag` slots `type`, `data`, `metrics.duration`, `metrics.errors`, `metrics.tokens`,
-// `metrics.costs.incremental`, `metrics.costs.cumulative`, then the rest), for the processors that add
-// metrics after namespace laid the attributes out (cost) or sum them over a trace (namespace's
-// propagate_metrics). A key added at its slot keeps a namespace output a fixed point: running namespace
-// on it again changes nothing, key order included.
+// The `ag.metrics` keys of a span's flat attributes and where each goes (in the slot order of ag-slots.ts),
+// for the processors that add metrics after namespace laid the attributes out (cost) or sum them over a
+// trace (namespace's propagate_metrics). A key added at its slot keeps a namespace output a fixed point:
+// running namespace on it again changes nothing, key order included.
+import { slotOf, slotNumber } from './ag-slots.ts';
 import type { AttributeList } from './attributes/list.ts';
 
 const PARTS = ['prompt', 'completion', 'total'] as const;
@@ -32,34 +31,16 @@ export const TOKENS_CUMULATIVE_TRIPLE = triple(TOKENS_CUMULATIVE);
 export const COSTS_INCREMENTAL_TRIPLE = triple(COSTS_INCREMENTAL);
 export const COSTS_CUMULATIVE_TRIPLE = triple(COSTS_CUMULATIVE);
 
-/** The slots this module places keys in, in output order. */
+/** The slots this module places keys in. */
 export const Slot = {
-  ERRORS_CUMULATIVE: 4, TOKENS_CUMULATIVE: 6, COSTS_INCREMENTAL: 7, COSTS_CUMULATIVE: 8,
+  ERRORS_CUMULATIVE: slotNumber(ERRORS_CUMULATIVE), TOKENS_CUMULATIVE: slotNumber(TOKENS_CUMULATIVE),
+  COSTS_INCREMENTAL: slotNumber(COSTS_INCREMENTAL), COSTS_CUMULATIVE: slotNumber(COSTS_CUMULATIVE),
 } as const;
-type Slot = (typeof Slot)[keyof typeof Slot];
-/** Any key after the metric slots (references, identity, flags... and every key outside `ag`). */
-const AFTER = 9;
-
-/** The output-order rank of `key`'s slot, up to the metric slots. */
-function rank(key: string): number {
-  if (key.charCodeAt(0) !== 97 /* a */ || !key.startsWith('ag.')) return AFTER;
-  if (key.startsWith('ag.type.')) return 0;
-  if (key.startsWith('ag.data.') || key === 'ag.data') return 1;
-  if (!key.startsWith('ag.metrics.')) return AFTER;
-  if (key.startsWith('ag.metrics.duration.')) return 2;
-  if (key === ERRORS_INCREMENTAL) return 3;
-  if (key === ERRORS_CUMULATIVE) return 4;
-  if (key.startsWith(TOKENS_INCREMENTAL)) return 5;
-  if (key.startsWith(TOKENS_CUMULATIVE)) return 6;
-  if (key.startsWith(COSTS_INCREMENTAL)) return 7;
-  if (key.startsWith(COSTS_CUMULATIVE)) return 8;
-  return AFTER;
-}
 
 /** Where keys of `slot` go in a list laid out in slot order: after the last key of an earlier slot. */
-export function slotPosition(list: AttributeList, slot: Slot): number {
+export function slotPosition(list: AttributeList, slot: number): number {
   const keys = list.keyArray;
-  for (let i = keys.length - 1; i >= 0; i--) if (rank(keys[i]) < slot) return i + 1;
+  for (let i = keys.length - 1; i >= 0; i--) if (slotOf(keys[i]) < slot) return i + 1;
   return 0;
 }
 
@@ -69,7 +50,7 @@ export function slotPosition(list: AttributeList, slot: Slot): number {
  * the tree is exactly its triple, in order (a list this function or namespace laid out), the values are
  * overwritten where they are.
  */
-export function replaceTriple(list: AttributeList, triple: Triple, slot: Slot, prompt: number, completion: number, total: number): void {
+export function replaceTriple(list: AttributeList, triple: Triple, slot: number, prompt: number, completion: number, total: number): void {
   const { tree, below, keys: own } = triple;
   const keys = list.keyArray;
   let first = -1;

@@ -13,17 +13,6 @@ export type { AttrScalar, AttrValue } from './attributes/list.ts';
  */
 export type Attributes = AttributeList;
 
-export const SpanKind = {
-  UNSPECIFIED: 0,
-  INTERNAL: 1,
-  SERVER: 2,
-  CLIENT: 3,
-  PRODUCER: 4,
-  CONSUMER: 5,
-} as const;
-
-export const StatusCode = { UNSET: 0, OK: 1, ERROR: 2 } as const;
-
 /** Never changed in place: spans share the statuses without a message (spanStatus). */
 export interface SpanStatus {
   readonly code: number;

@@ -23,7 +23,7 @@ import type { ServiceStatus } from '../../pipeline/status.ts';
 import { ServiceMetrics } from '../../pipeline/telemetry/metrics.ts';
 import { metricsServerFor, startedFields } from '../started-line.ts';
 import { ReloadFailed, Reloader, type ReloadOutcome } from '../reload.ts';
-import type { ConfigRead } from '../run.ts';
+import type { ConfigRead } from '../../config/load.ts';
 import { firstSignal } from '../signals.ts';
 import { version } from '../version.ts';
 import { ClusterMetrics } from './cluster-metrics.ts';

@@ -1,6 +1,6 @@
 // The OTLP codec shared by the otlp receiver, the http receiver's /otlp/v1/traces route and the OTLP
 // and Kafka exporters (spec/otlp.md, span-record.md "OTLP encodings").
-export { OtlpDecodeError, OtlpLimitError, OtlpSpanLimitError, OtlpValueLimitError } from './errors.ts';
+export { OtlpDecodeError, OtlpLimitError } from './errors.ts';
 export { decodeExportRequest, ProtoDecoder, type DecodedRequest } from './decode-proto.ts';
 export { decodeExportRequestJson } from './decode-json.ts';
 export { ExportRequestEncoder } from './encode-proto.ts';
@@ -9,4 +9,3 @@ export {
   GrpcCode, type PartialSuccess, encodeExportResponse, encodeExportResponseJson, decodeExportResponse,
   decodeExportResponseJson, encodeStatus, encodeStatusJson, decodeStatus,
 } from './response.ts';
-export { groupSpans, agExtras } from './group.ts';

@@ -3,10 +3,10 @@ import { seededRandom } from '../../test/helpers/random.ts';
 import { sampleSpan, sampleSpans } from '../../test/record/fixtures.ts';
 import type { Span } from '../../model/span.ts';
 import { BatchLinesEncoder } from './batch-lines-encoder.ts';
-import { encodeBatchJsonLinesBuffer } from './encode-json.ts';
+import { jsonLinesBytes } from '../../test/helpers/json-lines.ts';
 
 // The encoder writes a batch into the buffer of an earlier one once that was given back: the bytes must
-// be those of encodeBatchJsonLinesBuffer whatever the buffer held before, and a buffer not given back
+// be those of a fresh encoder whatever the buffer held before, and a buffer not given back
 // must never be written again.
 
 /** Spans of very different sizes, so that a reused buffer holds longer old text past the new end. */
@@ -21,14 +21,14 @@ function randomBatch(random: () => number, from: number): Span[] {
 }
 
 describe('BatchLinesEncoder', () => {
-  it('gives the bytes of encodeBatchJsonLinesBuffer for every batch, reused buffer or new (differential)', () => {
+  it('gives the bytes of a fresh encoder for every batch, reused buffer or new (differential)', () => {
     const random = seededRandom(3801);
     for (const shape of ['flat', 'nested'] as const) {
       const encoder = new BatchLinesEncoder({ attributesShape: shape });
       for (let b = 0; b < 300; b++) {
         const spans = randomBatch(random, b * 1000);
         const bytes = encoder.encode(spans);
-        expect(bytes.equals(encodeBatchJsonLinesBuffer(spans, { attributesShape: shape }))).toBe(true);
+        expect(bytes.equals(jsonLinesBytes(spans, { attributesShape: shape }))).toBe(true);
         // Mostly given back at once (the file exporter's case), sometimes kept or given back late.
         if (random() < 0.8) encoder.release(bytes);
       }
@@ -46,8 +46,8 @@ describe('BatchLinesEncoder', () => {
     const third = encoder.encode(sampleSpans(10, 200));
     expect(third.buffer).toBe(first.buffer);
     expect(third.byteOffset).toBe(first.byteOffset);
-    expect(third.equals(encodeBatchJsonLinesBuffer(sampleSpans(10, 200)))).toBe(true);
-    expect(second.equals(encodeBatchJsonLinesBuffer(sampleSpans(20, 100)))).toBe(true);
+    expect(third.equals(jsonLinesBytes(sampleSpans(10, 200)))).toBe(true);
+    expect(second.equals(jsonLinesBytes(sampleSpans(20, 100)))).toBe(true);
   });
 
   it('lets a buffer grown by a batch of huge spans go once batches are normal again', () => {
@@ -58,7 +58,7 @@ describe('BatchLinesEncoder', () => {
     // (Booleans, not the buffers, in expect: a failure would print megabytes.)
     let bytes = encoder.encode(sampleSpans(10, 100));
     expect(bytes.buffer === huge.buffer).toBe(false);
-    expect(bytes.equals(encodeBatchJsonLinesBuffer(sampleSpans(10, 100)))).toBe(true);
+    expect(bytes.equals(jsonLinesBytes(sampleSpans(10, 100)))).toBe(true);
     // The first normal batch is sized from the huge one's bytes per span; a few batches on, the buffer
     // in use is of the normal batches' size, and is used again.
     for (let b = 0; b < 3; b++) {
@@ -82,8 +82,8 @@ describe('BatchLinesEncoder', () => {
     const c = encoder.encode(sampleSpans(3, 20));
     // Only one of them may have the given-back buffer.
     expect(b.buffer === c.buffer && b.byteOffset === c.byteOffset).toBe(false);
-    expect(b.equals(encodeBatchJsonLinesBuffer(sampleSpans(3, 10)))).toBe(true);
-    expect(c.equals(encodeBatchJsonLinesBuffer(sampleSpans(3, 20)))).toBe(true);
+    expect(b.equals(jsonLinesBytes(sampleSpans(3, 10)))).toBe(true);
+    expect(c.equals(jsonLinesBytes(sampleSpans(3, 20)))).toBe(true);
   });
 
   it('encodes no spans as empty bytes', () => {

@@ -1,6 +1,6 @@
 // Batches as JSON lines into output buffers that are used again once the caller is done with them.
 //
-// Why: encodeBatchJsonLinesBuffer takes a fresh buffer per batch, ~1.4 MB for 1024 spans. That is
+// Why: a fresh buffer per batch is ~1.4 MB for 1024 spans. That is
 // external memory V8 counts towards its GC heuristics, a malloc and a free per batch, and fresh
 // pages the kernel has to fault in and zero before the encoder writes them. A writer that hands the
 // bytes back after its write (the file exporter) lets the next batch go into the same buffer: measured
@@ -39,7 +39,7 @@ export class BatchLinesEncoder {
   }
 
   /**
-   * The spans as JSON lines (the bytes of encodeBatchJsonLinesBuffer). The result is a view of a buffer
+   * The spans as JSON lines, each record followed by `\n`. The result is a view of a buffer
    * this encoder may write the next batch into once the view has been passed to release(): keep no
    * reference to it (or to a view of it) after that.
    */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AttributeList } from '../../model/attributes/list.ts';
 import type { AttrValue, Span } from '../../model/span.ts';
-import { encodeBatchJsonLines, encodeBatchJsonLinesBuffer, encodeSpanJson } from './encode-json.ts';
+import { encodeSpanJson } from './encode-json.ts';
+import { jsonLines, jsonLinesBytes } from '../../test/helpers/json-lines.ts';
 
 const attrs = (entries: Record<string, AttrValue>) => new AttributeList(Object.entries(entries));
 const T0 = BigInt(Date.parse('2026-04-16T18:18:18Z')) * 1_000_000n;
@@ -197,18 +198,18 @@ describe('attributes_shape: nested', () => {
   });
 });
 
-describe('encodeBatchJsonLines', () => {
+describe('JSON lines', () => {
   it('writes one record per line, each ending in a newline', () => {
     const a = minimalSpan();
     const b = { ...minimalSpan(), spanId: 'a1b2c3d4e5f60718' };
-    expect(encodeBatchJsonLines([a, b])).toBe(encodeSpanJson(a) + '\n' + encodeSpanJson(b) + '\n');
-    expect(encodeBatchJsonLines([])).toBe('');
+    expect(jsonLines([a, b])).toBe(encodeSpanJson(a) + '\n' + encodeSpanJson(b) + '\n');
+    expect(jsonLines([])).toBe('');
   });
 
-  it('the Buffer form holds the same bytes, multi-byte characters and growth included', () => {
+  it('holds multi-byte characters and grows past its first guess of the size', () => {
     const spans = [minimalSpan(), { ...minimalSpan(), name: 'ü😀'.repeat(2000) }, { ...minimalSpan(), name: 'z' }];
-    expect(encodeBatchJsonLinesBuffer(spans).toString('utf8')).toBe(encodeBatchJsonLines(spans));
-    expect(encodeBatchJsonLinesBuffer([]).length).toBe(0);
+    expect(jsonLines(spans)).toBe(spans.map((s) => encodeSpanJson(s) + '\n').join(''));
+    expect(jsonLinesBytes([]).length).toBe(0);
   });
 });
 
@@ -224,7 +225,7 @@ describe('the byte writer behind every form', () => {
       const line = encodeSpanJson(span);
       expect(line).toContain(`"span_name":${text(s)}`);
       expect(line).toContain(`"attributes":{${text(s)}:${text(s)}}`);
-      expect(encodeBatchJsonLinesBuffer([span]).toString('utf8')).toBe(line + '\n');
+      expect(jsonLinesBytes([span]).toString('utf8')).toBe(line + '\n');
     }
   });
 
@@ -233,7 +234,7 @@ describe('the byte writer behind every form', () => {
     const span = { ...minimalSpan(), attributes: attrs(Object.fromEntries(keys.map((k, i) => [k, i]))) };
     const expected = '"attributes":{' + keys.map((k, i) => `${text(k)}:${i}`).join(',') + '}';
     for (let round = 0; round < 3; round++) expect(encodeSpanJson(span)).toContain(expected);
-    const lines = encodeBatchJsonLines([span, span]).split('\n');
+    const lines = jsonLines([span, span]).split('\n');
     expect(lines[0]).toContain(expected);
     expect(lines[1]).toContain(expected);
   });
@@ -250,22 +251,22 @@ describe('the byte writer behind every form', () => {
     const big = { ...minimalSpan(), attributes: attrs({ text: 'é'.repeat(50_000), list: Array.from({ length: 5000 }, (_, i) => i) }) };
     const line = encodeSpanJson(big);
     expect(JSON.parse(line).attributes.text).toBe('é'.repeat(50_000));
-    expect(encodeBatchJsonLinesBuffer([minimalSpan(), big, minimalSpan()]).toString('utf8'))
+    expect(jsonLinesBytes([minimalSpan(), big, minimalSpan()]).toString('utf8'))
       .toBe(encodeSpanJson(minimalSpan()) + '\n' + line + '\n' + encodeSpanJson(minimalSpan()) + '\n');
   });
 
   it('after a batch of one huge span, the next batch does not start with gigabytes', () => {
     const huge = { ...minimalSpan(), attributes: attrs({ text: 'x'.repeat(8_000_000) }) };
-    encodeBatchJsonLinesBuffer([huge]);
+    jsonLinesBytes([huge]);
     const small = Array.from({ length: 1024 }, () => minimalSpan());
-    const bytes = encodeBatchJsonLinesBuffer(small);
+    const bytes = jsonLinesBytes(small);
     expect(bytes.buffer.byteLength).toBeLessThanOrEqual(64 * 1024 * 1024);
     expect(bytes.toString('utf8')).toBe(small.map((s) => encodeSpanJson(s) + '\n').join(''));
   });
 
   it('the nested shape and every optional part come out the same in the string and Buffer forms', () => {
     const span = fullSpan();
-    expect(encodeBatchJsonLinesBuffer([span], { attributesShape: 'nested' }).toString('utf8'))
+    expect(jsonLinesBytes([span], { attributesShape: 'nested' }).toString('utf8'))
       .toBe(encodeSpanJson(span, { attributesShape: 'nested' }) + '\n');
   });
 
@@ -284,8 +285,7 @@ describe('the byte writer behind every form', () => {
       scope: s.scope && { ...s.scope, attributes: s.scope.attributes && new AttributeList(s.scope.attributes) },
     }));
     const expected = copies.map((s) => encodeSpanJson(s) + '\n').join('');
-    expect(encodeBatchJsonLinesBuffer(shared).toString('utf8')).toBe(expected);
-    expect(encodeBatchJsonLines(shared)).toBe(expected);
+    expect(jsonLines(shared)).toBe(expected);
     // One record at a time: nothing of the previous record may leak in.
     expect(shared.map((s) => encodeSpanJson(s) + '\n').join('')).toBe(expected);
     expect(encodeSpanJson(shared[0])).toContain('"resource":{"service.name":"shop","service.version":"1.0"},' +

@@ -65,20 +65,6 @@ export function encodeSpanJson(span: Span, options?: JsonEncodeOptions): string 
   return w.buf.toString('utf8', 0, w.pos);
 }
 
-/** Spans as JSON lines: each record followed by `\n` (empty string for no spans). */
-export function encodeBatchJsonLines(spans: readonly Span[], options?: JsonEncodeOptions): string {
-  return encodeBatchJsonLinesBuffer(spans, options).toString('utf8');
-}
-
-/**
- * Spans as JSON lines in UTF-8, by a writer of their own; an exporter keeps a BatchLinesEncoder, which
- * remembers keys and sizes from batch to batch.
- */
-export function encodeBatchJsonLinesBuffer(spans: readonly Span[], options?: JsonEncodeOptions): Buffer {
-  if (spans.length === 0) return Buffer.alloc(0);
-  return writeBatchJsonLines(spans, options, undefined, new KeyMemory(), new SizeGuess(1024)).bytes();
-}
-
 /**
  * The JSON lines of `spans` (at least one) in a writer whose bytes are the batch: written into `spare`
  * when it holds the size `size` expects from the last batch, else into a new buffer (see

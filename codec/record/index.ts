@@ -1,5 +1,5 @@
 // The span record's encodings for exporters (span-record.md).
-export { encodeSpanJson, encodeBatchJsonLines, encodeBatchJsonLinesBuffer } from './encode-json.ts';
-export type { AttributesShape, JsonEncodeOptions } from './encode-json.ts';
+export { encodeSpanJson } from './encode-json.ts';
+export type { AttributesShape } from './encode-json.ts';
 export { formatTimeNs } from './time-format.ts';
 export { BatchLinesEncoder } from './batch-lines-encoder.ts';

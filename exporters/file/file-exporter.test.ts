@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { validator } from '../../config/ajv.ts';
 import { RetryableError, StartupError } from '../../pipeline/errors.ts';
 import { silentLogger } from '../../pipeline/log.ts';
-import { encodeBatchJsonLines, encodeSpanJson } from '../../codec/record/index.ts';
+import { encodeSpanJson } from '../../codec/record/index.ts';
+import { jsonLines } from '../../test/helpers/json-lines.ts';
 import { sampleSpan, sampleSpans } from '../../test/record/fixtures.ts';
 import { backupPath, listBackups } from './backups.ts';
 import type { FileConfig } from './config.ts';
@@ -64,7 +65,7 @@ describe('file exporter: writing', () => {
     await e.start();
     const spans = sampleSpans(3);
     await e.export(spans);
-    expect(await readFile(path, 'utf8')).toBe(encodeBatchJsonLines(spans));
+    expect(await readFile(path, 'utf8')).toBe(jsonLines(spans));
     await e.shutdown();
   });
 
@@ -78,19 +79,19 @@ describe('file exporter: writing', () => {
     await second.start();
     await second.export(sampleSpans(1, 2));
     await second.shutdown();
-    expect(await readFile(path, 'utf8')).toBe(encodeBatchJsonLines(sampleSpans(3)));
+    expect(await readFile(path, 'utf8')).toBe(jsonLines(sampleSpans(3)));
   });
 
   it('cuts a torn last line left by a crash, then appends after the last whole line', async () => {
     const path = join(dir, 'spans.jsonl');
-    const whole = encodeBatchJsonLines(sampleSpans(2));
+    const whole = jsonLines(sampleSpans(2));
     await writeFile(path, whole + encodeSpanJson(sampleSpan(2)).slice(0, 100));
     const e = exporter(path);
     await e.start();
     expect(await readFile(path, 'utf8')).toBe(whole);
     await e.export([sampleSpan(2)]);
     await e.shutdown();
-    expect(await readFile(path, 'utf8')).toBe(encodeBatchJsonLines(sampleSpans(3)));
+    expect(await readFile(path, 'utf8')).toBe(jsonLines(sampleSpans(3)));
   });
 
   it('cuts a torn line longer than its read-back chunk, and a file that is only a torn line', async () => {
@@ -199,7 +200,7 @@ describe('file exporter: when lines are written', () => {
     await e.start();
     for (let i = 0; i < 50; i++) {
       await e.export(sampleSpans(2, 2 * i));
-      expect(await readFile(path, 'utf8')).toBe(encodeBatchJsonLines(sampleSpans(2 * i + 2)));
+      expect(await readFile(path, 'utf8')).toBe(jsonLines(sampleSpans(2 * i + 2)));
     }
     await e.shutdown();
   });
@@ -210,7 +211,7 @@ describe('file exporter: when lines are written', () => {
     await e.start();
     const calls = [e.export(sampleSpans(2, 0)), e.export(sampleSpans(2, 2)), e.export(sampleSpans(2, 4))];
     await Promise.all(calls);
-    expect(await readFile(path, 'utf8')).toBe(encodeBatchJsonLines(sampleSpans(6)));
+    expect(await readFile(path, 'utf8')).toBe(jsonLines(sampleSpans(6)));
     await e.shutdown();
   });
 
@@ -253,7 +254,7 @@ describe('file exporter: when lines are written', () => {
       letGo();
       await Promise.all([first, ...later]);
     }
-    expect(await readFile(path, 'utf8')).toBe(encodeBatchJsonLines(sampleSpans(from)));
+    expect(await readFile(path, 'utf8')).toBe(jsonLines(sampleSpans(from)));
     await e.shutdown();
   });
 
@@ -264,7 +265,7 @@ describe('file exporter: when lines are written', () => {
     const pending = e.export(sampleSpans(3));
     await e.shutdown();
     await pending;
-    expect(await readFile(path, 'utf8')).toBe(encodeBatchJsonLines(sampleSpans(3)));
+    expect(await readFile(path, 'utf8')).toBe(jsonLines(sampleSpans(3)));
   });
 });
 
@@ -294,7 +295,7 @@ describe('file exporter: rotation', () => {
       expect(Buffer.byteLength(text)).toBeLessThanOrEqual(maxBytes);
       all.push(...linesOf(text));
     }
-    expect(all).toEqual(linesOf(encodeBatchJsonLines(sampleSpans(10))));
+    expect(all).toEqual(linesOf(jsonLines(sampleSpans(10))));
     for (const file of backups) {
       const stamp = /spans-(\d{4}-\d\d-\d\dT\d\d)-(\d\d)-(\d\d\.\d{3})\.jsonl$/.exec(file)!;
       const at = Date.parse(`${stamp[1]}:${stamp[2]}:${stamp[3]}Z`);
@@ -324,7 +325,7 @@ describe('file exporter: rotation', () => {
     await e.shutdown();
     const files = [...(await listBackups(path)), path];
     const texts = await Promise.all(files.map((f) => readFile(f, 'utf8')));
-    expect(texts).toEqual(linesOf(encodeBatchJsonLines(sampleSpans(2))).map((l) => l + '\n'));
+    expect(texts).toEqual(linesOf(jsonLines(sampleSpans(2))).map((l) => l + '\n'));
   });
 
   it('keeps only the newest max_backups rotated files', async () => {

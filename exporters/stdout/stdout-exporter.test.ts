@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { validator } from '../../config/ajv.ts';
 import { silentLogger } from '../../pipeline/log.ts';
-import { encodeBatchJsonLines } from '../../codec/record/index.ts';
+import { jsonLines } from '../../test/helpers/json-lines.ts';
 import { sampleSpan, sampleSpans } from '../../test/record/fixtures.ts';
 import { factory } from './factory.ts';
 import { StdoutExporter, type StdoutExporterOptions } from './stdout-exporter.ts';
@@ -51,7 +51,7 @@ describe('stdout exporter', () => {
       await e.export(sampleSpans(2));
       await e.export(sampleSpans(1, 2));
       await e.shutdown();
-      expect(text()).toBe(encodeBatchJsonLines(sampleSpans(3), { attributesShape: shape }));
+      expect(text()).toBe(jsonLines(sampleSpans(3), { attributesShape: shape }));
     }
     const { out, text } = collector();
     const nested = exporter({ out, verbosity: 'detailed', attributesShape: 'nested' });

@@ -86,11 +86,3 @@ export function openStoreDatabase(path: string): DatabaseSync {
     fail(path, (error as Error).message, error);
   }
 }
-
-/** Bytes of the main file's pages in use (page_count - freelist_count, §9.3). */
-export function usedBytes(db: DatabaseSync): number {
-  const pages = Number(db.prepare('PRAGMA page_count').get()!.page_count);
-  const free = Number(db.prepare('PRAGMA freelist_count').get()!.freelist_count);
-  const size = Number(db.prepare('PRAGMA page_size').get()!.page_size);
-  return (pages - free) * size;
-}

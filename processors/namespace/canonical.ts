@@ -4,7 +4,7 @@
 // that passed are remembered.
 import type { SlottedKeys } from './layout.ts';
 import { regroup } from './regroup.ts';
-import { INTERNALS, KIND, FREE, REFERENCES, ROOT_LEN, SLOT_COUNT } from './slots.ts';
+import { CLOSES_GROUP, FREE, GROUP, GROUP_COUNT, KIND, ROOT_LEN, SLOT_COUNT } from './slots.ts';
 
 /** A slotted key sequence that passed, with its output order (see SlottedKeys.order and ends). */
 interface Canonical {
@@ -74,7 +74,7 @@ export class CanonicalOrder {
     const { bucket, recent } = this;
     const { keys, slots, count } = f;
     const order = new Int32Array(count);
-    const ends = new Int32Array(3);
+    const ends = new Int32Array(GROUP_COUNT);
     let j = 0;
     for (let s = 0; s < SLOT_COUNT; s++) {
       if ((f.present & (1 << s)) !== 0) {
@@ -86,10 +86,8 @@ export class CanonicalOrder {
         }
         for (let m = 0; m < n; m++) order[j++] = bucket[m];
       }
-      if (s === INTERNALS) ends[0] = j;
-      else if (s === REFERENCES) ends[1] = j;
+      if (CLOSES_GROUP[s]) ends[GROUP[s]] = j;
     }
-    ends[2] = j;
     const e: Canonical = { keys: keys.slice(0, count), order, ends };
     recent[this.recentNext] = e;
     this.recentNext = (this.recentNext + 1) % RECENT;

@@ -15,5 +15,3 @@ export const schema: JsonSchema = object({
   semconv: oneOf(['otlp', 'all', 'none'], 'otlp'),
   propagate_metrics: { type: 'boolean', default: false },
 });
-
-export const defaults: NamespaceConfig = { semconv: 'otlp', propagate_metrics: false };

@@ -15,7 +15,7 @@ export interface SlottedKeys {
   /** Bit s set when tree slot s holds a key. */
   present: number;
   /** Output order (CanonicalOrder): entry indexes by slot, each slot in input order; `ends` closes the
-   *  three groups emit writes between the scalar slots (data, metric trees and references, the rest). */
+   *  groups emit writes between the scalar slots (slots.ts GROUP). */
   order: Int32Array;
   ends: Int32Array;
   /** Positions of the keys outside `ag` in `otherKeys` (the plan's keys) and `otherValues` (the span's

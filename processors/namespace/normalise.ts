@@ -20,7 +20,7 @@ import { KEY_OTHER, KEY_TYPE_NODE, PlanCache, type Plan } from './plan.ts';
 import { Quarantine } from './quarantine.ts';
 import { FamilyMapper, applySemconv, familyMask } from './semconv/index.ts';
 import { PlannedOutput } from './semconv/planned-output.ts';
-import { KeyCodes, SPAN, SPAN_CODE, placeCoded, resetSlotted } from './slots.ts';
+import { KeyCodes, SPAN, TYPE_SPAN, placeCoded, resetSlotted } from './slots.ts';
 
 /** Shared by every span with nothing quarantined; never written to. */
 export const NO_QUARANTINE = new Quarantine();
@@ -84,7 +84,7 @@ export class Normaliser {
       const v = values[i];
       if (!decoded && isTypedString(v)) return TYPED_VALUE;
       if (code === KEY_TYPE_NODE) {
-        if (!placeCoded(SPAN_CODE, SPAN, typeof v === 'string' ? v.toLowerCase() : v, c, f)) return GENERAL;
+        if (!placeCoded(TYPE_SPAN, SPAN, typeof v === 'string' ? v.toLowerCase() : v, c, f)) return GENERAL;
       } else if (!placeCoded(code, keys[i], v, c, f)) return GENERAL;
     }
     if (plan.families.length > 0) {

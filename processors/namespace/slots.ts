@@ -2,6 +2,10 @@
 // key's name alone says about it (keyCode), and whether its value is what S7 keeps unchanged (placeCoded).
 // A span whose keys and values all pass needs none of S2-S7's rewriting: its keys, sorted by slot, are
 // the output.
+import {
+  COSTS_CUMULATIVE, COSTS_INCREMENTAL, ERRORS_CUMULATIVE, ERRORS_INCREMENTAL, TOKENS_CUMULATIVE, TOKENS_INCREMENTAL,
+} from '../../model/ag-metrics.ts';
+import { AG_SLOT_COUNT, AG_SLOTS, slotNumber, treeSlotBelow } from '../../model/ag-slots.ts';
 import { normaliseUuid } from '../../model/ids.ts';
 import { isSpanType, REFERENCE_KEYS, type AttrValue, type SpanReference } from '../../model/span.ts';
 import { aliasTarget } from './aliases.ts';
@@ -9,31 +13,50 @@ import { isFiniteNumber } from './keys.ts';
 import type { Cleaned, SlottedKeys } from './layout.ts';
 import { SLUG, referenceAttributes } from './references.ts';
 
-/** Tree slots in output order (§3.6); scalar slots go straight into Cleaned. */
-export const PARAMETERS = 0;
-const INPUTS = 1;
-export const OUTPUTS = 2;
-export const INTERNALS = 3;
-const TOKENS_INC = 4;
-const TOKENS_CUM = 5;
-const COSTS_INC = 6;
-const COSTS_CUM = 7;
-export const REFERENCES = 8;
-const FLAGS = 9;
-const TAGS = 10;
-const META = 11;
-const EXCEPTION = 12;
-const SELECTOR = 13;
-const UNSUPPORTED = 14;
-export const SLOT_COUNT = 15;
+/** Slots by their number in model/ag-slots.ts, which is their output order (§3.6). The scalar slots'
+ *  values go straight into Cleaned; a tree slot's keys into SlottedKeys. */
+export const SPAN = 'ag.type.span';
+export const TYPE_SPAN = slotNumber(SPAN);
+export const TYPE_TRACE = slotNumber('ag.type.trace');
+export const PARAMETERS = slotNumber('ag.data.parameters');
+export const INPUTS = slotNumber('ag.data.inputs');
+const OUTPUTS_KEY = 'ag.data.outputs';
+export const OUTPUTS = slotNumber(OUTPUTS_KEY);
+export const INTERNALS = slotNumber('ag.data.internals');
+export const DURATION_INC = slotNumber('ag.metrics.duration.incremental');
+export const DURATION_CUM = slotNumber('ag.metrics.duration.cumulative');
+export const ERRORS_INC = slotNumber(ERRORS_INCREMENTAL);
+export const ERRORS_CUM = slotNumber(ERRORS_CUMULATIVE);
+export const TOKENS_INC = slotNumber(TOKENS_INCREMENTAL);
+export const TOKENS_CUM = slotNumber(TOKENS_CUMULATIVE);
+export const COSTS_INC = slotNumber(COSTS_INCREMENTAL);
+export const COSTS_CUM = slotNumber(COSTS_CUMULATIVE);
+export const REFERENCES = slotNumber('ag.references');
+export const SESSION = slotNumber('ag.session.id');
+export const USER = slotNumber('ag.user.id');
+export const FLAGS = slotNumber('ag.flags');
+export const TAGS = slotNumber('ag.tags');
+export const META = slotNumber('ag.meta');
+export const EXCEPTION = slotNumber('ag.exception');
+export const SELECTOR = slotNumber('ag.selector');
+export const UNSUPPORTED = slotNumber('ag.unsupported');
+export const SLOT_COUNT = AG_SLOT_COUNT;
+/** Slot key lengths (a tree slot's root), by slot. */
+export const ROOT_LEN = AG_SLOTS.map((slot) => slot.key.length);
 
-/** Slot roots without the trailing dot, by slot. */
-export const ROOTS = [
-  'ag.data.parameters', 'ag.data.inputs', 'ag.data.outputs', 'ag.data.internals', 'ag.metrics.tokens.incremental',
-  'ag.metrics.tokens.cumulative', 'ag.metrics.costs.incremental', 'ag.metrics.costs.cumulative', 'ag.references',
-  'ag.flags', 'ag.tags', 'ag.meta', 'ag.exception', 'ag.selector', 'ag.unsupported',
-];
-export const ROOT_LEN = ROOTS.map((r) => r.length);
+/**
+ * The runs of tree slots that emit writes between scalar slots, numbered from 0 (SlottedKeys.ends):
+ * GROUP[s] is tree slot s's run (-1 for a scalar slot), CLOSES_GROUP[s] whether s is its run's last slot.
+ */
+export const GROUP: number[] = [];
+export const CLOSES_GROUP: boolean[] = [];
+for (let s = 0, g = -1; s < SLOT_COUNT; s++) {
+  const { tree } = AG_SLOTS[s];
+  if (tree && (s === 0 || !AG_SLOTS[s - 1].tree)) g++;
+  GROUP[s] = tree ? g : -1;
+  CLOSES_GROUP[s] = tree && (s === SLOT_COUNT - 1 || !AG_SLOTS[s + 1].tree);
+}
+export const GROUP_COUNT = Math.max(...GROUP) + 1;
 
 /** How leaves of a slot are checked. */
 export const FREE = 0; // any flat value, null is content
@@ -41,39 +64,28 @@ const NUMBERS = 1; // number or bigint leaves (token/cost trees)
 const FLAG_LEAVES = 2; // string or boolean leaves (flags/tags)
 const STRINGS = 3; // one level of string members (selector)
 const REFERENCE = 4; // <key>.<field>, each already in the form S7 writes
-export const KIND = [FREE, FREE, FREE, FREE, NUMBERS, NUMBERS, NUMBERS, NUMBERS, REFERENCE, FLAG_LEAVES, FLAG_LEAVES, FREE,
-  FREE, STRINGS, FREE];
+/** By slot (FREE for the scalar slots, whose values scalarSlot checks). */
+export const KIND: number[] = AG_SLOTS.map(() => FREE);
+KIND[TOKENS_INC] = KIND[TOKENS_CUM] = KIND[COSTS_INC] = KIND[COSTS_CUM] = NUMBERS;
+KIND[REFERENCES] = REFERENCE;
+KIND[FLAGS] = KIND[TAGS] = FLAG_LEAVES;
+KIND[SELECTOR] = STRINGS;
 
-/** The slot groups below `ag.`, split by the character after `ag.` to keep the prefix tests few. */
-const DATA = [PARAMETERS, INPUTS, OUTPUTS, INTERNALS];
-const METRIC_TREES = [TOKENS_INC, TOKENS_CUM, COSTS_INC, COSTS_CUM];
-
-/** Exact keys of the scalar slots. */
-export const SPAN = 'ag.type.span';
-const TRACE = 'ag.type.trace';
-const SCALAR_KEYS = new Map<string, number>([
-  [SPAN, 0], [TRACE, 1], ['ag.metrics.duration.incremental', 2], ['ag.metrics.duration.cumulative', 3],
-  ['ag.metrics.errors.incremental', 4], ['ag.metrics.errors.cumulative', 5], ['ag.session.id', 6],
-  ['ag.user.id', 7], ['ag.data.outputs', 8],
-]);
-/** keyCode(SPAN): the scalar slot `ag.type.node` is placed in too. */
-export const SPAN_CODE = SCALAR_KEYS.get(SPAN) as number;
-
-function startsAt(k: string, root: string, len: number): boolean {
-  return k.length > len && k.charCodeAt(len) === 46 && k.startsWith(root);
-}
+/** Exact keys of the scalar slots, by slot. */
+const SCALAR_KEYS = new Map<string, number>();
+for (let s = 0; s < SLOT_COUNT; s++) if (!AG_SLOTS[s].tree) SCALAR_KEYS.set(AG_SLOTS[s].key, s);
 
 /**
- * What the key alone says about an `ag` key (keyCode): refused whatever its value, a
- * scalar slot (0-7, the SCALAR_KEYS index), `ag.data.outputs` itself, a reference field, or a tree slot
- * (KEY_TREE + slot). placeCoded then checks the value.
+ * What the key alone says about an `ag` key (keyCode): refused whatever its value, a scalar slot (its
+ * number), `ag.data.outputs` itself, a reference field, or a tree slot (KEY_TREE + slot). placeCoded then
+ * checks the value. Codes fit an Int8Array (plan.ts).
  */
 export const KEY_REFUSED = -1;
-const KEY_OUTPUTS = 8;
-const KEY_REF_ID = 9;
-const KEY_REF_SLUG = 10;
-const KEY_REF_VERSION = 11;
-const KEY_TREE = 16;
+const KEY_OUTPUTS = SLOT_COUNT;
+const KEY_REF_ID = SLOT_COUNT + 1;
+const KEY_REF_SLUG = SLOT_COUNT + 2;
+const KEY_REF_VERSION = SLOT_COUNT + 3;
+const KEY_TREE = SLOT_COUNT + 4;
 
 /**
  * keyCode's answers by key, for one Normaliser: keys repeat in every span of an instrumentation, and one
@@ -101,9 +113,10 @@ const MEMO_KEY_LENGTH = 128;
 
 /** The code of an `ag` key (`ag` itself or `ag.*`), from its name alone. */
 export function keyCode(k: string): number {
+  if (k === OUTPUTS_KEY) return KEY_OUTPUTS;
   const exact = SCALAR_KEYS.get(k);
-  if (exact !== undefined) return exact; // ag.data.outputs is 8 = KEY_OUTPUTS
-  const s = treeSlotOf(k);
+  if (exact !== undefined) return exact;
+  const s = treeSlotBelow(k);
   if (s < 0) return KEY_REFUSED;
   // One level of members only below the selector.
   if (KIND[s] === STRINGS && k.indexOf('.', ROOT_LEN[s] + 1) >= 0) return KEY_REFUSED;
@@ -112,30 +125,6 @@ export function keyCode(k: string): number {
   if (s === META && k.startsWith(CONFIGURATION) && (k.length === CONFIGURATION.length || k.charCodeAt(CONFIGURATION.length) === 46)) return KEY_REFUSED;
   if (s === REFERENCES) return referenceCode(k);
   return KEY_TREE + s;
-}
-
-/** Tree slot whose root is strictly above `k`, or -1. */
-function treeSlotOf(k: string): number {
-  let group: number[] | undefined;
-  switch (k.charCodeAt(3)) {
-    case 100 /* d */: group = DATA; break;
-    case 109 /* m */:
-      if (startsAt(k, 'ag.meta', 7)) return META;
-      group = METRIC_TREES;
-      break;
-    case 102 /* f */: return startsAt(k, 'ag.flags', 8) ? FLAGS : -1;
-    case 116 /* t */: return startsAt(k, 'ag.tags', 7) ? TAGS : -1;
-    case 101 /* e */: return startsAt(k, 'ag.exception', 12) ? EXCEPTION : -1;
-    case 115 /* s */: return startsAt(k, 'ag.selector', 11) ? SELECTOR : -1;
-    case 117 /* u */: return startsAt(k, 'ag.unsupported', 14) ? UNSUPPORTED : -1;
-    case 114 /* r */: return startsAt(k, 'ag.references', 13) ? REFERENCES : -1;
-    default: return -1;
-  }
-  for (let i = 0; i < group.length; i++) {
-    const s = group[i];
-    if (startsAt(k, ROOTS[s], ROOT_LEN[s])) return s;
-  }
-  return -1;
 }
 
 /** A value flatten writes back unchanged: a scalar (finite number) or an array of them. */
@@ -171,21 +160,21 @@ function leafOk(kind: number, v: AttrValue): boolean {
 }
 
 /**
- * Scalar slot `which` (index in SCALAR_KEYS) set on `c` when its value is what S7 keeps unchanged;
- * false sends the span down the general path (invalid values are quarantined there).
+ * Scalar slot `which` (its number) set on `c` when its value is what S7 keeps unchanged; false sends the
+ * span down the general path (invalid values are quarantined there).
  */
 function scalarSlot(which: number, v: AttrValue, c: Cleaned): boolean {
   switch (which) {
-    case 0: if (!isSpanType(v)) return false; c.typeSpan = v; return true;
-    case 1:
+    case TYPE_SPAN: if (!isSpanType(v)) return false; c.typeSpan = v; return true;
+    case TYPE_TRACE:
       if (v === 'invocation' || v === 'annotation') { c.typeTrace = v; return true; }
       return v === 'unknown'; // counts as absent, nothing quarantined
-    case 2: if (!isFiniteNumber(v)) return false; c.durationIncremental = v; return true;
-    case 3: if (!isFiniteNumber(v)) return false; c.durationCumulative = v; return true;
-    case 4: if (!isFiniteNumber(v)) return false; c.errorsIncremental = v; return true;
-    case 5: if (!isFiniteNumber(v)) return false; c.errorsCumulative = v; return true;
-    case 6: if (typeof v !== 'string') return false; c.sessionId = v; return true;
-    case 7: if (typeof v !== 'string') return false; c.userId = v; return true;
+    case DURATION_INC: if (!isFiniteNumber(v)) return false; c.durationIncremental = v; return true;
+    case DURATION_CUM: if (!isFiniteNumber(v)) return false; c.durationCumulative = v; return true;
+    case ERRORS_INC: if (!isFiniteNumber(v)) return false; c.errorsIncremental = v; return true;
+    case ERRORS_CUM: if (!isFiniteNumber(v)) return false; c.errorsCumulative = v; return true;
+    case SESSION: if (typeof v !== 'string') return false; c.sessionId = v; return true;
+    case USER: if (typeof v !== 'string') return false; c.userId = v; return true;
     default: return false;
   }
 }
@@ -259,18 +248,20 @@ export function slottedReferenceList(f: SlottedKeys): SpanReference[] | undefine
   if ((f.present & (1 << REFERENCES)) === 0) return undefined;
   const list: SpanReference[] = [];
   const { keys, values, slots, order, ends } = f;
-  // The references slot's keys in output order (within group 1, after the metric trees): the keys of
-  // one entry are contiguous there (canonical order), so an entry is a run of keys.
-  let j = ends[0];
-  while (j < ends[1] && slots[order[j]] !== REFERENCES) j++;
-  while (j < ends[1]) {
+  // The references slot's keys in output order (within its group): the keys of one entry are contiguous
+  // there (canonical order), so an entry is a run of keys.
+  const g = GROUP[REFERENCES];
+  const end = ends[g];
+  let j = g === 0 ? 0 : ends[g - 1];
+  while (j < end && slots[order[j]] !== REFERENCES) j++;
+  while (j < end) {
     const k = keys[order[j]];
     const dot = k.indexOf('.', REFERENCES_DOT);
     const name = k.slice(REFERENCES_DOT, dot);
     let id: string | undefined;
     let slug: string | undefined;
     let version: string | undefined;
-    for (; j < ends[1]; j++) {
+    for (; j < end; j++) {
       const i = order[j];
       const kk = keys[i];
       if (kk.length <= dot || kk.charCodeAt(dot) !== 46 || !kk.startsWith(name, REFERENCES_DOT)) break;

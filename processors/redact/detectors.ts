@@ -12,7 +12,6 @@ import { cardValid, ibanValid, looksRandom, phoneValid } from './checksums.ts';
 export const BUILTIN_RULES = [
   'private_key', 'jwt', 'anthropic', 'openai', 'aws', 'github', 'google', 'slack', 'stripe', 'bearer', 'email', 'iban', 'card', 'phone',
 ] as const;
-export type BuiltinRule = (typeof BUILTIN_RULES)[number];
 
 /** The gate bits (see `gates`). */
 export const Gate = {

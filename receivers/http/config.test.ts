@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { validator } from '../../config/ajv.ts';
-import { defaultConfig, schema } from './config.ts';
+import { schema } from './config.ts';
+import { httpDefaults } from '../../test/helpers/http-receiver-config.ts';
 import { factory } from './factory.ts';
 
 describe('receivers.http config (ingest-api.md §9)', () => {
   it('fills in the documented defaults', () => {
     const config: Record<string, unknown> = {};
     expect(validator(schema)(config)).toBe(true);
-    expect(config).toEqual(defaultConfig);
+    expect(config).toEqual(httpDefaults);
   });
 
   it('loads retry_after as milliseconds and rejects unknown keys', () => {

@@ -1,10 +1,10 @@
 // `receivers.http` (ingest-api.md §9): the tracing API listener and its limits.
 import type { JsonSchema } from '../../pipeline/component.ts';
 import { duration, endpoint, integer, object } from '../../pipeline/schema.ts';
-import { corsSchema, NO_CORS, type CorsConfig } from '../common/cors.ts';
+import { corsSchema, type CorsConfig } from '../common/cors.ts';
 import { tlsSchema, type TlsConfig } from '../common/tls.ts';
 import { authSchema, type AuthSetting } from '../../pipeline/auth.ts';
-import { READ_TIMEOUT_DEFAULTS, readTimeoutProperties, type ReadTimeouts } from '../common/read-timeouts.ts';
+import { readTimeoutProperties, type ReadTimeouts } from '../common/read-timeouts.ts';
 
 export interface HttpReceiverConfig extends ReadTimeouts {
   /** `host:port`; port 0 picks a free port (tests). */
@@ -62,17 +62,3 @@ export const schema: JsonSchema = object({
   }),
   ...readTimeoutProperties,
 });
-
-/** The defaults, as the config loader would fill them in (durations already in milliseconds). */
-export const defaultConfig: HttpReceiverConfig = {
-  endpoint: '127.0.0.1:4319',
-  max_request_body_size: 20_971_520,
-  max_nesting_depth: 64,
-  max_spans_per_request: 100_000,
-  max_values_per_request: 500_000,
-  api_keys: [],
-  retry_after: 1000,
-  cors: NO_CORS,
-  read: { default_limit: 100, max_limit: 10_000, query_timeout: 5000 },
-  ...READ_TIMEOUT_DEFAULTS,
-};

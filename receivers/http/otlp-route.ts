@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import type { ReceiverMetrics } from '../../pipeline/telemetry/metrics.ts';
-import { createOtlpHttpHandler } from '../otlp/index.ts';
+import { createOtlpHttpHandler } from '../otlp/http-handler.ts';
 import type { HttpReceiverConfig } from './config.ts';
 import type { Reply } from './replies.ts';
 

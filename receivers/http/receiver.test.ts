@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { IngestConsumer } from '../../pipeline/component.ts';
 import { StartupError } from '../../pipeline/errors.ts';
 import { createLogger, silentLogger } from '../../pipeline/log.ts';
-import { defaultConfig } from './config.ts';
+import { httpDefaults } from '../../test/helpers/http-receiver-config.ts';
 import { factory } from './factory.ts';
 import { parseEndpoint } from '../common/endpoint.ts';
 
@@ -14,7 +14,7 @@ afterEach(async () => {
 });
 
 async function start(consumer: IngestConsumer = idle, logger = silentLogger) {
-  const receiver = factory.create({ ...defaultConfig, endpoint: '127.0.0.1:0' }, { id: 'http', logger, consumer });
+  const receiver = factory.create({ ...httpDefaults, endpoint: '127.0.0.1:0' }, { id: 'http', logger, consumer });
   await receiver.start();
   started.push(receiver);
   return { receiver, port: Number(new URL(receiver.endpoints()[0]).port) };
@@ -67,7 +67,7 @@ describe('http receiver lifecycle', () => {
 
   it('rejects with a StartupError naming the endpoint when the port is in use', async () => {
     const { port } = await start();
-    const second = factory.create({ ...defaultConfig, endpoint: `127.0.0.1:${port}` }, { id: 'http', logger: silentLogger, consumer: idle });
+    const second = factory.create({ ...httpDefaults, endpoint: `127.0.0.1:${port}` }, { id: 'http', logger: silentLogger, consumer: idle });
     const error = await second.start().then(() => undefined, (e: unknown) => e);
     expect(error).toBeInstanceOf(StartupError);
     expect((error as Error).message).toContain(`127.0.0.1:${port}`);

@@ -12,7 +12,7 @@ import { StoreExporter } from '../../exporters/store/store-exporter.ts';
 import type { WorkingBatch } from '../../model/batch.ts';
 import { silentLogger } from '../../pipeline/log.ts';
 import { FIXTURE_F, T, ingested } from '../../test/helpers/store-fixture.ts';
-import { defaultConfig } from './config.ts';
+import { httpDefaults } from '../../test/helpers/http-receiver-config.ts';
 import { ReadRoutes } from './read-routes.ts';
 
 let dir: string;
@@ -28,7 +28,7 @@ beforeEach(async () => {
   await store.start();
   await store.export(ingested(FIXTURE_F));
   const spans = new TracingSpans();
-  const routes = new ReadRoutes(defaultConfig, { reads: () => store.reads(), storeFed: () => true }, {
+  const routes = new ReadRoutes(httpDefaults, { reads: () => store.reads(), storeFed: () => true }, {
     check: (span) => spans.check({ form: 'flat', spans: [span] }),
     append: async (batch, wireBytes) => {
       appended.push({ batch, wireBytes });

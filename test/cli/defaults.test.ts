@@ -1,6 +1,5 @@
 // The CLI conveniences as a user meets them: the built-in default (with its health probes, moved by
 // environment variables), print-default-config, --set, and the message on a Node that is too old.
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -16,6 +16,8 @@ import { OtlpReceiver } from '../../receivers/otlp/receiver.ts';
 import { RecordingConsumer } from '../otlp/helpers.ts';
 import { flatSpan, recordingConsumer, send, startReceiver, type Running } from './harness.ts';
 import { AttributeList } from '../../model/attributes/list.ts';
+import { jsonLines } from '../helpers/json-lines.ts';
+import { httpDefaults } from '../helpers/http-receiver-config.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tracehop-keys-'));
 const keysFile = join(dir, 'keys.yaml');
@@ -60,8 +62,7 @@ describe('api_keys on the tracing API', () => {
     expect((await send(r.port, 'POST', '/tracing/spans/ingest', body, { ...JSON_HEADERS, authorization: 'Bearer digest-key' })).status).toBe(202);
     expect(r.consumer.spans().map((s) => s.project)).toEqual(['proj-a', 'proj-b']);
     // The record carries it as a member of its own.
-    const { encodeBatchJsonLines } = await import('../../codec/record/index.ts');
-    const record = JSON.parse(encodeBatchJsonLines(r.consumer.spans().slice(0, 1)).trim());
+    const record = JSON.parse(jsonLines(r.consumer.spans().slice(0, 1)).trim());
     expect(record.project).toBe('proj-a');
     expect(record.attributes.project).toBe('proj-x');
   });
@@ -152,12 +153,11 @@ describe('a receiver other machines can reach, without authentication', () => {
   it('logs a warning at start; loopback or authenticated listeners do not', async () => {
     const { createLogger } = await import('../../pipeline/log.ts');
     const { factory: httpFactory } = await import('../../receivers/http/factory.ts');
-    const { defaultConfig } = await import('../../receivers/http/config.ts');
     const lines: string[] = [];
     const logger = createLogger({ write: (line) => lines.push(line) });
     const consumer = recordingConsumer();
     const make = (endpoint: string, extra: Record<string, unknown> = {}) =>
-      httpFactory.create({ ...defaultConfig, endpoint, ...extra }, { id: 'http', logger, consumer, authenticator: () => auth });
+      httpFactory.create({ ...httpDefaults, endpoint, ...extra }, { id: 'http', logger, consumer, authenticator: () => auth });
     make('0.0.0.0:0');
     expect(lines.filter((l) => l.includes('without authentication'))).toHaveLength(1);
     make('127.0.0.1:0');

@@ -6,9 +6,9 @@ import type { IngestConsumer, Receiver, ReceiverContext, SyncProcessor } from '.
 import { RefusedError } from '../../pipeline/errors.ts';
 import { silentLogger } from '../../pipeline/log.ts';
 import type { Span } from '../../model/span.ts';
-import { defaults as namespaceDefaults } from '../../processors/namespace/config.ts';
 import { factory as namespaceFactory } from '../../processors/namespace/factory.ts';
-import { defaultConfig, type HttpReceiverConfig } from '../../receivers/http/config.ts';
+import type { HttpReceiverConfig } from '../../receivers/http/config.ts';
+import { httpDefaults } from '../helpers/http-receiver-config.ts';
 import { factory } from '../../receivers/http/factory.ts';
 
 export interface ConsumerOptions {
@@ -28,7 +28,7 @@ export interface RecordingConsumer extends IngestConsumer {
 
 function processors(): SyncProcessor[] {
   const ctx = (id: string) => ({ id, logger: silentLogger });
-  return [namespaceFactory.create(namespaceDefaults, ctx('namespace'))];
+  return [namespaceFactory.create({ semconv: 'otlp', propagate_metrics: false }, ctx('namespace'))];
 }
 
 export function recordingConsumer(options: ConsumerOptions = {}): RecordingConsumer {
@@ -61,7 +61,7 @@ export async function startReceiver(
   overrides: Partial<HttpReceiverConfig> = {}, consumer: RecordingConsumer = recordingConsumer(),
   authenticator?: ReceiverContext['authenticator'],
 ): Promise<Running> {
-  const config: HttpReceiverConfig = { ...defaultConfig, endpoint: '127.0.0.1:0', ...overrides };
+  const config: HttpReceiverConfig = { ...httpDefaults, endpoint: '127.0.0.1:0', ...overrides };
   const receiver = factory.create(config, { id: 'http', logger: silentLogger, consumer, authenticator });
   await receiver.start();
   const port = Number(new URL(receiver.endpoints()[0]).port);

@@ -1,13 +1,14 @@
 // Shared pieces of the Kafka tests: spans to send, the exporter's config with its defaults filled in
 // the way the config loader does, topics, and an independent consumer reading a topic back.
 import { randomBytes } from 'node:crypto';
-import { Admin, Consumer } from '@platformatic/kafka';
+import { Consumer } from '@platformatic/kafka';
+import { createTopic } from '../../bench/kafka-topic.ts';
 import { expect } from 'vitest';
 import { validator } from '../../config/ajv.ts';
 import type { ComponentContext } from '../../pipeline/component.ts';
 import { createLogger, type Logger } from '../../pipeline/log.ts';
 import { AttributeList } from '../../model/attributes/list.ts';
-import { SpanKind, StatusCode, type Span } from '../../model/span.ts';
+import type { Span } from '../../model/span.ts';
 import { schema, type KafkaConfig } from '../../exporters/kafka/config.ts';
 import { KafkaExporter } from '../../exporters/kafka/kafka-exporter.ts';
 
@@ -15,21 +16,7 @@ export function uniqueTopic(prefix: string): string {
   return `${prefix}_${randomBytes(4).toString('hex')}`;
 }
 
-export async function createTopic(bootstrap: string, topic: string, partitions = 3): Promise<void> {
-  const admin = new Admin({ clientId: 'tracehop-test-admin', bootstrapBrokers: [bootstrap] });
-  try {
-    await admin.createTopics({ topics: [topic], partitions, replicas: 1 });
-    // Wait for leaders, as a producer would otherwise see the topic half-made.
-    for (let i = 0; i < 100; i++) {
-      const info = (await admin.metadata({ topics: [topic], forceUpdate: true })).topics.get(topic);
-      if (info && info.partitions.every((p) => p.leader >= 0)) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`topic ${topic} has no leaders`);
-  } finally {
-    await admin.close();
-  }
-}
+export { createTopic };
 
 /** The config as the loader hands it over: schema defaults filled in, durations in ms. */
 export function kafkaConfig(raw: Record<string, unknown>): KafkaConfig {
@@ -80,10 +67,10 @@ export function makeSpans(traces: number, perTrace: number, options: { payloadBy
         spanId: hex(8),
         ...(j > 0 ? { parentId: spans[spans.length - traces].spanId } : {}),
         name: `step-${j}`,
-        kind: SpanKind.CLIENT,
+        kind: 3, // OTLP's CLIENT
         startNs: base + BigInt(j) * 1_000_000n,
         endNs: base + BigInt(j) * 1_000_000n + 500_000n,
-        status: { code: StatusCode.OK },
+        status: { code: 1 }, // OTLP's OK
         attributes,
         resource: new AttributeList([['service.name', 'kafka-test']]),
         scope: { name: 'tracehop-test', version: '1.0.0' },

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { silentLogger } from '../../pipeline/log.ts';
 import { decodeStatus } from '../../codec/otlp/index.ts';
-import { defaultConfig } from '../../receivers/http/config.ts';
+import { httpDefaults } from '../helpers/http-receiver-config.ts';
 import { HttpReceiver } from '../../receivers/http/receiver.ts';
 import { expectedFields, receivedFields, RecordingConsumer, sdkSpans } from './helpers.ts';
 
@@ -12,7 +12,7 @@ let base: string;
 const consumer = new RecordingConsumer();
 
 beforeAll(async () => {
-  receiver = new HttpReceiver({ ...defaultConfig, endpoint: '127.0.0.1:0' }, { id: 'http', consumer, logger: silentLogger });
+  receiver = new HttpReceiver({ ...httpDefaults, endpoint: '127.0.0.1:0' }, { id: 'http', consumer, logger: silentLogger });
   await receiver.start();
   base = receiver.endpoints()[0];
 });

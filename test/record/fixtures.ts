@@ -1,6 +1,6 @@
 // Spans for the record and exporter tests.
 import { AttributeList } from '../../model/attributes/list.ts';
-import type { AttrValue, Span } from '../../model/span.ts';
+import type { Span } from '../../model/span.ts';
 
 export const T0 = BigInt(Date.parse('2026-04-16T18:18:18Z')) * 1_000_000n;
 

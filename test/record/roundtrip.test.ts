@@ -8,7 +8,7 @@ import type { WorkingBatch } from '../../model/batch.ts';
 import { TracingBodyReader } from '../../codec/tracing/body-reader.ts';
 import { TracingSpans } from '../../codec/tracing/spans.ts';
 import { silentLogger } from '../../pipeline/log.ts';
-import { encodeBatchJsonLines } from '../../codec/record/index.ts';
+import { jsonLines } from '../helpers/json-lines.ts';
 import type { Span } from '../../model/span.ts';
 import { factory as namespace } from '../../processors/namespace/factory.ts';
 
@@ -85,7 +85,7 @@ const firstBody = JSON.stringify({ spans: clientSpans }).replace('"__BIG__"', '9
 
 describe('JSON record round trip through the tracing API path', () => {
   it('a written record, posted back, is written again byte for byte', () => {
-    const written = encodeBatchJsonLines(ingest(firstBody));
+    const written = jsonLines(ingest(firstBody));
     // The first pass really carried what the round trip is meant to exercise.
     expect(written).toContain('"big.count":9223372036854775807');
     expect(written).toContain('"start_time":"2026-04-16T18:18:18.123456789Z"');
@@ -94,7 +94,7 @@ describe('JSON record round trip through the tracing API path', () => {
     expect(written).toContain('"scope_schema_url":"https://s"}}');
     expect(written.split('\n').length).toBe(4);
 
-    const again = encodeBatchJsonLines(ingest(asBody(written)));
+    const again = jsonLines(ingest(asBody(written)));
     expect(again).toBe(written);
   });
 });

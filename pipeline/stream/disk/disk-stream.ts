@@ -52,8 +52,6 @@ export interface DiskStreamOptions {
   consumers?: string[];
   /** A segment is closed once it reaches this size. Default: maxBytes / 16, within 64 KiB..64 MiB. */
   segmentBytes?: number;
-  /** Bytes (encoded size) of recent records kept decoded for readers. Default: min(16 MiB, maxBytes). */
-  recentBytes?: number;
   /** Retry-After of refusals. Default 1000. */
   retryAfterMs?: number;
   /** File operations (tests inject failures and count syncs). */
@@ -73,6 +71,8 @@ interface Pending {
 
 /** Largest read from the segment files per `read` call, beyond the first record. */
 const MAX_DISK_READ = 16 * 1024 * 1024;
+/** Bytes (encoded size) of recent records kept decoded for readers, at most maxBytes. */
+const RECENT_BYTES = 16 * 1024 * 1024;
 
 export function createDiskStream(options: DiskStreamOptions): IngestStream {
   return new DiskStream(options);
@@ -170,7 +170,7 @@ export class DiskStream implements IngestStream {
     this.io = options.io ?? nodeIo;
     this.quarantine = new Quarantine(this.io, this.dir, this.logger, options.onQuarantine);
     this.cursors = new CursorStore(this.io, this.dir, this.logger, () => this.cursorSnapshot());
-    this.recent = new RecentRecords(options.recentBytes ?? Math.min(16 * 1024 * 1024, options.maxBytes));
+    this.recent = new RecentRecords(Math.min(RECENT_BYTES, options.maxBytes));
     this.log = new SegmentLog({ directory: this.dir, io: this.io, logger: this.logger, fsync: this.fsync, segmentBytes: this.segmentBytes });
   }
 
