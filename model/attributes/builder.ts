@@ -10,11 +10,16 @@
 import { AttributeList } from './list.ts';
 import type { AttrValue } from '../span.ts';
 
+/** Arrays that grew past this many members (a span with huge attribute maps) are let go after use. */
+const KEEP_AT_MOST = 4096;
+
 /** One list at a time: `append` members, then `finish`. Belongs to one decoder or processor instance. */
 export class AttributeListBuilder {
-  private readonly keys: string[] = [];
-  private readonly values: AttrValue[] = [];
+  private keys: string[] = [];
+  private values: AttrValue[] = [];
   private count = 0;
+  /** Entries [0, used) may still point at members of lists already handed out. */
+  private used = 0;
   /** Once a member needed Map semantics (`asList`): the list that holds the members from then on. */
   private list: AttributeList | undefined;
 
@@ -52,6 +57,18 @@ export class AttributeListBuilder {
   private take(): AttributeList {
     const n = this.count;
     this.count = 0;
-    return AttributeList.adopt(this.keys.slice(0, n), this.values.slice(0, n));
+    const list = AttributeList.adopt(this.keys.slice(0, n), this.values.slice(0, n));
+    // What a longer list left beyond this one's members would keep its values (texts, maybe large)
+    // alive for as long as no list as long comes again: dropped. This list's own stay until overwritten.
+    if (n > KEEP_AT_MOST) {
+      this.keys = [];
+      this.values = [];
+      this.used = 0;
+    } else if (n < this.used) {
+      this.keys.fill('', n, this.used);
+      this.values.fill(null, n, this.used);
+      this.used = n;
+    } else this.used = n;
+    return list;
   }
 }
