@@ -256,3 +256,19 @@ describe('the span limit', () => {
     expect(() => new ProtoDecoder(3).decode(twoScopes)).toThrow(OtlpSpanLimitError);
   });
 });
+
+describe('a decoder after a request that failed part way', () => {
+  it('decodes the next request as a fresh decoder does: no attribute of the failed one is left behind', () => {
+    const decoder = new ProtoDecoder();
+    const good = spanWith([kv('gen_ai.system', 'openai'), kv('session.id', 'session-1')]);
+    // A span whose attributes are read before a field of wire type 7 fails the decode. A kvlist value
+    // first makes the span's members a real list (Map semantics) on the way.
+    const kvlist = [...len(1, utf8('m')), ...len(2, len(6, len(1, [...len(1, utf8('k')), ...len(2, len(1, utf8('v')))])))];
+    for (const first of [kv('a', 'b'), kvlist]) {
+      const attrs = [first, kv('c', 'd'), kv('e', 'f'.repeat(40))].flatMap((a) => len(9, a));
+      const span = len(2, [...len(1, Array(16).fill(1)), ...len(2, Array(8).fill(2)), ...attrs, ...varint((20 << 3) | 7)]);
+      expect(() => decoder.decode(Uint8Array.from(len(1, len(2, span))))).toThrow(/wire type 7/);
+      expect([...decoder.decode(good).spans[0].attributes]).toEqual([...new ProtoDecoder().decode(good).spans[0].attributes]);
+    }
+  });
+});

@@ -9,7 +9,7 @@
 // bytes came, enums as the numbers that came, and absent times as 0n.
 import { newSpan, spanStatus, type AttrScalar, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../../model/span.ts';
 import { flattenInto } from '../../model/attributes/flatten.ts';
-import { AttributeList } from '../../model/attributes/list.ts';
+import { AttributeListBuilder } from '../../model/attributes/builder.ts';
 import { AttributeCache, attributeHash } from './decode-attribute-cache.ts';
 import { StringCache } from '../bytes/string-cache.ts';
 import { IdHex } from './decode-id.ts';
@@ -110,6 +110,13 @@ export class ProtoDecoder {
   /** The repeat checks of span and event attributes (decode-unique-keys.ts). */
   private readonly spanKeys = new UniqueKeys();
   private readonly eventKeys = new UniqueKeys();
+  /**
+   * Where the attributes of a span, of an event or link (read while a span is, so apart), and of a
+   * resource or scope are built (model/attributes/builder.ts: lists of their exact size).
+   */
+  private readonly spanAttributes = new AttributeListBuilder();
+  private readonly innerAttributes = new AttributeListBuilder();
+  private readonly otherAttributes = new AttributeListBuilder();
   /** The short strings of this decoder's requests (string-cache.ts), handed to each reader it makes. */
   private readonly strings = new StringCache();
   /** The most spans one request may hold (the receiver's max_spans_per_request). */
@@ -131,6 +138,10 @@ export class ProtoDecoder {
   decode(bytes: Uint8Array): DecodedRequest {
     const r = new ProtoReader(bytes, this.strings);
     r.valuesLeft = r.maxValues = this.maxValues;
+    // A request that failed part way left its members behind.
+    this.spanAttributes.clear();
+    this.innerAttributes.clear();
+    this.otherAttributes.clear();
     const spans: Span[] = [];
     while (r.pos < r.end) {
       const tag = r.tag();
@@ -179,14 +190,15 @@ export class ProtoDecoder {
   }
 
   private readResource(r: ProtoReader): Attributes | undefined {
-    let attrs: AttributeList | undefined;
+    let any = false;
     while (r.pos < r.end) {
       const tag = r.tag();
       if (tag === T_RESOURCE_ATTRIBUTES) {
-        attrs ??= new AttributeList();
-        this.readKeyValue(r, attrs);
+        any = true;
+        this.readKeyValue(r, this.otherAttributes);
       } else r.skip(tag & 7, tag >>> 3);
     }
+    const attrs = any ? this.otherAttributes.finish() : undefined;
     attrs?.dropRepeats();
     return attrs !== undefined && attrs.size > 0 ? attrs : undefined;
   }
@@ -226,16 +238,17 @@ export class ProtoDecoder {
   private readScope(r: ProtoReader): SpanScope | undefined {
     let name = '';
     let version = '';
-    let attrs: AttributeList | undefined;
+    let any = false;
     while (r.pos < r.end) {
       const tag = r.tag();
       if (tag === T_SCOPE_NAME) name = r.string();
       else if (tag === T_SCOPE_VERSION) version = r.string();
       else if (tag === T_SCOPE_ATTRIBUTES) {
-        attrs ??= new AttributeList();
-        this.readKeyValue(r, attrs);
+        any = true;
+        this.readKeyValue(r, this.otherAttributes);
       } else r.skip(tag & 7, tag >>> 3);
     }
+    const attrs = any ? this.otherAttributes.finish() : undefined;
     attrs?.dropRepeats();
     const hasAttrs = attrs !== undefined && attrs.size > 0;
     if (name === '' && version === '' && !hasAttrs) return undefined;
@@ -282,7 +295,7 @@ export class ProtoDecoder {
     let droppedLinks = 0;
     let statusCode = 0;
     let statusMessage = '';
-    const attributes = new AttributeList();
+    const building = this.spanAttributes;
     let events: SpanEvent[] | undefined;
     let links: SpanLink[] | undefined;
     while (r.pos < r.end) {
@@ -296,7 +309,7 @@ export class ProtoDecoder {
         case T_SPAN_KIND: kind = r.int32(); break;
         case T_SPAN_START: startNs = r.fixed64(); break;
         case T_SPAN_END: endNs = r.fixed64(); break;
-        case T_SPAN_ATTRIBUTES: this.readKeyValue(r, attributes); break;
+        case T_SPAN_ATTRIBUTES: this.readKeyValue(r, building); break;
         case T_SPAN_DROPPED_ATTRIBUTES: droppedAttributes = r.uint32(); break;
         case T_SPAN_EVENTS: {
           const saved = enter(r);
@@ -330,6 +343,7 @@ export class ProtoDecoder {
         default: r.skip(tag & 7, tag >>> 3);
       }
     }
+    const attributes = building.finish();
     this.spanKeys.settle(attributes);
     // newSpan: every field, so one hidden class for all spans (model/span.ts SPAN_FIELDS).
     const status = spanStatus(statusCode, statusMessage === '' ? undefined : statusMessage);
@@ -360,15 +374,15 @@ export class ProtoDecoder {
     let timeNs = 0n;
     let name = '';
     let dropped = 0;
-    const attributes = new AttributeList();
     while (r.pos < r.end) {
       const tag = r.tag();
       if (tag === T_EVENT_TIME) timeNs = r.fixed64();
       else if (tag === T_EVENT_NAME) name = r.string();
-      else if (tag === T_EVENT_ATTRIBUTES) this.readKeyValue(r, attributes);
+      else if (tag === T_EVENT_ATTRIBUTES) this.readKeyValue(r, this.innerAttributes);
       else if (tag === T_EVENT_DROPPED_ATTRIBUTES) dropped = r.uint32();
       else r.skip(tag & 7, tag >>> 3);
     }
+    const attributes = this.innerAttributes.finish();
     this.eventKeys.settle(attributes);
     const event: SpanEvent = { name, timeNs, attributes };
     if (dropped !== 0) event.droppedAttributesCount = dropped;
@@ -382,17 +396,17 @@ export class ProtoDecoder {
     let traceState = '';
     let flags = 0;
     let dropped = 0;
-    const attributes = new AttributeList();
     while (r.pos < r.end) {
       const tag = r.tag();
       if (tag === T_LINK_TRACE_ID) traceId = this.readId(r);
       else if (tag === T_LINK_SPAN_ID) spanId = this.readId(r);
       else if (tag === T_LINK_TRACE_STATE) traceState = r.string();
-      else if (tag === T_LINK_ATTRIBUTES) this.readKeyValue(r, attributes);
+      else if (tag === T_LINK_ATTRIBUTES) this.readKeyValue(r, this.innerAttributes);
       else if (tag === T_LINK_DROPPED_ATTRIBUTES) dropped = r.uint32();
       else if (tag === T_LINK_FLAGS) flags = r.fixed32();
       else r.skip(tag & 7, tag >>> 3);
     }
+    const attributes = this.innerAttributes.finish();
     attributes.dropRepeats();
     const link: SpanLink = { traceId, spanId, attributes };
     if (traceState !== '') link.traceState = traceState;
@@ -402,7 +416,7 @@ export class ProtoDecoder {
   }
 
   /** A KeyValue message at the reader's position (its tag was read) into `out`, flattened. */
-  private readKeyValue(r: ProtoReader, out: AttributeList): void {
+  private readKeyValue(r: ProtoReader, out: AttributeListBuilder): void {
     r.spendValue();
     const saved = enter(r);
     const start = r.pos;
@@ -447,10 +461,11 @@ type Decoded = AttrValue | Map<string, unknown> | unknown[];
  * are appended and the finished list is settled (UniqueKeys); flattenInto sets, so repeats appended
  * before are settled first, for `set` to find the one member of a key.
  */
-function setValue(out: AttributeList, key: string, value: Decoded): void {
+function setValue(out: AttributeListBuilder, key: string, value: Decoded): void {
   if (isComplex(value)) {
-    out.dropRepeats();
-    flattenInto(value, key, out);
+    const list = out.asList();
+    list.dropRepeats();
+    flattenInto(value, key, list);
   } else out.append(key, value as AttrValue);
 }
 

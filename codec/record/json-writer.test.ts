@@ -63,6 +63,33 @@ describe('JsonWriter', () => {
     }
   });
 
+  it('writes long texts with many escapes as JSON.stringify does: every kind, adjacent, at the ends, runs short and long, any UTF-8', () => {
+    const random = seededRandom(3206);
+    // Controls of both escape forms, quotes and backslashes (found by separate searches and merged),
+    // among ASCII and multi-byte characters; runs between escapes from none to over 256 bytes (the
+    // native move).
+    const escapes = ['\n', '\t', '\r', '\b', '\f', '\u0000', '\u0001', '\u001b', '\u001f', '"', '\\'];
+    const plain = ['a', ' ', '~', '\u007f', 'é', '€', '日', '😀', '\ufffd', '\u2028'];
+    for (let i = 0; i < 3000; i++) {
+      let text = '';
+      const parts = 1 + Math.floor(random() * 12);
+      for (let p = 0; p < parts; p++) {
+        const run = [0, 1, 3, 7, 8, 9, 15, 16, 17, 63, 255, 256, 300][Math.floor(random() * 13)];
+        for (let j = 0; j < run; j++) text += random() < 0.9 ? 'x' : plain[Math.floor(random() * plain.length)];
+        const burst = 1 + Math.floor(random() * 3);
+        for (let b = 0; b < burst; b++) text += escapes[Math.floor(random() * escapes.length)];
+      }
+      if (random() < 0.5) text = text.padEnd(65, 'y');
+      // Written after other text, from a small buffer: the output grows while escapes are opened.
+      const out = written((w) => {
+        w.raw('[');
+        w.string(text);
+        w.raw(']');
+      }, 8);
+      expect(out === '[' + JSON.stringify(text) + ']', JSON.stringify(text)).toBe(true);
+    }
+  });
+
   it('writes texts of 64 KiB and more as JSON.stringify does', () => {
     const HUGE = 64 * 1024;
     const random = seededRandom(3205);

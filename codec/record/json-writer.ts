@@ -11,6 +11,7 @@
 // of an LLM span, and JSON.stringify plus a second native write measured ~3x the time of this.
 import { AttributeList } from '../../model/attributes/list.ts';
 import type { Utf8WriteBuffer } from '../bytes/output-buffer.ts';
+import type { NativeSlices } from '../bytes/string-cache.ts';
 import { Piece, PieceCache, PiecePositions } from '../bytes/piece.ts';
 import type { AttrValue, Attributes } from '../../model/span.ts';
 import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, DIGIT_0, LETTER_U, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../bytes/ascii.ts';
@@ -83,9 +84,8 @@ export class JsonWriter {
   private readonly sameTexts: string[] = new Array<string>(SAME_SLOTS).fill('');
   private readonly sameStarts = new Int32Array(SAME_SLOTS).fill(-1);
   private readonly sameEnds = new Int32Array(SAME_SLOTS);
-  /** Where `escaped` UTF-8 encodes a text before copying it out with its escapes (grown as needed). */
-  private scratch = Buffer.allocUnsafe(1024) as Utf8WriteBuffer;
-  private scratchView = new DataView(this.scratch.buffer, this.scratch.byteOffset, this.scratch.length);
+  /** Where `inner` lists the byte positions of a text's escapes (grown as needed). */
+  private escapes = new Int32Array(1024);
 
   readonly keys: KeyMemory;
 
@@ -299,86 +299,120 @@ export class JsonWriter {
   }
 
   /**
-   * Any text as a JSON string literal, as JSON.stringify writes it: UTF-8 encoded natively into the
-   * writer's scratch buffer, then copied into the output four bytes at a time while none of them needs
-   * an escape, escaping the bytes that do. A lone surrogate (which the UTF-8 encoding turns into U+FFFD,
-   * EF BF BD) is written as its `\udXXX` escape, by `illFormed`.
+   * Any text as a JSON string literal, as JSON.stringify writes it (see `inner`). A lone surrogate (which
+   * the UTF-8 encoding would turn into U+FFFD) is written as its `\udXXX` escape, by `illFormed`.
    */
   private escaped(text: string): void {
     this.byte(QUOTE);
-    this.inner(text);
+    if (text.isWellFormed()) this.inner(text);
+    else this.illFormed(text);
     this.byte(QUOTE);
   }
 
-  /** `escaped` without the quotes. */
+  /**
+   * `escaped` of a well-formed text without the quotes, in bulk: the text is UTF-8 encoded natively
+   * straight to its place in the output, the bytes to escape are found, and the runs between them are
+   * moved right, from the last run back, to open each escape's room (`expand`).
+   *
+   * Finding them: `"` and `\` by the native `indexOf` over a one-byte string whose characters are the
+   * bytes (the text itself when it is ASCII, else a latin1 view of its bytes), and control characters by
+   * a word loop over the bytes that only tests for "a byte below 0x20" (in text, mostly newlines). The
+   * word loop is what is left of the JS work per byte; the escape loop it replaced tested each word for
+   * three kinds of byte and copied it: -31% per byte of the bench's texts (docs/performance.md, issue 26).
+   */
   private inner(text: string): void {
-    // UTF-8 needs at most 3 bytes per UTF-16 unit; utf8Write would silently cut what does not fit.
-    if (text.length * 3 > this.scratch.length) {
-      this.scratch = Buffer.allocUnsafe(Math.max(text.length * 3, this.scratch.length * 2)) as Utf8WriteBuffer;
-      this.scratchView = new DataView(this.scratch.buffer, this.scratch.byteOffset, this.scratch.length);
-    }
-    const src = this.scratch;
-    const srcView = this.scratchView;
-    const end = src.utf8Write(text, 0);
-    // Room for the text as it is; each escape makes room for itself below. Invariant: the output has
-    // room for what is left of the input from `o` on.
-    this.reserve(end);
-    let buf = this.buf;
-    let view = this.view;
+    // utf8Write would silently cut what does not fit. UTF-8 needs at most 3 bytes per UTF-16 unit; when
+    // that much room is not there, the exact length (a native count) is reserved, not three times it.
+    if (this.pos + text.length * 3 > this.buf.length) this.reserve(Buffer.byteLength(text, 'utf8'));
     const start = this.pos;
-    let o = start;
-    let i = 0;
-    while (i < end) {
-      // Eight, then four bytes at a time while none needs an escape (see `mayNeedEscape`).
-      if (i + 8 <= end) {
-        const w = srcView.getInt32(i, true);
-        const x = srcView.getInt32(i + 4, true);
-        if (!mayNeedEscape(w) && !mayNeedEscape(x)) {
-          view.setInt32(o, w, true);
-          view.setInt32(o + 4, x, true);
-          i += 8;
-          o += 8;
-          continue;
-        }
+    const end = start + this.buf.utf8Write(text, start);
+    this.pos = end;
+    const n = end - start;
+    if (this.escapes.length < n) this.escapes = new Int32Array(Math.max(n, this.escapes.length * 2));
+    const escapes = this.escapes;
+    const buf = this.buf;
+    const view = this.view;
+    // Control characters, in order, at escapes[0, controls).
+    let k = 0;
+    let i = start;
+    for (; i + 8 <= end; i += 8) {
+      const w = view.getInt32(i, true);
+      const x = view.getInt32(i + 4, true);
+      // "Some byte is below 0x20", exact as a yes/no answer for any bytes (`| 0`: int32 arithmetic).
+      if (((((w - 0x20202020) | 0) & ~w) | (((x - 0x20202020) | 0) & ~x)) & 0x80808080) {
+        for (let j = i; j < i + 8; j++) if (buf[j] < 0x20) escapes[k++] = j;
       }
-      if (i + 4 <= end) {
-        const w = srcView.getInt32(i, true);
-        if (!mayNeedEscape(w)) {
-          view.setInt32(o, w, true);
-          i += 4;
-          o += 4;
-          continue;
-        }
-      }
-      const c = src[i++];
-      const grows = ESCAPE_GROWTH[c];
-      if (grows === 0) {
-        // U+FFFD: the text's own, or a lone surrogate's (rare either way).
-        if (c === 0xef && src[i] === 0xbf && src[i + 1] === 0xbd && !text.isWellFormed()) {
-          this.pos = start;
-          this.illFormed(text);
-          return;
-        }
-        buf[o++] = c;
-        continue;
-      }
-      if (o + 1 + grows + (end - i) > buf.length) {
-        this.pos = o;
-        this.grow(1 + grows + (end - i));
-        buf = this.buf;
-        view = this.view;
-      }
+    }
+    for (; i < end; i++) if (buf[i] < 0x20) escapes[k++] = i;
+    const controls = k;
+    // Quotes, then backslashes, each in order, after them: byte offsets from the text's start.
+    const bytes = n === text.length ? text : (buf as unknown as NativeSlices).latin1Slice(start, end);
+    for (let q = bytes.indexOf('"'); q >= 0; q = bytes.indexOf('"', q + 1)) escapes[k++] = start + q;
+    const quotes = k;
+    for (let q = bytes.indexOf('\\'); q >= 0; q = bytes.indexOf('\\', q + 1)) escapes[k++] = start + q;
+    if (k === 0) return;
+    let growth = 0;
+    for (let e = 0; e < k; e++) growth += ESCAPE_GROWTH[buf[escapes[e]]];
+    this.reserve(growth);
+    this.expand(end, growth, controls, quotes, k);
+  }
+
+  /**
+   * Opens the room of each escape found by `inner` and writes it, from the last back: the three ascending
+   * lists escapes[0, controls), [controls, quotes), [quotes, count) are walked from their ends at once.
+   * `growth` is what the escapes add; the text's raw bytes end at `end`, which is `pos`.
+   */
+  private expand(end: number, growth: number, controls: number, quotes: number, count: number): void {
+    const buf = this.buf;
+    const escapes = this.escapes;
+    this.pos = end + growth;
+    let c = controls - 1;
+    let q = quotes - 1;
+    let b = count - 1;
+    let runEnd = end;
+    while (growth > 0) {
+      // The last escape not yet written: the largest of the three lists' last ones.
+      let at = c >= 0 ? escapes[c] : -1;
+      let from = 0;
+      if (q >= controls && escapes[q] > at) { at = escapes[q]; from = 1; }
+      if (b >= quotes && escapes[b] > at) { at = escapes[b]; from = 2; }
+      if (from === 0) c--;
+      else if (from === 1) q--;
+      else b--;
+      const byte = buf[at];
+      const grows = ESCAPE_GROWTH[byte];
+      this.moveRight(at + 1, runEnd, growth);
+      runEnd = at;
+      growth -= grows;
+      let o = at + growth;
       buf[o++] = BACKSLASH;
-      if (grows === 1) buf[o++] = SHORT_ESCAPE[c];
+      if (grows === 1) buf[o] = SHORT_ESCAPE[byte];
       else {
         buf[o++] = LETTER_U;
         buf[o++] = DIGIT_0;
         buf[o++] = DIGIT_0;
-        buf[o++] = HEX_DIGIT[c >> 4];
-        buf[o++] = HEX_DIGIT[c & 15];
+        buf[o++] = HEX_DIGIT[byte >> 4];
+        buf[o] = HEX_DIGIT[byte & 15];
       }
     }
-    this.pos = o;
+  }
+
+  /**
+   * Moves the bytes [from, to) `by` bytes to the right (the ranges may overlap). Below NATIVE_COPY bytes
+   * eight at a time from the end, as `copyBack` copies: each word is read before the writes reach it. A
+   * native `copyWithin` call costs more than a run between two newlines takes this way.
+   */
+  private moveRight(from: number, to: number, by: number): void {
+    const n = to - from;
+    if (n >= NATIVE_COPY) {
+      this.buf.copyWithin(from + by, from, to);
+      return;
+    }
+    const view = this.view;
+    let i = n - 8;
+    for (; i >= 0; i -= 8) view.setBigUint64(from + by + i, view.getBigUint64(from + i, true), true);
+    const buf = this.buf;
+    for (let j = i + 7; j >= 0; j--) buf[from + by + j] = buf[from + j];
   }
 
   /** `inner` of a text with lone surrogates: each well-formed run as usual, each lone surrogate as `\udXXX`. */
@@ -515,18 +549,4 @@ export class JsonWriter {
     }
     this.byte(CLOSE_BRACE);
   }
-}
-
-/**
- * False when none of the four bytes of `w` is below 0x20, `"`, `\` or 0xef (the lead byte of U+FFFD);
- * true when one may be. The classic "has a byte equal to / less than" bit tricks, exact as a yes/no
- * answer for any bytes; `| 0` keeps each difference in int32 arithmetic.
- */
-function mayNeedEscape(w: number): boolean {
-  const quote = w ^ 0x22222222;
-  const backslash = w ^ 0x5c5c5c5c;
-  const ef = w ^ 0xefefefef;
-  const hits = (((w - 0x20202020) | 0) & ~w) | (((quote - 0x01010101) | 0) & ~quote)
-    | (((backslash - 0x01010101) | 0) & ~backslash) | (((ef - 0x01010101) | 0) & ~ef);
-  return (hits & 0x80808080) !== 0;
 }

@@ -32,17 +32,30 @@ const SCANS_BEFORE_INDEX = 8;
 export class AttributeList implements Map<string, AttrValue> {
   /** Keys in order, unique (once a decoder's appends are settled: dropRepeats). Read directly by hot
    *  loops; change only through the methods. */
-  readonly keyArray: string[] = [];
+  readonly keyArray: string[];
   /** `valueArray[i]` is the value of `keyArray[i]`. */
-  readonly valueArray: AttrValue[] = [];
+  readonly valueArray: AttrValue[];
   /** Key -> position, built once this list is looked up often (undefined: none). */
   private index: Map<string, number> | undefined;
   /** Scans of this list while it is large and has no index. */
   private scans = 0;
 
-  /** An empty list, or one holding `entries` as `new Map(entries)` would (a repeated key: see `set`). */
-  constructor(entries?: Iterable<readonly [string, AttrValue]>) {
+  /**
+   * An empty list, or one holding `entries` as `new Map(entries)` would (a repeated key: see `set`).
+   * `keys` and `values` (for `adopt`) become the list's own arrays.
+   */
+  constructor(entries?: Iterable<readonly [string, AttrValue]>, keys: string[] = [], values: AttrValue[] = []) {
+    this.keyArray = keys;
+    this.valueArray = values;
     if (entries !== undefined) for (const [k, v] of entries) this.set(k, v);
+  }
+
+  /**
+   * A list whose arrays are `keys` and `values` themselves (same length, keys unique), for a builder that
+   * filled them (AttributeListBuilder): no copy, and no slack capacity from growing them by appends.
+   */
+  static adopt(keys: string[], values: AttrValue[]): AttributeList {
+    return new AttributeList(undefined, keys, values);
   }
 
   get size(): number {

@@ -2,6 +2,7 @@
 // then every other key in input order, untouched.
 import { flattenInto } from '../../model/attributes/flatten.ts';
 import type { Tree } from '../../model/attributes/trie.ts';
+import type { AttributeListBuilder } from '../../model/attributes/builder.ts';
 import { AttributeList } from '../../model/attributes/list.ts';
 import { AG_SLOTS } from '../../model/ag-slots.ts';
 import type { AttrValue, Attributes } from '../../model/span.ts';
@@ -66,9 +67,10 @@ function treeValue(c: Cleaned, s: number): Tree | undefined {
  * `set` (flattenInto).
  */
 export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine): Attributes {
-  const out = new AttributeList();
   const f = c.slotted;
   if (f !== undefined) {
+    // A span that took its plan only appends: its list is built at its exact size (SlottedKeys.output).
+    const out = f.output;
     for (let i = 0; i < PLAN_STEPS.length; i++) {
       const step = PLAN_STEPS[i];
       if (step < 0) emitGroup(f, ~step, out);
@@ -77,28 +79,33 @@ export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine): At
         if (v !== undefined) out.append(SLOT_KEYS[step], v);
       }
     }
-  } else {
-    for (let s = 0; s < SLOT_COUNT; s++) {
-      if (GROUP[s] < 0) {
-        const v = scalarValue(c, s);
-        if (v !== undefined) out.append(SLOT_KEYS[s], v);
-      } else if (s === UNSUPPORTED) emitUnsupported(c.unsupported, q, out);
-      else {
-        const v = treeValue(c, s);
-        if (v !== undefined) flattenInto(v, SLOT_KEYS[s], out);
-      }
+    // Keys outside `ag`, unique in the input: none can be present already.
+    const at = f.otherAt;
+    if (at !== undefined) {
+      const { otherKeys, otherValues } = f;
+      for (let j = 0; j < at.length; j++) out.append(otherKeys[at[j]], otherValues[at[j]]);
+    } else appendOthers(input, out);
+    return out.finish();
+  }
+  const out = new AttributeList();
+  for (let s = 0; s < SLOT_COUNT; s++) {
+    if (GROUP[s] < 0) {
+      const v = scalarValue(c, s);
+      if (v !== undefined) out.append(SLOT_KEYS[s], v);
+    } else if (s === UNSUPPORTED) emitUnsupported(c.unsupported, q, out);
+    else {
+      const v = treeValue(c, s);
+      if (v !== undefined) flattenInto(v, SLOT_KEYS[s], out);
     }
   }
-  // Keys outside `ag`, unique in the input: none can be present already.
-  const at = f?.otherAt;
-  if (at !== undefined) {
-    const { otherKeys, otherValues } = f as SlottedKeys;
-    for (let j = 0; j < at.length; j++) out.append(otherKeys[at[j]], otherValues[at[j]]);
-  } else {
-    const { keyArray, valueArray } = input;
-    for (let i = 0; i < keyArray.length; i++) if (!isAgKey(keyArray[i])) out.append(keyArray[i], valueArray[i]);
-  }
+  appendOthers(input, out);
   return out;
+}
+
+/** Keys outside `ag`, unique in the input: none can be present already. */
+function appendOthers(input: Attributes, out: AttributeList | AttributeListBuilder): void {
+  const { keyArray, valueArray } = input;
+  for (let i = 0; i < keyArray.length; i++) if (!isAgKey(keyArray[i])) out.append(keyArray[i], valueArray[i]);
 }
 
 /**
@@ -106,7 +113,7 @@ export function emitAttributes(input: Attributes, c: Cleaned, q: Quarantine): At
  * between scalar slots, slots.ts GROUP). The keys are unique: the order check refuses a key equal to, above or below
  * another, and no slot key equals a scalar slot's.
  */
-function emitGroup(f: SlottedKeys, g: number, out: AttributeList): void {
+function emitGroup(f: SlottedKeys, g: number, out: AttributeListBuilder): void {
   const { order, keys, values, ends } = f;
   for (let j = g === 0 ? 0 : ends[g - 1]; j < ends[g]; j++) {
     const i = order[j];

@@ -2,6 +2,7 @@
 // values, the tree slots either as trees (a span that needed S2-S7's rewriting) or as the span's own keys
 // already in output order (a span whose plan took it).
 import type { Tree, TreeMap } from '../../model/attributes/trie.ts';
+import { AttributeListBuilder } from '../../model/attributes/builder.ts';
 import type { AttrValue } from '../../model/span.ts';
 
 /** The `ag` keys of a span that took its plan, sorted into tree slots (slots.ts); what S9 copies. */
@@ -23,13 +24,15 @@ export interface SlottedKeys {
   otherAt: Int32Array | undefined;
   otherKeys: readonly string[];
   otherValues: readonly AttrValue[];
+  /** Where emit builds the span's output list (reused, like the rest). */
+  output: AttributeListBuilder;
 }
 
 /** An empty SlottedKeys, for one Normaliser to reuse span after span. */
 export function emptySlotted(): SlottedKeys {
   return {
     count: 0, keys: [], values: [], slots: [], present: 0, order: new Int32Array(0), ends: new Int32Array(3),
-    otherAt: undefined, otherKeys: [], otherValues: [],
+    otherAt: undefined, otherKeys: [], otherValues: [], output: new AttributeListBuilder(),
   };
 }
 
