@@ -86,6 +86,30 @@ describe('protobuf round trip', () => {
     expect(spans).toStrictEqual([withAllFields(span)]);
   });
 
+  it('one encoder over many calls: ids, keys and attributes it remembers from earlier spans never leak into later ones', () => {
+    const encoder = new ExportRequestEncoder();
+    const traces = ['4bf92f3577b34da6a3ce929d0e0e4736', '0af7651916cd43dd8448eb211c80319c', 'abcd'];
+    const parents = ['a1b2c3d4e5f60718', undefined, 'b7ad6b7169203331', '0102'];
+    const keySets: Array<Array<[string, AttrValue]>> = [
+      [['a', 1], ['b', 'x'], ['c', true]],
+      [['b', 'y'], ['a', 2]],
+      [['c', false], ['d', 'z'], ['a', 3], ['b', 'w']],
+    ];
+    for (let call = 0; call < 3; call++) {
+      // Runs of a trace and of a parent, and changes in between, in an order that differs per call.
+      const input: Span[] = Array.from({ length: 12 }, (_, i) => ({
+        ...minimalSpan(call * 100 + i + 1, resource, scope),
+        traceId: traces[Math.floor((i + call) / 2) % traces.length],
+        parentId: parents[(i + call) % parents.length],
+        // Sets that repeat a few spans in a row, then change; values that change every second span.
+        attributes: attrs([...keySets[Math.floor((i * (call + 1)) / 3) % keySets.length], ['v', Math.floor(i / 2)], ['s', i % 4 < 2 ? 'same' : 'other'], ['n', null]]),
+        events: [{ name: 'e', timeNs: 5n, attributes: attrs(keySets[(i + call) % keySets.length]) }],
+      }));
+      const { spans } = decodeExportRequest(encoder.encode(input));
+      expect(spans).toStrictEqual(input.map(withAllFields));
+    }
+  });
+
   it('ids keep the bytes that came, even when their length is wrong (validate judges)', () => {
     const span = { ...minimalSpan(1), traceId: 'abcd', spanId: '00000000000000000000' };
     const { spans } = decodeExportRequest(requestEncoder.encode([span]));

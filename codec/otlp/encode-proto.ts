@@ -2,7 +2,7 @@
 // fields carried in `span.otlp` and on events and links are written back (otlp.md "faithful forward").
 import type { AttrValue, Attributes, Span, SpanScope } from '../../model/span.ts';
 import { SizeGuess } from '../bytes/output-buffer.ts';
-import { PieceCache } from '../bytes/piece.ts';
+import { Piece, PieceCache, PiecePositions } from '../bytes/piece.ts';
 import { agExtras, groupSpans, type ResourceGroup, type ScopeGroup } from './group.ts';
 import { ProtoWriter, varintBytes } from './proto-writer.ts';
 import { WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-reader.ts';
@@ -34,14 +34,13 @@ export class ExportRequestEncoder {
    * five times (docs/performance.md, round 0470).
    */
   private readonly requestSize = new SizeGuess(512);
-  /** Encoded key fields (`KeyValue.key`, tag included): the same keys come in every span. */
-  private readonly keys = new PieceCache(4096, 128);
+  private readonly memo = new EncodeMemo();
 
   /** Encodes spans as one ExportTraceServiceRequest. */
   encode(spans: Span[]): Uint8Array {
     const w = new ProtoWriter(Math.max(1024, this.requestSize.bytesFor(spans.length)));
     let out: Uint8Array = w.finish();
-    writeRequests(w, this.keys, spans, Infinity, {
+    writeRequests(w, this.memo, spans, Infinity, {
       request: (bytes) => {
         out = bytes;
       },
@@ -62,11 +61,79 @@ export class ExportRequestEncoder {
    * exporter: on the benchmark's 2,000-span traces that encoded every span twice (docs/performance.md, round 0340).
    */
   encodeRequests(w: ProtoWriter, spans: Span[], limit: number, sink: RequestSink): void {
-    writeRequests(w, this.keys, spans, limit, sink);
+    writeRequests(w, this.memo, spans, limit, sink);
   }
 }
 
-function writeRequests(w: ProtoWriter, keys: PieceCache, spans: Span[], limit: number, sink: RequestSink): void {
+/**
+ * What one encoder remembers from span to span, so that the bytes that repeat are copied, not encoded
+ * again: attribute keys (by position first, as spans of one instrumentation carry the same keys in the
+ * same order), whole span and event attributes that repeat (RepeatedPairs), and the trace and parent id
+ * fields, which most spans share with the span before (the spans of a Kafka message are one trace's;
+ * siblings share their parent). On the benchmark's spans this took ~22% off the encoding
+ * (docs/performance.md, "The Kafka exporter path"). Bounded: 64 positions per kind of map.
+ */
+class EncodeMemo {
+  /** Encoded key fields (`KeyValue.key`, tag included): the same keys come in every span. */
+  readonly keys = new PieceCache(4096, 128);
+  readonly spanKeys = new PiecePositions();
+  readonly eventKeys = new PiecePositions();
+  readonly otherKeys = new PiecePositions();
+  /** Span and event attributes that repeat at their position, whole (KeyValue tag and all). */
+  readonly spanPairs = new RepeatedPairs();
+  readonly eventPairs = new RepeatedPairs();
+  readonly traceId = new IdField(16);
+  readonly parentId = new IdField(8);
+}
+
+/** Positions of an attribute map whose repeated pairs a RepeatedPairs remembers. */
+const PAIR_POSITIONS = 64;
+
+/**
+ * For each position of one kind of attribute map: the pair (key and scalar value) written there last,
+ * and one pair kept whole as its encoded KeyValue, once it came twice in a row. Spans of one
+ * instrumentation repeat many pairs span after span (span types, model and operation names, roles, fixed
+ * counts): those are then one copy instead of a key, a value and two lengths encoded again. A kept pair
+ * is replaced only by another that comes twice in a row, so a value that changes every span (ids,
+ * content) costs comparisons and no memory, and one that alternates keeps the more frequent kept.
+ */
+class RepeatedPairs {
+  readonly lastKeys: string[] = new Array<string>(PAIR_POSITIONS).fill('');
+  readonly lastValues: AttrValue[] = new Array<AttrValue>(PAIR_POSITIONS).fill(null);
+  readonly keptKeys: string[] = new Array<string>(PAIR_POSITIONS).fill('');
+  readonly keptValues: AttrValue[] = new Array<AttrValue>(PAIR_POSITIONS).fill(null);
+  readonly kept: Array<Piece | undefined> = new Array<Piece | undefined>(PAIR_POSITIONS).fill(undefined);
+}
+
+/** Longest string value a RepeatedPairs compares and keeps (longer ones are content, not labels). */
+const PAIR_VALUE_CHARS = 64;
+
+/** A bytes field of an id (length and bytes) as written last, with the hex it came from. */
+class IdField {
+  hex = '';
+  readonly piece: Piece;
+  private readonly size: number;
+
+  constructor(size: number) {
+    this.size = size;
+    this.piece = new Piece(size + 1);
+  }
+
+  /** Writes the id `hex` (a bytes field's length and content): a copy when it is the last one's. */
+  write(w: ProtoWriter, hex: string): void {
+    if (hex === this.hex) {
+      w.copy(this.piece);
+      return;
+    }
+    const start = w.pos;
+    w.hexBytes(hex);
+    if (w.pos - start !== this.size + 1) return;
+    this.hex = hex;
+    for (let i = 0; i <= this.size; i++) this.piece.set(i, w.buf[start + i]);
+  }
+}
+
+function writeRequests(w: ProtoWriter, memo: EncodeMemo, spans: Span[], limit: number, sink: RequestSink): void {
   const groups = groupSpans(spans);
   const order: Span[] = [];
   let requestStart = w.pos;
@@ -90,16 +157,16 @@ function writeRequests(w: ProtoWriter, keys: PieceCache, spans: Span[], limit: n
         const span = scopeSpans[i];
         if (rsMark < 0) {
           rsStart = w.pos;
-          rsMark = openResourceSpans(w, keys, group);
+          rsMark = openResourceSpans(w, memo, group);
           rsSpans = 0;
         }
         if (ssMark < 0) {
           ssStart = w.pos;
-          ssMark = openScopeSpans(w, keys, sg);
+          ssMark = openScopeSpans(w, memo, sg);
           ssSpans = 0;
         }
         const spanStart = w.pos;
-        writeSpan(w, keys, span);
+        writeSpan(w, memo, span);
         let size = closedSize(w.pos, requestStart, rsMark, rsTail, ssMark, ssTail);
         if (size <= limit) {
           order.push(span);
@@ -121,9 +188,9 @@ function writeRequests(w: ProtoWriter, keys: PieceCache, spans: Span[], limit: n
           requestStart = w.pos;
           first = order.length;
           rsStart = w.pos;
-          rsMark = openResourceSpans(w, keys, group);
+          rsMark = openResourceSpans(w, memo, group);
           ssStart = w.pos;
-          ssMark = openScopeSpans(w, keys, sg);
+          ssMark = openScopeSpans(w, memo, sg);
           w.raw(spanBytes);
           size = closedSize(w.pos, requestStart, rsMark, rsTail, ssMark, ssTail);
           if (size <= limit) {
@@ -181,13 +248,13 @@ function closedSize(pos: number, requestStart: number, rsMark: number, rsTail: n
   return end - requestStart;
 }
 
-function openResourceSpans(w: ProtoWriter, keys: PieceCache, group: ResourceGroup): number {
+function openResourceSpans(w: ProtoWriter, memo: EncodeMemo, group: ResourceGroup): number {
   w.tag(1, WIRE_LEN); // resource_spans
   const mark = w.begin(GROUP_WIDTH);
   if (group.resource !== undefined) {
     w.tag(1, WIRE_LEN); // resource
     const m = w.begin();
-    writeAttributes(w, keys, 1, group.resource);
+    writeAttributes(w, memo, 1, group.resource, memo.otherKeys);
     w.end(m);
   }
   return mark;
@@ -201,10 +268,10 @@ function closeResourceSpans(w: ProtoWriter, mark: number, group: ResourceGroup):
   w.end(mark, GROUP_WIDTH);
 }
 
-function openScopeSpans(w: ProtoWriter, keys: PieceCache, sg: ScopeGroup): number {
+function openScopeSpans(w: ProtoWriter, memo: EncodeMemo, sg: ScopeGroup): number {
   w.tag(2, WIRE_LEN); // scope_spans
   const mark = w.begin(GROUP_WIDTH);
-  if (sg.scope !== undefined) writeScope(w, keys, sg.scope);
+  if (sg.scope !== undefined) writeScope(w, memo, sg.scope);
   return mark;
 }
 
@@ -216,7 +283,7 @@ function closeScopeSpans(w: ProtoWriter, mark: number, sg: ScopeGroup): void {
   w.end(mark, GROUP_WIDTH);
 }
 
-function writeScope(w: ProtoWriter, keys: PieceCache, scope: SpanScope): void {
+function writeScope(w: ProtoWriter, memo: EncodeMemo, scope: SpanScope): void {
   w.tag(1, WIRE_LEN);
   const m = w.begin();
   if (scope.name !== '') {
@@ -227,16 +294,16 @@ function writeScope(w: ProtoWriter, keys: PieceCache, scope: SpanScope): void {
     w.tag(2, WIRE_LEN);
     w.string(scope.version);
   }
-  if (scope.attributes !== undefined) writeAttributes(w, keys, 3, scope.attributes);
+  if (scope.attributes !== undefined) writeAttributes(w, memo, 3, scope.attributes, memo.otherKeys);
   w.end(m);
 }
 
-function writeSpan(w: ProtoWriter, keys: PieceCache, span: Span): void {
+function writeSpan(w: ProtoWriter, memo: EncodeMemo, span: Span): void {
   w.tag(2, WIRE_LEN); // ScopeSpans.spans
   const m = w.begin(SPAN_WIDTH);
   const otlp = span.otlp;
   w.tag(1, WIRE_LEN);
-  w.hexBytes(span.traceId);
+  memo.traceId.write(w, span.traceId);
   w.tag(2, WIRE_LEN);
   w.hexBytes(span.spanId);
   if (otlp?.traceState) {
@@ -245,7 +312,7 @@ function writeSpan(w: ProtoWriter, keys: PieceCache, span: Span): void {
   }
   if (span.parentId !== undefined && span.parentId !== '') {
     w.tag(4, WIRE_LEN);
-    w.hexBytes(span.parentId);
+    memo.parentId.write(w, span.parentId);
   }
   if (span.name !== '') {
     w.tag(5, WIRE_LEN);
@@ -259,9 +326,9 @@ function writeSpan(w: ProtoWriter, keys: PieceCache, span: Span): void {
   w.fixed64(span.startNs);
   w.tag(8, WIRE_FIXED64);
   w.fixed64(span.endNs);
-  writeAttributes(w, keys, 9, span.attributes);
+  writeRepeatedAttributes(w, memo, 9, span.attributes, memo.spanKeys, memo.spanPairs);
   const extras = agExtras(span);
-  if (extras !== undefined) for (let i = 0; i < extras.length; i++) writeKeyValue(w, keys, 9, extras[i][0], extras[i][1]);
+  if (extras !== undefined) for (let i = 0; i < extras.length; i++) writeKeyValue(w, memo, 9, extras[i][0], extras[i][1], -1, memo.otherKeys);
   if (otlp?.droppedAttributesCount) {
     w.tag(10, WIRE_VARINT);
     w.varint(otlp.droppedAttributesCount);
@@ -278,7 +345,7 @@ function writeSpan(w: ProtoWriter, keys: PieceCache, span: Span): void {
         w.tag(2, WIRE_LEN);
         w.string(e.name);
       }
-      writeAttributes(w, keys, 3, e.attributes);
+      writeRepeatedAttributes(w, memo, 3, e.attributes, memo.eventKeys, memo.eventPairs);
       if (e.droppedAttributesCount) {
         w.tag(4, WIRE_VARINT);
         w.varint(e.droppedAttributesCount);
@@ -304,7 +371,7 @@ function writeSpan(w: ProtoWriter, keys: PieceCache, span: Span): void {
         w.tag(3, WIRE_LEN);
         w.string(l.traceState);
       }
-      writeAttributes(w, keys, 4, l.attributes);
+      writeAttributes(w, memo, 4, l.attributes, memo.otherKeys);
       if (l.droppedAttributesCount) {
         w.tag(5, WIRE_VARINT);
         w.varint(l.droppedAttributesCount);
@@ -343,18 +410,50 @@ function writeSpan(w: ProtoWriter, keys: PieceCache, span: Span): void {
 
 // Attributes are written from the list's arrays: `for (const [k, v] of attrs)` allocates an entry array
 // per attribute (~800 B for a span's dozen attributes, measured).
-function writeAttributes(w: ProtoWriter, keys: PieceCache, field: number, attrs: Attributes): void {
+function writeAttributes(w: ProtoWriter, memo: EncodeMemo, field: number, attrs: Attributes, seen: PiecePositions): void {
   const { keyArray, valueArray } = attrs;
-  for (let i = 0; i < keyArray.length; i++) writeKeyValue(w, keys, field, keyArray[i], valueArray[i]);
+  for (let i = 0; i < keyArray.length; i++) writeKeyValue(w, memo, field, keyArray[i], valueArray[i], i, seen);
 }
 
-function writeKeyValue(w: ProtoWriter, keys: PieceCache, field: number, key: string, value: AttrValue): void {
+/** writeAttributes for a kind of map of its own (field and `pairs`), copying the pairs that repeat. */
+function writeRepeatedAttributes(
+  w: ProtoWriter, memo: EncodeMemo, field: number, attrs: Attributes, seen: PiecePositions, pairs: RepeatedPairs,
+): void {
+  const { keyArray, valueArray } = attrs;
+  for (let i = 0; i < keyArray.length; i++) {
+    const key = keyArray[i];
+    const value = valueArray[i];
+    if (i < PAIR_POSITIONS && value !== null && typeof value !== 'object' && (typeof value !== 'string' || value.length <= PAIR_VALUE_CHARS)) {
+      const kept = pairs.kept[i];
+      if (kept !== undefined && pairs.keptKeys[i] === key && pairs.keptValues[i] === value) {
+        w.copy(kept);
+        pairs.lastKeys[i] = key;
+        pairs.lastValues[i] = value;
+        continue;
+      }
+      if (pairs.lastKeys[i] === key && pairs.lastValues[i] === value) {
+        const start = w.pos;
+        writeKeyValue(w, memo, field, key, value, i, seen);
+        pairs.kept[i] = Piece.of(w.buf.subarray(start, w.pos));
+        pairs.keptKeys[i] = key;
+        pairs.keptValues[i] = value;
+        continue;
+      }
+      pairs.lastKeys[i] = key;
+      pairs.lastValues[i] = value;
+    }
+    writeKeyValue(w, memo, field, key, value, i, seen);
+  }
+}
+
+/** `i`: the attribute's position in its map (-1: none), for the key lookup by position in `seen`. */
+function writeKeyValue(w: ProtoWriter, memo: EncodeMemo, field: number, key: string, value: AttrValue, i: number, seen: PiecePositions): void {
   w.tag(field, WIRE_LEN);
   // A string of 128 characters or more makes the KeyValue and its AnyValue at least 128 bytes: their
   // placeholders are sized for that, so neither is moved when it ends.
   const width = typeof value === 'string' && value.length >= 128 ? 2 : 1;
   const m = w.begin(width);
-  writeKey(w, keys, key);
+  writeKey(w, memo.keys, key, i, seen);
   w.tag(2, WIRE_LEN);
   const vm = w.begin(width);
   writeAnyValueBody(w, value);
@@ -363,8 +462,8 @@ function writeKeyValue(w: ProtoWriter, keys: PieceCache, field: number, key: str
 }
 
 /** A KeyValue's key field, copied from the encoder's cache of them. */
-function writeKey(w: ProtoWriter, keys: PieceCache, key: string): void {
-  const encoded = keys.get(key);
+function writeKey(w: ProtoWriter, keys: PieceCache, key: string, i: number, seen: PiecePositions): void {
+  const encoded = i < 0 ? keys.get(key) : keys.getAt(key, i, seen);
   if (encoded === undefined) {
     const start = w.pos;
     w.tag(1, WIRE_LEN);
