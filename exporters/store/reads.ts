@@ -18,6 +18,7 @@ export interface SpanLink {
 
 const SPANS_OF_TRACE = `SELECT ${STORED_SPAN_COLUMNS} FROM spans WHERE project = ? AND trace_id = ?`;
 const HEAD_OF_TRACE = `${SPANS_OF_TRACE} ORDER BY ${HEAD_FIRST} LIMIT 1`;
+const RECORD_OF_SPAN = 'SELECT record FROM spans WHERE project = ? AND trace_id = ? AND span_id = ?';
 
 /**
  * Reads go through read-only connections of their own: in WAL mode each read sees the last commit before
@@ -35,6 +36,9 @@ export class TraceReads {
   readonly #headToDelete: StatementSync;
   readonly #delete: StatementSync;
   readonly #deleteTrace: StatementSync;
+  readonly #record: StatementSync;
+  /** Called after each batch the store exporter commits (the PATCH route waits for its edits this way). */
+  readonly #commitListeners = new Set<() => void>();
 
   constructor(writer: DatabaseSync, reader: DatabaseSync, worker: ReadWorker) {
     this.#writer = writer;
@@ -49,6 +53,23 @@ export class TraceReads {
     this.#headToDelete.setReadBigInts(true);
     this.#delete = writer.prepare('DELETE FROM spans WHERE project = ? AND trace_id = ?');
     this.#deleteTrace = writer.prepare('DELETE FROM traces WHERE project = ? AND trace_id = ?');
+    this.#record = reader.prepare(RECORD_OF_SPAN);
+  }
+
+  /** The stored record of one span, or undefined when it is not stored in this scope. */
+  spanRecord(project: string, traceId: string, spanId: string): string | undefined {
+    return (this.#record.get(project, traceId, spanId) as { record: string } | undefined)?.record;
+  }
+
+  /** Calls `listener` after each batch the store commits, until the returned function is called. */
+  onCommit(listener: () => void): () => void {
+    this.#commitListeners.add(listener);
+    return () => this.#commitListeners.delete(listener);
+  }
+
+  /** The store exporter committed a batch: tells the listeners, synchronously (before the next batch). */
+  committed(): void {
+    for (const listener of this.#commitListeners) listener();
   }
 
   /** The stored spans of one trace (none: empty). */

@@ -105,6 +105,7 @@ export class StoreExporter implements Exporter {
       if (isRetryable(error)) throw new RetryableError(message, undefined, { cause: error });
       throw new Error(message, { cause: error });
     }
+    this.#reads?.committed();
     // The batch is committed whatever pruning does: a failed pruning is logged, not retried as a write.
     try {
       this.#pruner!.pruneForSize();

@@ -15,6 +15,7 @@ import type { HttpReceiverConfig } from './config.ts';
 import { detailReply, isReply, validationReply, type Reply } from './replies.ts';
 import { normalisePath, type ReadRoute } from './routes.ts';
 import { answerSimpleEdit, type EditWriter } from './simple-edit-route.ts';
+import { EditOrder } from './edit-order.ts';
 import { checkSimpleEdit } from './simple-trace.ts';
 import { checkTransport } from './transport.ts';
 import { parseSimpleQuery } from './simple-query-body.ts';
@@ -72,6 +73,8 @@ export class ReadRoutes {
   /** The PATCH's way into the ingest stream: the handler's span checks and append. */
   readonly #writer: EditWriter;
   readonly #retryAfterSeconds: number;
+  /** The PATCHes of each trace in arrival order, each after the edit before it is stored (edit-order.ts). */
+  readonly #editOrder = new EditOrder();
   /** `GET /`: the page to look at traces, over the same store. */
   readonly page: TracePage;
 
@@ -200,7 +203,8 @@ export class ReadRoutes {
     }
     const reads = this.#reads();
     if (reads === undefined) return this.#notOpen();
-    return answerSimpleEdit(reads, this.#writer, { traceId, project, parts, bodyBytes: body.bytes, receivedMs });
+    const wait = { order: this.#editOrder, timeoutMs: this.#config.read.query_timeout || Infinity, retryAfterSeconds: this.#retryAfterSeconds };
+    return answerSimpleEdit(reads, this.#writer, wait, { traceId, project, parts, bodyBytes: body.bytes, receivedMs });
   }
 
   /** The JSON body with the write routes' transport, size, depth and JSON checks; empty reads as {}. */

@@ -13,6 +13,7 @@ import type { WorkingBatch } from '../../model/batch.ts';
 import { silentLogger } from '../../pipeline/log.ts';
 import { FIXTURE_F, T, ingested } from '../../test/helpers/store-fixture.ts';
 import { httpDefaults } from '../../test/helpers/http-receiver-config.ts';
+import type { HttpReceiverConfig } from './config.ts';
 import { ReadRoutes } from './read-routes.ts';
 
 let dir: string;
@@ -27,8 +28,13 @@ beforeEach(async () => {
   store = new StoreExporter({ path: join(dir, 'store.db'), maxBytes: 1 << 30, maxAge: 0, pruneInterval: 60_000, logger: silentLogger });
   await store.start();
   await store.export(ingested(FIXTURE_F));
+  await serve(httpDefaults);
+});
+
+/** Serves the PATCH of ReadRoutes with `config` over the store on a fresh port. */
+async function serve(config: HttpReceiverConfig): Promise<void> {
   const spans = new TracingSpans();
-  const routes = new ReadRoutes(httpDefaults, { reads: () => store.reads(), storeFed: () => true }, {
+  const routes = new ReadRoutes(config, { reads: () => store.reads(), storeFed: () => true }, {
     check: (span) => spans.check({ form: 'flat', spans: [span] }),
     append: async (batch, wireBytes) => {
       appended.push({ batch, wireBytes });
@@ -37,13 +43,13 @@ beforeEach(async () => {
   });
   server = createServer((req, res) => {
     void routes.answer('simple_patch', req.url!.split('/').pop(), req, undefined).then((reply) => {
-      res.writeHead(reply.status, { 'content-type': 'application/json' });
+      res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
       res.end(reply.body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
+}
 afterEach(async () => {
   await new Promise((resolve) => server.close(resolve));
   await store.shutdown();
@@ -65,4 +71,40 @@ it('checks the path id and the body before the store: 400, 422', async () => {
   expect((await patch('/simple/traces/xyz', { trace: {} })).status).toBe(400);
   expect((await patch(`/simple/traces/${T}`, { trace: { kind: 'x' } })).status).toBe(422);
   expect(appended).toHaveLength(0);
+});
+
+// The write side here delivers only when the test says so: the second PATCH is sent while the first edit
+// is still on its way to the store, as when the batch processor holds it.
+it('a PATCH sent while the previous edit is on its way starts from that edit: both parts are kept', async () => {
+  const patch = (trace: unknown) =>
+    fetch(`${base}/simple/traces/${T}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ trace }) });
+  const first = await patch({ tags: { reviewed: true } });
+  expect(first.status).toBe(200);
+  const second = patch({ meta: { score: 3 } });
+  // The second waits for the first edit to be stored: nothing more is appended until it is delivered.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(appended).toHaveLength(1);
+  await store.export(appended[0].batch.spans);
+  const answered = await second;
+  expect(answered.status).toBe(200);
+  expect(((await answered.json()) as { trace: unknown }).trace).toMatchObject({ tags: { reviewed: true }, meta: { score: 3 } });
+  expect(appended).toHaveLength(2);
+  await store.export(appended[1].batch.spans);
+  expect(store.reads()!.simpleTrace('', T)).toMatchObject({ tags: { reviewed: true }, meta: { score: 3 } });
+});
+
+it('a PATCH whose previous edit never reaches the store answers 503 with Retry-After, and the next one starts from the store', async () => {
+  const patch = (trace: unknown) =>
+    fetch(`${base}/simple/traces/${T}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ trace }) });
+  await new Promise((resolve) => server.close(resolve));
+  await serve({ ...httpDefaults, read: { ...httpDefaults.read, query_timeout: 200 } });
+  expect((await patch({ tags: { reviewed: true } })).status).toBe(200);
+  const late = await patch({ meta: { score: 3 } });
+  expect(late.status).toBe(503);
+  expect(late.headers.get('retry-after')).toBe('1');
+  expect(((await late.json()) as { detail: string }).detail).toMatch(/earlier PATCH .* has not reached the trace store within read.query_timeout/);
+  expect(appended).toHaveLength(1);
+  const retried = await patch({ meta: { score: 3 } });
+  expect(retried.status).toBe(200);
+  expect(((await retried.json()) as { trace: unknown }).trace).toMatchObject({ meta: { score: 3 } });
 });

@@ -2,9 +2,10 @@
 // routes checked the body, the path id and the store (read-routes.ts): the head span read from the store,
 // edited (simple-edit.ts), and appended to the ingest stream like any written span, so the store (and every
 // other exporter) gets the edit on delivery. The answer is the view a GET shows once the store has it, with
-// `updated_at` the time the PATCH was accepted (the store sets its own when it writes the edit). The edit
-// starts from the stored head: two PATCHes sent before the first is delivered both start from the same
-// head, and the last appended wins whole (§8.3; docs/http-api.md says so).
+// `updated_at` the time the PATCH was accepted (the store sets its own when it writes the edit). The PATCHes
+// of one trace run in arrival order, each after the store holds the edit of the one before (edit-order.ts),
+// so each starts from every earlier edit of this receiver; past the wait's deadline (`read.query_timeout`)
+// the PATCH answers 503 and changes nothing.
 import { stringifyJson } from '../../codec/json/parse.ts';
 import { encodeSpanJson } from '../../codec/record/index.ts';
 import { parseRecord } from '../../exporters/store/read-span.ts';
@@ -12,7 +13,8 @@ import type { TraceReads } from '../../exporters/store/reads.ts';
 import { simpleView } from '../../exporters/store/simple-view.ts';
 import type { CheckedSpans } from '../../codec/tracing/spans.ts';
 import type { WorkingBatch } from '../../model/batch.ts';
-import { allRejectedReply, type Reply } from './replies.ts';
+import type { EditOrder } from './edit-order.ts';
+import { allRejectedReply, detailReply, type Reply } from './replies.ts';
 import { editedSpan } from './simple-edit.ts';
 import type { SimpleTraceParts } from './simple-trace.ts';
 
@@ -33,7 +35,27 @@ export interface SimpleEdit {
   receivedMs: number;
 }
 
-export async function answerSimpleEdit(reads: TraceReads, writer: EditWriter, edit: SimpleEdit): Promise<Reply> {
+/** How long a PATCH waits for the edit before it to reach the store, and what a late one answers. */
+export interface EditWait {
+  order: EditOrder;
+  /** Milliseconds from the PATCH's arrival; Infinity: no bound. */
+  timeoutMs: number;
+  retryAfterSeconds: number;
+}
+
+export function answerSimpleEdit(reads: TraceReads, writer: EditWriter, wait: EditWait, edit: SimpleEdit): Promise<Reply> {
+  const scope = edit.project ?? '';
+  return wait.order.inTurn(scope, edit.traceId, async () => {
+    if (!(await wait.order.stored(reads, scope, edit.traceId, edit.receivedMs + wait.timeoutMs))) {
+      const detail = `An earlier PATCH of trace ${edit.traceId} has not reached the trace store within read.query_timeout (${wait.timeoutMs} ms); nothing was changed, retry later`;
+      return detailReply(503, detail, { 'retry-after': String(wait.retryAfterSeconds) });
+    }
+    return editHead(reads, writer, wait.order, edit);
+  });
+}
+
+/** The edit itself, once no earlier edit of the trace is on its way to the store. */
+async function editHead(reads: TraceReads, writer: EditWriter, order: EditOrder, edit: SimpleEdit): Promise<Reply> {
   const { project } = edit;
   const head = reads.headSpan(project ?? '', edit.traceId);
   if (head === undefined) return { status: 200, body: '{"count":0}' };
@@ -46,6 +68,7 @@ export async function answerSimpleEdit(reads: TraceReads, writer: EditWriter, ed
   const edited = batch.spans.find((s) => s.spanId === head.span_id);
   if (edited === undefined) return { status: 200, body: '{"count":0}' };
   const record = encodeSpanJson(edited);
+  if (record !== head.record) order.appended(reads, project ?? '', edit.traceId, head.span_id, record);
   // An edit that changes nothing leaves the stored `updated_at` as it is (the store sets it only when the
   // record differs, read-api.md §9.2), so the answer keeps it too.
   const trace = simpleView(head, parseRecord(record), record === head.record ? undefined : edit.receivedMs);

@@ -108,6 +108,17 @@ describe('simple traces on a daemon with a store', () => {
     expect(bad.json.detail).toMatchObject([{ loc: ['body', 'trace', 'kind'], type: 'enum' }]);
   });
 
+  // The second PATCH is sent as soon as the first answers, while the batch processor still holds the first
+  // edit: it waits until the store has it and starts from it, so neither part is lost.
+  it('two PATCHes back to back, tags then meta: a GET after both shows both', async () => {
+    const first = await call('PATCH', `/simple/traces/${S23}`, { trace: { tags: { reviewed: true } } });
+    const second = await call('PATCH', `/simple/traces/${S23}`, { trace: { meta: { score: 3 } } });
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(second.json.trace).toMatchObject({ tags: { reviewed: true }, meta: { score: 3 } });
+    const trace = await simpleOnce(S23, (t) => t.meta !== undefined);
+    expect(trace).toMatchObject({ tags: { reviewed: true }, meta: { score: 3 }, ...TEST_23 });
+  });
+
   it('test 29: the simple query by links, top-level links and origin; 422 for an unknown key', async () => {
     const ids = async (body: unknown) => (await call('POST', '/simple/traces/query', body)).json.traces.map((t: any) => t.trace_id);
     expect(await ids({ trace: { links: { invocation: { trace_id: T } } } })).toEqual([S]);
