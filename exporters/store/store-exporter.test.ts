@@ -231,3 +231,19 @@ describe('store exporter: bounds (§9.3, §12 test 32)', () => {
     expect(e.reads()!.spansOf('', TRACE)).toHaveLength(0);
   });
 });
+
+describe('commit listeners of the reads (the PATCH route waits for its edits this way)', () => {
+  it('are called after each committed batch, when the span record reads back, until removed', async () => {
+    const e = await started();
+    const reads = e.reads()!;
+    const span = makeSpan();
+    const seen: Array<string | undefined> = [];
+    const stop = reads.onCommit(() => seen.push(reads.spanRecord(span.project ?? '', span.traceId, span.spanId)));
+    expect(reads.spanRecord(span.project ?? '', span.traceId, span.spanId)).toBeUndefined();
+    await e.export([span]);
+    expect(seen).toEqual([rows()[0].record]);
+    stop();
+    await e.export([makeSpan()]);
+    expect(seen).toHaveLength(1);
+  });
+});
