@@ -5,6 +5,7 @@ import { mkdirSync, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { StartupError } from '../../pipeline/errors.ts';
+import { HEAD_FIRST } from './read-span.ts';
 
 /** `PRAGMA user_version` of the schema below; a file with another (non-zero) version is refused. */
 export const SCHEMA_VERSION = 1;
@@ -46,6 +47,15 @@ CREATE INDEX traces_last_write ON traces (last_write, trace_id);
 `;
 // The primary key's own index serves (project, trace_id): a separate index would duplicate it.
 
+/**
+ * A trace's spans in head order (read-api.md §8.1): its first entry for (project, trace_id) is the head, so
+ * picking a head is one seek (the simple query checks every span it walks this way; a head read uses it
+ * too). The columns are HEAD_FIRST itself: SQLite uses an expression index only for the same expression.
+ * Added after schema version 1 shipped, and harmless to a tracehop that does not know it, so it is created
+ * at every open when missing rather than by a new schema version (an older tracehop would refuse that file).
+ */
+const HEAD_INDEX = `CREATE INDEX IF NOT EXISTS spans_head ON spans (project, trace_id, ${HEAD_FIRST})`;
+
 function fail(path: string, reason: string, cause?: unknown): never {
   throw new StartupError(`store exporter: cannot use ${path}: ${reason}`, { cause });
 }
@@ -79,6 +89,7 @@ export function openStoreDatabase(path: string): DatabaseSync {
       db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
       db.exec('COMMIT');
     }
+    db.exec(HEAD_INDEX);
     return db;
   } catch (error) {
     db.close();

@@ -34,15 +34,30 @@ export interface SimpleQuery {
   windowing: Windowing;
 }
 
-/** Every trace's head (HEAD_FIRST), from the read thread (the window function reads every span of the
- *  project); throws QueryTimeoutError past `timeoutMs`. */
+/**
+ * The heads (HEAD_FIRST) that start inside the window's bounds, in window order, with the SQL arguments.
+ * The window's spans are walked on the (project, start_ns) index, as the flat query walks them, and a span
+ * is kept when it is its trace's head: the first of the trace's spans in head order, one seek on the
+ * spans_head index (database.ts) whatever the window. So the head is chosen among all the trace's spans,
+ * and a trace whose head starts outside the window is left out even when other spans of it are inside.
+ * Rows come as the walk finds them, and the caller stops reading at `limit`: a query that matches early
+ * reads a few spans, not the project (only spans at the same start time are sorted, by trace id).
+ */
+export function headsStatement(project: string, w: Windowing): { sql: string; params: [string, bigint, bigint] } {
+  const d = w.order === 'ascending' ? 'ASC' : 'DESC';
+  const headOf = `SELECT span_id FROM spans WHERE project = s.project AND trace_id = s.trace_id ORDER BY ${HEAD_FIRST} LIMIT 1`;
+  return {
+    sql:
+      `SELECT ${STORED_SPAN_COLUMNS} FROM spans AS s INDEXED BY spans_start WHERE s.project = ? AND s.start_ns BETWEEN ? AND ? ` +
+      `AND s.span_id = (${headOf}) ORDER BY s.start_ns ${d}, s.trace_id ${d}`,
+    params: [project, ...windowBounds(w)],
+  };
+}
+
+/** The heads of headsStatement(), from the read thread; throws QueryTimeoutError past `timeoutMs`. */
 async function* heads(worker: ReadWorker, project: string, w: Windowing, timeoutMs: number): AsyncGenerator<StoredSpan> {
-  const direction = w.order === 'ascending' ? 'ASC' : 'DESC';
-  const sql =
-    `SELECT ${STORED_SPAN_COLUMNS} FROM (SELECT ${STORED_SPAN_COLUMNS}, row_number() OVER ` +
-    `(PARTITION BY trace_id ORDER BY ${HEAD_FIRST}) AS n FROM spans WHERE project = ?) ` +
-    `WHERE n = 1 AND start_ns BETWEEN ? AND ? ORDER BY start_ns ${direction}, trace_id ${direction}`;
-  for await (const chunk of worker.rows(sql, [project, ...windowBounds(w)], timeoutMs)) yield* chunk as unknown as StoredSpan[];
+  const { sql, params } = headsStatement(project, w);
+  for await (const chunk of worker.rows(sql, params, timeoutMs)) yield* chunk as unknown as StoredSpan[];
 }
 
 function referencesMatch(attributes: JsonObject, given: JsonObject): boolean {

@@ -72,7 +72,7 @@ describe('store exporter: writing (§9.1, §9.2)', () => {
     expect(db.prepare('PRAGMA auto_vacuum').get()!.auto_vacuum).toBe(2);
     expect(db.prepare('PRAGMA user_version').get()!.user_version).toBe(1);
     const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'spans' AND sql IS NOT NULL").all().map((r) => r.name);
-    expect(indexes.sort()).toEqual(['spans_name', 'spans_parent', 'spans_span_type', 'spans_start', 'spans_trace_type']);
+    expect(indexes.sort()).toEqual(['spans_head', 'spans_name', 'spans_parent', 'spans_span_type', 'spans_start', 'spans_trace_type']);
     db.close();
   });
 
