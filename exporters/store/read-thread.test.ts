@@ -60,7 +60,7 @@ describe('a slow query on the read thread', () => {
     try {
       fillStore(store.path, 100_000);
       const reads = store.reads()!;
-      await expect(reads.simpleQuery('', NO_MATCH, 20)).rejects.toThrow(QueryTimeoutError);
+      await expect(reads.simpleQuery('', NO_MATCH, 1)).rejects.toThrow(QueryTimeoutError);
       const all = parseSimpleQuery({ windowing: { limit: 3 } }, LIMITS) as SimpleQuery;
       expect((await reads.simpleQuery('', all)).map((v) => v.trace_id)).toHaveLength(3);
     } finally {

@@ -4,8 +4,8 @@ import { DatabaseSync } from 'node:sqlite';
 /**
  * `spans` spans in `traces` traces (one root each, the rest its children), starting 2026-04-16T18:10:00Z a
  * microsecond apart, each with a record of a few hundred bytes: at 100k spans, a simple query that matches
- * no head (read-api.md §8.5) walks every span of the window, checking each is its trace's head: about
- * 80-110 ms of CPU, several times the 20-30 ms timeouts of the tests that need a slow query.
+ * no head (read-api.md §8.5) walks every span of the window, checking each is its trace's head (80-110 ms of
+ * CPU here), and a spans query whose filter is left to JavaScript decodes every record (past 400 ms).
  * The file must exist with the store's schema (openStoreDatabase, or a started store exporter).
  */
 export function fillStore(path: string, spans: number, traces = 20): void {
