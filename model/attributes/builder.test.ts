@@ -43,4 +43,16 @@ describe('AttributeListBuilder', () => {
     b.append('c', 3);
     expect([...b.finish()]).toEqual([['c', 3]]);
   });
+
+  it('keeps nothing of a message that failed part way once the next list is handed out', () => {
+    const b = new AttributeListBuilder();
+    for (let i = 0; i < 100; i++) b.append(`k${i}`, `a long text ${i}`);
+    b.clear();
+    b.append('c', 3);
+    expect([...b.finish()]).toEqual([['c', 3]]);
+    // The builder's own arrays (private): nothing past the one member may still point at the failed ones.
+    const held = b as unknown as { keys: string[]; values: unknown[] };
+    expect(held.keys.slice(1).filter((k) => k !== '')).toEqual([]);
+    expect(held.values.slice(1).filter((v) => v !== null)).toEqual([]);
+  });
 });

@@ -50,6 +50,8 @@ export class AttributeListBuilder {
 
   /** Drops what was appended since the last `finish` (a decoder whose last message failed part way). */
   clear(): void {
+    // The dropped members are blanked by the next take, as a longer list's would be.
+    this.used = Math.max(this.used, this.count);
     this.count = 0;
     this.list = undefined;
   }
@@ -60,7 +62,7 @@ export class AttributeListBuilder {
     const list = AttributeList.adopt(this.keys.slice(0, n), this.values.slice(0, n));
     // What a longer list left beyond this one's members would keep its values (texts, maybe large)
     // alive for as long as no list as long comes again: dropped. This list's own stay until overwritten.
-    if (n > KEEP_AT_MOST) {
+    if (n > KEEP_AT_MOST || this.used > KEEP_AT_MOST) {
       this.keys = [];
       this.values = [];
       this.used = 0;
