@@ -88,7 +88,8 @@ describe('protobuf round trip', () => {
 
   it('one encoder over many calls: ids, keys and attributes it remembers from earlier spans never leak into later ones', () => {
     const encoder = new ExportRequestEncoder();
-    const traces = ['4bf92f3577b34da6a3ce929d0e0e4736', '0af7651916cd43dd8448eb211c80319c', 'abcd'];
+    // '' first: a fresh encoder's remembered id starts as '' and must not be copied for it.
+    const traces = ['', '4bf92f3577b34da6a3ce929d0e0e4736', '0af7651916cd43dd8448eb211c80319c', 'abcd'];
     const parents = ['a1b2c3d4e5f60718', undefined, 'b7ad6b7169203331', '0102'];
     const keySets: Array<Array<[string, AttrValue]>> = [
       [['a', 1], ['b', 'x'], ['c', true]],

@@ -2,7 +2,7 @@
 // fields carried in `span.otlp` and on events and links are written back (otlp.md "faithful forward").
 import type { AttrValue, Attributes, Span, SpanScope } from '../../model/span.ts';
 import { SizeGuess } from '../bytes/output-buffer.ts';
-import { Piece, PieceCache, PiecePositions } from '../bytes/piece.ts';
+import { KeyMemory, Piece, PieceCache, PiecePositions } from '../bytes/piece.ts';
 import { agExtras, groupSpans, type ResourceGroup, type ScopeGroup } from './group.ts';
 import { ProtoWriter, varintBytes } from './proto-writer.ts';
 import { WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-reader.ts';
@@ -75,10 +75,7 @@ export class ExportRequestEncoder {
  */
 class EncodeMemo {
   /** Encoded key fields (`KeyValue.key`, tag included): the same keys come in every span. */
-  readonly keys = new PieceCache(4096, 128);
-  readonly spanKeys = new PiecePositions();
-  readonly eventKeys = new PiecePositions();
-  readonly otherKeys = new PiecePositions();
+  readonly keys = new KeyMemory();
   /** Span and event attributes that repeat at their position, whole (KeyValue tag and all). */
   readonly spanPairs = new RepeatedPairs();
   readonly eventPairs = new RepeatedPairs();
@@ -107,6 +104,8 @@ class RepeatedPairs {
 
 /** Longest string value a RepeatedPairs compares and keeps (longer ones are content, not labels). */
 const PAIR_VALUE_CHARS = 64;
+/** Longest key a RepeatedPairs keeps a pair of (as the key cache: a client's huge keys are not kept). */
+const PAIR_KEY_CHARS = 128;
 
 /** A bytes field of an id (length and bytes) as written last, with the hex it came from. */
 class IdField {
@@ -121,7 +120,8 @@ class IdField {
 
   /** Writes the id `hex` (a bytes field's length and content): a copy when it is the last one's. */
   write(w: ProtoWriter, hex: string): void {
-    if (hex === this.hex) {
+    // '' is the starting value, not an id written: an empty id is written as one (a zero length).
+    if (hex === this.hex && hex !== '') {
       w.copy(this.piece);
       return;
     }
@@ -254,7 +254,7 @@ function openResourceSpans(w: ProtoWriter, memo: EncodeMemo, group: ResourceGrou
   if (group.resource !== undefined) {
     w.tag(1, WIRE_LEN); // resource
     const m = w.begin();
-    writeAttributes(w, memo, 1, group.resource, memo.otherKeys);
+    writeAttributes(w, memo, 1, group.resource, memo.keys.otherKeys);
     w.end(m);
   }
   return mark;
@@ -294,7 +294,7 @@ function writeScope(w: ProtoWriter, memo: EncodeMemo, scope: SpanScope): void {
     w.tag(2, WIRE_LEN);
     w.string(scope.version);
   }
-  if (scope.attributes !== undefined) writeAttributes(w, memo, 3, scope.attributes, memo.otherKeys);
+  if (scope.attributes !== undefined) writeAttributes(w, memo, 3, scope.attributes, memo.keys.otherKeys);
   w.end(m);
 }
 
@@ -326,9 +326,9 @@ function writeSpan(w: ProtoWriter, memo: EncodeMemo, span: Span): void {
   w.fixed64(span.startNs);
   w.tag(8, WIRE_FIXED64);
   w.fixed64(span.endNs);
-  writeRepeatedAttributes(w, memo, 9, span.attributes, memo.spanKeys, memo.spanPairs);
+  writeRepeatedAttributes(w, memo, 9, span.attributes, memo.keys.spanKeys, memo.spanPairs);
   const extras = agExtras(span);
-  if (extras !== undefined) for (let i = 0; i < extras.length; i++) writeKeyValue(w, memo, 9, extras[i][0], extras[i][1], -1, memo.otherKeys);
+  if (extras !== undefined) for (let i = 0; i < extras.length; i++) writeKeyValue(w, memo, 9, extras[i][0], extras[i][1], -1, memo.keys.otherKeys);
   if (otlp?.droppedAttributesCount) {
     w.tag(10, WIRE_VARINT);
     w.varint(otlp.droppedAttributesCount);
@@ -345,7 +345,7 @@ function writeSpan(w: ProtoWriter, memo: EncodeMemo, span: Span): void {
         w.tag(2, WIRE_LEN);
         w.string(e.name);
       }
-      writeRepeatedAttributes(w, memo, 3, e.attributes, memo.eventKeys, memo.eventPairs);
+      writeRepeatedAttributes(w, memo, 3, e.attributes, memo.keys.eventKeys, memo.eventPairs);
       if (e.droppedAttributesCount) {
         w.tag(4, WIRE_VARINT);
         w.varint(e.droppedAttributesCount);
@@ -371,7 +371,7 @@ function writeSpan(w: ProtoWriter, memo: EncodeMemo, span: Span): void {
         w.tag(3, WIRE_LEN);
         w.string(l.traceState);
       }
-      writeAttributes(w, memo, 4, l.attributes, memo.otherKeys);
+      writeAttributes(w, memo, 4, l.attributes, memo.keys.otherKeys);
       if (l.droppedAttributesCount) {
         w.tag(5, WIRE_VARINT);
         w.varint(l.droppedAttributesCount);
@@ -423,7 +423,7 @@ function writeRepeatedAttributes(
   for (let i = 0; i < keyArray.length; i++) {
     const key = keyArray[i];
     const value = valueArray[i];
-    if (i < PAIR_POSITIONS && value !== null && typeof value !== 'object' && (typeof value !== 'string' || value.length <= PAIR_VALUE_CHARS)) {
+    if (i < PAIR_POSITIONS && key.length <= PAIR_KEY_CHARS && value !== null && typeof value !== 'object' && (typeof value !== 'string' || value.length <= PAIR_VALUE_CHARS)) {
       const kept = pairs.kept[i];
       if (kept !== undefined && pairs.keptKeys[i] === key && pairs.keptValues[i] === value) {
         w.copy(kept);
@@ -453,7 +453,7 @@ function writeKeyValue(w: ProtoWriter, memo: EncodeMemo, field: number, key: str
   // placeholders are sized for that, so neither is moved when it ends.
   const width = typeof value === 'string' && value.length >= 128 ? 2 : 1;
   const m = w.begin(width);
-  writeKey(w, memo.keys, key, i, seen);
+  writeKey(w, memo.keys.pieces, key, i, seen);
   w.tag(2, WIRE_LEN);
   const vm = w.begin(width);
   writeAnyValueBody(w, value);
