@@ -104,3 +104,16 @@ export class PieceCache {
     this.pieces.set(key, Piece.of(bytes));
   }
 }
+
+/**
+ * What an encoder remembers of attribute keys from one batch to the next: their encoded forms (the JSON
+ * writer's `,"key":`, the protobuf encoder's KeyValue key field), and the keys of span and event attribute
+ * maps by position, as written last (PiecePositions). One per encoder, never shared between pipelines.
+ */
+export class KeyMemory {
+  readonly pieces = new PieceCache(4096, 128);
+  readonly spanKeys = new PiecePositions();
+  readonly eventKeys = new PiecePositions();
+  /** For attribute maps written without positions of their own. */
+  readonly otherKeys = new PiecePositions();
+}

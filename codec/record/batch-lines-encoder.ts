@@ -9,7 +9,7 @@
 import type { Span } from '../../model/span.ts';
 import { SizeGuess } from '../bytes/output-buffer.ts';
 import { writeBatchJsonLines, type JsonEncodeOptions } from './encode-json.ts';
-import { KeyMemory } from './json-writer.ts';
+import { KeyMemory } from '../bytes/piece.ts';
 
 /** A buffer bigger than this (a batch of huge spans) is let go rather than kept for the next batch. */
 const KEEP_AT_MOST = 16 * 1024 * 1024;

@@ -8,7 +8,8 @@ import type { Attributes, OtlpExtras, Span, SpanEvent, SpanLink, SpanReference, 
 import { nestedShape } from '../../model/attributes/unflatten.ts';
 import { SizeGuess } from '../bytes/output-buffer.ts';
 import { ascii } from '../bytes/piece.ts';
-import { JsonWriter, KeyMemory } from './json-writer.ts';
+import { KeyMemory } from '../bytes/piece.ts';
+import { JsonWriter } from './json-writer.ts';
 import { TimeText } from './time-format.ts';
 import { NEWLINE } from '../bytes/ascii.ts';
 

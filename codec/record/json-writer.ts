@@ -12,7 +12,7 @@
 import { AttributeList } from '../../model/attributes/list.ts';
 import type { Utf8WriteBuffer } from '../bytes/output-buffer.ts';
 import type { NativeSlices } from '../bytes/string-cache.ts';
-import { Piece, PieceCache, PiecePositions } from '../bytes/piece.ts';
+import { KeyMemory, Piece, PiecePositions } from '../bytes/piece.ts';
 import type { AttrValue, Attributes } from '../../model/span.ts';
 import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, DIGIT_0, LETTER_U, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../bytes/ascii.ts';
 
@@ -29,18 +29,6 @@ for (const [c, letter] of [[0x08, 'b'], [0x09, 't'], [0x0a, 'n'], [0x0c, 'f'], [
 /** Lowercase hex digits, as JSON.stringify writes `\u00XX`. */
 const HEX_DIGIT = new Uint8Array([...'0123456789abcdef'].map((d) => d.charCodeAt(0)));
 
-/**
- * What writers remember of attribute keys from one batch to the next: their encoded `,"key":` forms,
- * and the keys of span and event attribute maps by position, as written last (PiecePositions). One per
- * encoder (BatchLinesEncoder), handed to each writer it makes.
- */
-export class KeyMemory {
-  readonly pieces = new PieceCache(4096, 128);
-  readonly spanKeys = new PiecePositions();
-  readonly eventKeys = new PiecePositions();
-  /** For attribute maps written without positions of their own (see `attributes()`). */
-  readonly otherKeys = new PiecePositions();
-}
 
 /** Strings longer than this skip the char loop: the native UTF-8 write and the byte scan win there. */
 const LONG_STRING = 64;

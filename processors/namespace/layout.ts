@@ -31,7 +31,7 @@ export interface SlottedKeys {
 /** An empty SlottedKeys, for one Normaliser to reuse span after span. */
 export function emptySlotted(): SlottedKeys {
   return {
-    count: 0, keys: [], values: [], slots: [], present: 0, order: new Int32Array(0), ends: new Int32Array(3),
+    count: 0, keys: [], values: [], slots: [], present: 0, order: new Int32Array(0), ends: new Int32Array(0),
     otherAt: undefined, otherKeys: [], otherValues: [], output: new AttributeListBuilder(),
   };
 }
