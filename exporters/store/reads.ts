@@ -61,7 +61,10 @@ export class TraceReads {
     return (this.#record.get(project, traceId, spanId) as { record: string } | undefined)?.record;
   }
 
-  /** Calls `listener` after each batch the store commits, until the returned function is called. */
+  /**
+   * Calls `listener` after each batch the store commits, and once when the store shuts down (a listener then
+   * looks up the store that replaces it, if any: a reload), until the returned function is called.
+   */
   onCommit(listener: () => void): () => void {
     this.#commitListeners.add(listener);
     return () => this.#commitListeners.delete(listener);
@@ -70,6 +73,13 @@ export class TraceReads {
   /** The store exporter committed a batch: tells the listeners, synchronously (before the next batch). */
   committed(): void {
     for (const listener of this.#commitListeners) listener();
+  }
+
+  /** The store exporter is shutting down (no more commits): tells the listeners once, then lets them go. */
+  shuttingDown(): void {
+    const listeners = [...this.#commitListeners];
+    this.#commitListeners.clear();
+    for (const listener of listeners) listener();
   }
 
   /** The stored spans of one trace (none: empty). */

@@ -137,6 +137,8 @@ export class StoreExporter implements Exporter {
     if (this.#stopped) return;
     this.#stopped = true;
     clearInterval(this.#ageTimer);
+    // Before the connections close: a PATCH waiting for an edit then watches the store replacing this one.
+    this.#reads?.shuttingDown();
     await this.#readWorker?.close();
     if (this.#reader?.isOpen) this.#reader.close();
     const db = this.#db;

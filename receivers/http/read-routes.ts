@@ -14,7 +14,7 @@ import { declaredTooLarge, decodeBody, readBody } from './body.ts';
 import type { HttpReceiverConfig } from './config.ts';
 import { detailReply, isReply, validationReply, type Reply } from './replies.ts';
 import { normalisePath, type ReadRoute } from './routes.ts';
-import { answerSimpleEdit, type EditWriter } from './simple-edit-route.ts';
+import { answerSimpleEdit, type EditWait, type EditWriter } from './simple-edit-route.ts';
 import { EditOrder } from './edit-order.ts';
 import { checkSimpleEdit } from './simple-trace.ts';
 import { checkTransport } from './transport.ts';
@@ -74,7 +74,7 @@ export class ReadRoutes {
   readonly #writer: EditWriter;
   readonly #retryAfterSeconds: number;
   /** The PATCHes of each trace in arrival order, each after the edit before it is stored (edit-order.ts). */
-  readonly #editOrder = new EditOrder();
+  readonly #editOrder: EditOrder;
   /** `GET /`: the page to look at traces, over the same store. */
   readonly page: TracePage;
 
@@ -85,6 +85,7 @@ export class ReadRoutes {
     this.#writer = writer;
     this.#retryAfterSeconds = Math.ceil(config.retry_after / 1000);
     this.page = new TracePage(config, source.reads);
+    this.#editOrder = new EditOrder(source.reads, config.read.query_timeout);
   }
 
   /** `project`: of the accepted key; '' (no project) when none (§2.4). */
@@ -174,7 +175,7 @@ export class ReadRoutes {
       return { status: 200, body: stringifyJson(await run()) };
     } catch (error) {
       if (!(error instanceof QueryTimeoutError)) throw error;
-      return detailReply(503, error.message, { 'retry-after': String(this.#retryAfterSeconds) });
+      return this.#unavailable(error.message);
     }
   }
 
@@ -201,10 +202,15 @@ export class ReadRoutes {
     if (!this.#storeFed()) {
       return detailReply(501, `PATCH ${normalisePath(incoming.url ?? '/')} is not available: the trace store is not fed by this receiver`);
     }
-    const reads = this.#reads();
-    if (reads === undefined) return this.#notOpen();
-    const wait = { order: this.#editOrder, timeoutMs: this.#config.read.query_timeout || Infinity, retryAfterSeconds: this.#retryAfterSeconds };
-    return answerSimpleEdit(reads, this.#writer, wait, { traceId, project, parts, bodyBytes: body.bytes, receivedMs });
+    if (this.#reads() === undefined) return this.#notOpen();
+    const wait: EditWait = {
+      order: this.#editOrder,
+      reads: this.#reads,
+      unavailable: (detail) => this.#unavailable(detail),
+      notOpen: () => this.#notOpen(),
+      queryTimeoutMs: this.#config.read.query_timeout,
+    };
+    return answerSimpleEdit(this.#writer, wait, { traceId, project, parts, bodyBytes: body.bytes, receivedMs });
   }
 
   /** The JSON body with the write routes' transport, size, depth and JSON checks; empty reads as {}. */
@@ -239,6 +245,11 @@ export class ReadRoutes {
   }
 
   #notOpen(): Reply {
-    return detailReply(503, 'The trace store is not open yet', { 'retry-after': String(this.#retryAfterSeconds) });
+    return this.#unavailable('The trace store is not open yet');
+  }
+
+  /** 503 with `Retry-After` (the receiver's `retry_after`): a store not open, a query or a PATCH's wait too long. */
+  #unavailable(detail: string): Reply {
+    return detailReply(503, detail, { 'retry-after': String(this.#retryAfterSeconds) });
   }
 }

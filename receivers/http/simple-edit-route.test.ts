@@ -108,3 +108,51 @@ it('a PATCH whose previous edit never reaches the store answers 503 with Retry-A
   expect(retried.status).toBe(200);
   expect(((await retried.json()) as { trace: unknown }).trace).toMatchObject({ meta: { score: 3 } });
 });
+
+it('answers 503 to every PATCH that arrived while a late edit was on its way, so none loses its fields when it lands', async () => {
+  const patch = (trace: unknown) =>
+    fetch(`${base}/simple/traces/${T}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ trace }) });
+  await new Promise((resolve) => server.close(resolve));
+  await serve({ ...httpDefaults, read: { ...httpDefaults.read, query_timeout: 300 } });
+  expect((await patch({ tags: { reviewed: true } })).status).toBe(200);
+  const [b, c] = await Promise.all([patch({ meta: { score: 3 } }), patch({ data: { outputs: 'x' } })]);
+  expect([b.status, c.status]).toEqual([503, 503]);
+  expect(appended).toHaveLength(1);
+  // The first edit lands late; a PATCH sent after the expiry starts from the store, which holds it now.
+  await store.export(appended[0].batch.spans);
+  const retried = await patch({ meta: { score: 3 } });
+  expect(retried.status).toBe(200);
+  expect(((await retried.json()) as { trace: unknown }).trace).toMatchObject({ tags: { reviewed: true }, meta: { score: 3 } });
+});
+
+it('a PATCH waiting through a reload that replaces the store goes on when the new store holds the edit', async () => {
+  const patch = (trace: unknown) =>
+    fetch(`${base}/simple/traces/${T}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ trace }) });
+  expect((await patch({ tags: { reviewed: true } })).status).toBe(200);
+  const second = patch({ meta: { score: 3 } });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  // As a reload does: the new store starts (here holding the trace already), then the old one shuts down.
+  const next = new StoreExporter({ path: join(dir, 'store-2.db'), maxBytes: 1 << 30, maxAge: 0, pruneInterval: 60_000, logger: silentLogger });
+  await next.start();
+  await next.export(ingested(FIXTURE_F));
+  const old = store;
+  store = next;
+  await old.shutdown();
+  await store.export(appended[0].batch.spans);
+  const answered = await second;
+  expect(answered.status).toBe(200);
+  expect(((await answered.json()) as { trace: unknown }).trace).toMatchObject({ tags: { reviewed: true }, meta: { score: 3 } });
+});
+
+it('an edit the store never holds expires on its own: a PATCH sent after its expiry starts from the store at once', async () => {
+  const patch = (trace: unknown) =>
+    fetch(`${base}/simple/traces/${T}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ trace }) });
+  await new Promise((resolve) => server.close(resolve));
+  await serve({ ...httpDefaults, read: { ...httpDefaults.read, query_timeout: 200 } });
+  expect((await patch({ tags: { reviewed: true } })).status).toBe(200);
+  // Never delivered (as a dead-lettered edit), and no PATCH waits on it.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const next = await patch({ meta: { score: 3 } });
+  expect(next.status).toBe(200);
+  expect(((await next.json()) as { trace: unknown }).trace).toMatchObject({ meta: { score: 3 } });
+});

@@ -4,8 +4,8 @@
 // other exporter) gets the edit on delivery. The answer is the view a GET shows once the store has it, with
 // `updated_at` the time the PATCH was accepted (the store sets its own when it writes the edit). The PATCHes
 // of one trace run in arrival order, each after the store holds the edit of the one before (edit-order.ts),
-// so each starts from every earlier edit of this receiver; past the wait's deadline (`read.query_timeout`)
-// the PATCH answers 503 and changes nothing.
+// so each starts from every earlier edit of this receiver; when that edit expires first (`read.query_timeout`
+// after its append, edit-order.ts) the PATCH answers 503 and changes nothing.
 import { stringifyJson } from '../../codec/json/parse.ts';
 import { encodeSpanJson } from '../../codec/record/index.ts';
 import { parseRecord } from '../../exporters/store/read-span.ts';
@@ -14,7 +14,7 @@ import { simpleView } from '../../exporters/store/simple-view.ts';
 import type { CheckedSpans } from '../../codec/tracing/spans.ts';
 import type { WorkingBatch } from '../../model/batch.ts';
 import type { EditOrder } from './edit-order.ts';
-import { allRejectedReply, detailReply, type Reply } from './replies.ts';
+import { allRejectedReply, type Reply } from './replies.ts';
 import { editedSpan } from './simple-edit.ts';
 import type { SimpleTraceParts } from './simple-trace.ts';
 
@@ -35,25 +35,36 @@ export interface SimpleEdit {
   receivedMs: number;
 }
 
-/** How long a PATCH waits for the edit before it to reach the store, and what a late one answers. */
+/** The store, the order of the PATCHes, and the 503s a PATCH may answer (ReadRoutes' own). */
 export interface EditWait {
   order: EditOrder;
-  /** Milliseconds from the PATCH's arrival; Infinity: no bound. */
-  timeoutMs: number;
-  retryAfterSeconds: number;
+  /** The store's reads as they are now: looked up after the wait, which a reload may outlast. */
+  reads: () => TraceReads | undefined;
+  /** The 503 with `Retry-After` of the read routes, with this `detail`. */
+  unavailable: (detail: string) => Reply;
+  /** The 503 of a store not open (as the other read routes answer). */
+  notOpen: () => Reply;
+  /** The bound as configured, for the detail: `read.query_timeout` in ms (0: none). */
+  queryTimeoutMs: number;
 }
 
-export function answerSimpleEdit(reads: TraceReads, writer: EditWriter, wait: EditWait, edit: SimpleEdit): Promise<Reply> {
+export function answerSimpleEdit(writer: EditWriter, wait: EditWait, edit: SimpleEdit): Promise<Reply> {
   const scope = edit.project ?? '';
-  return wait.order.inTurn(scope, edit.traceId, async () => {
-    if (!(await wait.order.stored(reads, scope, edit.traceId, edit.receivedMs + wait.timeoutMs))) {
-      const detail = `An earlier PATCH of trace ${edit.traceId} has not reached the trace store within read.query_timeout (${wait.timeoutMs} ms); nothing was changed, retry later`;
-      return detailReply(503, detail, { 'retry-after': String(wait.retryAfterSeconds) });
+  const { order } = wait;
+  return order.inTurn(scope, edit.traceId, async () => {
+    if (!(await order.stored(scope, edit.traceId, edit.receivedMs))) {
+      const bound =
+        wait.queryTimeoutMs > 0
+          ? `within read.query_timeout (${order.boundMs} ms)`
+          : `within ${order.boundMs} ms (the wait for an edit in flight when read.query_timeout is 0)`;
+      return wait.unavailable(`An earlier PATCH of trace ${edit.traceId} has not reached the trace store ${bound}; nothing was changed, retry later`);
     }
-    return editHead(reads, writer, wait.order, edit);
+    // After the wait: a reload may have replaced the store (the one read before it is closed).
+    const reads = wait.reads();
+    if (reads === undefined) return wait.notOpen();
+    return editHead(reads, writer, order, edit);
   });
 }
-
 /** The edit itself, once no earlier edit of the trace is on its way to the store. */
 async function editHead(reads: TraceReads, writer: EditWriter, order: EditOrder, edit: SimpleEdit): Promise<Reply> {
   const { project } = edit;
@@ -68,7 +79,7 @@ async function editHead(reads: TraceReads, writer: EditWriter, order: EditOrder,
   const edited = batch.spans.find((s) => s.spanId === head.span_id);
   if (edited === undefined) return { status: 200, body: '{"count":0}' };
   const record = encodeSpanJson(edited);
-  if (record !== head.record) order.appended(reads, project ?? '', edit.traceId, head.span_id, record);
+  if (record !== head.record) order.appended(project ?? '', edit.traceId, head.span_id, record);
   // An edit that changes nothing leaves the stored `updated_at` as it is (the store sets it only when the
   // record differs, read-api.md §9.2), so the answer keeps it too.
   const trace = simpleView(head, parseRecord(record), record === head.record ? undefined : edit.receivedMs);
