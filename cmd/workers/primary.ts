@@ -1,11 +1,11 @@
 // The primary process of a daemon with `service.workers` above 1 (README.md here). It forks the
-// workers, each of which runs the whole pipeline on its share of the traffic, and does no work per
-// span itself: it accepts each new connection and hands it to a worker (below), restarts a worker that
-// dies (same index, so the worker recovers its own stream shard), serves the health probes and
-// `/metrics` for all of them, coordinates reloads (SIGHUP, `POST /-/reload`) and the shutdown
-// (SIGTERM, SIGINT). While someone runs `tracehop tap`, it relays the workers' tap lines to the
-// watcher (one write and one acknowledgement per worker message, cluster-taps.ts); a watcher that
-// does not read stops the workers, not the primary, from encoding.
+// workers, each of which runs the whole pipeline on its share of the traffic, and does no work per span
+// itself unless someone taps: it accepts each new connection and hands it to a worker (below), restarts
+// a worker that dies (same index, so the worker recovers its own stream shard), serves the health
+// probes and `/metrics` for all of them, coordinates reloads (SIGHUP, `POST /-/reload`) and the
+// shutdown (SIGTERM, SIGINT). While someone runs `tracehop tap`, it relays the workers' tap lines to
+// the watcher (one write and one acknowledgement per worker message, cluster-taps.ts); a watcher that
+// does not read stops the workers from encoding, and then costs the primary nothing.
 //
 // Connections: SCHED_RR, node:cluster's default on Linux. The primary accepts each new connection on the
 // listening socket and hands it to the next free worker; from then on the connection's bytes go between
