@@ -23,7 +23,7 @@ import { REPO } from './paths.ts';
 import { processTree } from './proc.ts';
 import { quantile } from './quantile.ts';
 import { removeScratch, scratchDir } from './scratch.ts';
-import { measure, startCollector, startTracehop, type Measurement, type Pin, type Target } from './target.ts';
+import { measure, startCollector, startTracehop, sum, type Measurement, type Pin, type Target } from './target.ts';
 
 export interface Row {
   scenario: string;
@@ -339,10 +339,6 @@ async function allCpus(ctx: BenchContext): Promise<Row[]> {
   const theirs = await withTarget(startCollector(name, binary, collectorConfig(collector, 'file'), port, ctx.pin), (t) =>
     measure(t, load(`${t.endpoints.otlp[0]}/v1/traces`, 'application/x-protobuf', bodies, ctx, undefined, CONCURRENCY * cpus), ctx.pin));
   return [...rows, { scenario: name, target: 'otelcol', measurement: theirs, note: `${CONCURRENCY * cpus} connections` }];
-}
-
-function sum(values: number[]): number {
-  return values.reduce((a, b) => a + b, 0);
 }
 
 export const scenarios: Scenario[] = [

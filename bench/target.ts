@@ -183,7 +183,7 @@ function cpuSince(now: Map<number, number>, start: Map<number, number>): number[
   return [...now].map(([pid, seconds]) => seconds - (start.get(pid) ?? 0));
 }
 
-function sum(values: number[]): number {
+export function sum(values: number[]): number {
   return values.reduce((a, b) => a + b, 0);
 }
 

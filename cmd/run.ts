@@ -141,12 +141,14 @@ async function serve(config: LoadedConfig, load: (text?: string) => LoadedConfig
   try {
     const received = await signal;
     process.off('SIGHUP', reload);
-    link?.close();
+    // A tap goes on through the drain, as `GET /tap` does in one process.
+    link?.stopping();
     // After the reload under way, if any: the graph it built is the one to stop.
     await reloader.close();
     const { graph: running, config: runningConfig } = reloader.running;
     return await stop(running, runningConfig, logger, received);
   } finally {
+    link?.close();
     clearInterval(memoryCheck);
     // Last: the drain can be watched on the metrics.
     await metricsServer?.shutdown();

@@ -2,31 +2,28 @@
 // sent to every worker that runs (and to a worker that starts while it lasts); each worker sends the
 // matching spans' lines (worker-taps.ts) and they are written to the watcher's answer as they come.
 // Lines of different workers interleave, line by line, as the workers' `stdout` exporter lines do;
-// within one worker they keep their order. A watcher that does not keep up loses tap output, never
-// data, as in one process: past its answer's buffer limit the lines are counted, not written, and it
-// is told how many spans it missed once the buffer drains.
+// within one worker they keep their order.
+//
+// A watcher that does not keep up is held back at the workers, not here: each `tapped` message is
+// acknowledged to its worker (`drained`) once the watcher's answer has taken it without going over its
+// buffer, or else when the answer drains. A worker stops encoding once enough of its lines wait
+// unacknowledged, counts the spans it leaves out and sends the `missed` line itself (pipeline/tap.ts),
+// so the primary only writes text and sends acknowledgements: it neither parses nor counts spans, and
+// a paused watcher costs it nothing once the workers have stopped (at most
+// workers x their high-water mark of lines buffered in the answer meanwhile).
 import type { TapFilter, TapPoint, TapSink } from '../../pipeline/tap.ts';
 import type { ToWorker } from './messages.ts';
+
+/** Sends to the one worker a `tapped` message came from (nothing once that worker has gone). */
+export type Reply = (message: ToWorker) => void;
 
 interface Watcher {
   pipeline: string;
   point: TapPoint;
   filter: TapFilter;
   sink: TapSink;
-  missed: number;
-  waiting: boolean;
-}
-
-const MISSED_PREFIX = '{"tap":"missed","spans":';
-
-/** The spans `text` (lines from a worker) stands for: one per span line, and a worker's own `missed` counts. */
-function spansIn(text: string): number {
-  let spans = 0;
-  for (const line of text.split('\n')) {
-    if (line === '') continue;
-    spans += line.startsWith(MISSED_PREFIX) ? (JSON.parse(line) as { spans: number }).spans : 1;
-  }
-  return spans;
+  /** While the answer is over its buffer: the bytes to acknowledge to each worker once it drains. */
+  unacknowledged: Map<Reply, number> | undefined;
 }
 
 export class ClusterTaps {
@@ -48,7 +45,7 @@ export class ClusterTaps {
 
   subscribe(pipeline: string, point: TapPoint, filter: TapFilter, sink: TapSink): () => void {
     const tap = this.#nextId++;
-    this.#watchers.set(tap, { pipeline, point, filter, sink, missed: 0, waiting: false });
+    this.#watchers.set(tap, { pipeline, point, filter, sink, unacknowledged: undefined });
     this.#broadcast(this.#ask(tap)!);
     return () => {
       if (!this.#watchers.delete(tap)) return;
@@ -61,22 +58,26 @@ export class ClusterTaps {
     return [...this.#watchers.keys()].map((tap) => this.#ask(tap)!);
   }
 
-  /** Lines from a worker for `tap` (dropped when its watcher has gone meanwhile). */
-  tapped(tap: number, text: string): void {
+  /**
+   * Lines from a worker for `tap` (dropped when its watcher has gone meanwhile: that worker has been
+   * told `untap`). `bytes` are acknowledged through `reply` once the watcher's answer has room.
+   */
+  tapped(tap: number, text: string, bytes: number, reply: Reply): void {
     const w = this.#watchers.get(tap);
     if (w === undefined) return;
-    if (w.waiting) {
-      w.missed += spansIn(text);
+    const full = !w.sink.write(text);
+    if (w.unacknowledged === undefined && !full) {
+      reply({ tracehop: 'drained', tap, bytes });
       return;
     }
-    if (w.sink.write(text)) return;
-    w.waiting = true;
-    w.sink.once('drain', () => {
-      w.waiting = false;
-      if (w.missed === 0) return;
-      w.sink.write(`${MISSED_PREFIX}${w.missed}}\n`);
-      w.missed = 0;
-    });
+    if (w.unacknowledged === undefined) {
+      const unacknowledged = (w.unacknowledged = new Map());
+      w.sink.once('drain', () => {
+        w.unacknowledged = undefined;
+        for (const [to, n] of unacknowledged) to({ tracehop: 'drained', tap, bytes: n });
+      });
+    }
+    w.unacknowledged.set(reply, (w.unacknowledged.get(reply) ?? 0) + bytes);
   }
 
   #ask(tap: number): ToWorker | undefined {

@@ -17,7 +17,9 @@ export type ToWorker =
   | { tracehop: 'metrics'; id: number }
   /** Start sending the spans of `tap` (the primary's id for one `GET /tap`) that match, as `tapped`. */
   | { tracehop: 'tap'; tap: number; pipeline: string; point: TapPoint; filter: TapFilter }
-  | { tracehop: 'untap'; tap: number };
+  | { tracehop: 'untap'; tap: number }
+  /** The watcher's answer has taken `bytes` (as `tapped` said them) of this worker's lines for `tap` and has room again. */
+  | { tracehop: 'drained'; tap: number; bytes: number };
 
 /** Worker -> primary. */
 export type ToPrimary =
@@ -27,8 +29,11 @@ export type ToPrimary =
   | { tracehop: 'status'; status: ServiceStatus }
   | { tracehop: 'reloaded'; id: number; outcome: ReloadOutcome }
   | { tracehop: 'metrics'; id: number; metrics: MetricsJson }
-  /** Span record lines (and `missed` lines) for the tap `tap`, as the single process writes them. */
-  | { tracehop: 'tapped'; tap: number; text: string };
+  /**
+   * Span record lines (and `missed` lines) for the tap `tap`, as the single process writes them;
+   * `bytes`: their UTF-8 length, which the primary acknowledges with `drained`.
+   */
+  | { tracehop: 'tapped'; tap: number; text: string; bytes: number };
 
 /** A message of ours (either way): node:cluster's own carry no `tracehop`. */
 function isOurs(message: unknown): boolean {

@@ -1,8 +1,11 @@
 // The primary process of a daemon with `service.workers` above 1 (README.md here). It forks the
-// workers, each of which runs the whole pipeline on its share of the traffic, and does no work per
-// connection or per span itself: it restarts a worker that dies (same index, so the worker recovers its
-// own stream shard), serves the health probes and `/metrics` for all of them, and coordinates reloads
-// (SIGHUP, `POST /-/reload`) and the shutdown (SIGTERM, SIGINT).
+// workers, each of which runs the whole pipeline on its share of the traffic, and does no work per span
+// itself unless someone taps: it accepts each new connection and hands it to a worker (below), restarts
+// a worker that dies (same index, so the worker recovers its own stream shard), serves the health
+// probes and `/metrics` for all of them, coordinates reloads (SIGHUP, `POST /-/reload`) and the
+// shutdown (SIGTERM, SIGINT). While someone runs `tracehop tap`, it relays the workers' tap lines to
+// the watcher (one write and one acknowledgement per worker message, cluster-taps.ts); a watcher that
+// does not read stops the workers from encoding, and then costs the primary nothing.
 //
 // Connections: SCHED_RR, node:cluster's default on Linux. The primary accepts each new connection on the
 // listening socket and hands it to the next free worker; from then on the connection's bytes go between
@@ -249,13 +252,17 @@ class Primary {
     slot.status = undefined;
     slot.started = false;
     slot.text = undefined;
+    // To this worker only, not to the slot's next one: an acknowledgement of its tap lines is its own.
+    const reply = (message: ToWorker) => {
+      if (worker.isConnected()) worker.send(message);
+    };
     worker.on('message', (message: unknown) => {
-      if (isToPrimary(message)) this.#heard(slot, message);
+      if (isToPrimary(message)) this.#heard(slot, message, reply);
     });
     worker.once('exit', (code, signal) => void this.#exited(slot, worker, code, signal));
   }
 
-  #heard(slot: Slot, message: ToPrimary): void {
+  #heard(slot: Slot, message: ToPrimary, reply: (message: ToWorker) => void): void {
     switch (message.tracehop) {
       case 'config?':
         slot.text = this.#reloader.running.text;
@@ -267,7 +274,6 @@ class Primary {
         slot.started = true;
         // A reload applied while it started: it runs older config text.
         if (!this.#stopping) this.#catchUp(this.#reloader.running.text, [slot]);
-        // After the catch-up, so the taps watch the pipelines of the running config.
         for (const ask of this.#taps.asks()) this.#tell(slot, ask);
         if (this.#slots.every((s) => s.endpoints !== undefined)) this.#startup.resolve();
         return;
@@ -275,7 +281,7 @@ class Primary {
         slot.status = message.status;
         return;
       case 'tapped':
-        this.#taps.tapped(message.tap, message.text);
+        this.#taps.tapped(message.tap, message.text, message.bytes, reply);
         return;
       case 'reloaded':
       case 'metrics':

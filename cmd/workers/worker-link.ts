@@ -67,7 +67,7 @@ export class WorkerLink {
   /** The worker can answer now (its graph is built): the questions held until now are answered. */
   attach(options: WorkerLinkOptions): void {
     this.#options = options;
-    this.#taps = new WorkerTaps(options.taps, (message, sent) => this.#send(message, sent));
+    this.#taps = new WorkerTaps(options.taps, (message) => this.#send(message));
     const held = this.#held;
     this.#held = [];
     for (const asked of held) void this.#answer(asked, options);
@@ -85,11 +85,20 @@ export class WorkerLink {
     this.#timer = setInterval(() => this.#send({ tracehop: 'status', status: status() }), STATUS_INTERVAL_MS).unref();
   }
 
-  close(): void {
+  /**
+   * The worker is stopping: no more status. It still hears the primary, so a tap goes on through the
+   * drain, as `GET /tap` does in one process; `close` once the pipeline has stopped.
+   */
+  stopping(): void {
     clearInterval(this.#timer);
+    process.off('disconnect', this.#stop);
+  }
+
+  /** The worker has stopped: its taps end and it no longer listens. */
+  close(): void {
+    this.stopping();
     this.#taps?.close();
     process.off('message', this.#onMessage);
-    process.off('disconnect', this.#stop);
   }
 
   #heard(message: unknown): void {
@@ -118,15 +127,14 @@ export class WorkerLink {
         return;
       case 'tap':
       case 'untap':
+      case 'drained':
         this.#taps!.heard(asked);
         return;
     }
   }
 
-  /** `sent`: called once the channel has taken the message (at once when there is no channel). */
-  #send(message: ToPrimary, sent?: () => void): void {
+  #send(message: ToPrimary): void {
     // After a disconnect there is no one to tell.
-    if (process.connected) process.send!(message, undefined, undefined, sent);
-    else sent?.();
+    if (process.connected) process.send!(message);
   }
 }
