@@ -90,7 +90,7 @@ export function ratioValues(rows: Row[]): Array<{ label: string; value: number }
   const out: Array<{ label: string; value: number }> = [];
   const push = (label: string, value: number) => out.push({ label, value });
   const find = (scenario: string, target: string) => rows.find((r) => r.scenario === scenario && r.target.startsWith(target))?.measurement;
-  for (const scenario of ['otlp-proto', 'otlp-proto-llm', 'otlp-proto-kafka', 'steady-10k']) {
+  for (const scenario of ['otlp-proto', 'otlp-proto-llm', 'otlp-proto-kafka', 'otlp-proto-kafka-durable', 'otlp-proto-durable', 'steady-10k']) {
     const ours = find(scenario, 'tracehop');
     const theirs = find(scenario, 'otelcol');
     if (!ours || !theirs) continue;

@@ -118,8 +118,10 @@ service:
 `;
 }
 
-function collectorConfig(exporter: string, exporterId: string): string {
-  return `receivers:
+/** `extensions`: the Collector's extensions section's body (each extension at two spaces), all enabled. */
+function collectorConfig(exporter: string, exporterId: string, extensions?: string): string {
+  const ids = extensions === undefined ? [] : [...extensions.matchAll(/^  ([a-z_/]+):/gm)].map((m) => m[1]);
+  return `${extensions === undefined ? '' : `extensions:\n${extensions}\n`}receivers:
   otlp:
     protocols:
       http:
@@ -129,7 +131,7 @@ processors:
 exporters:
 ${exporter}
 service:
-  telemetry:
+${ids.length ? `  extensions: [${ids.join(', ')}]\n` : ''}  telemetry:
     metrics:
       level: none
   pipelines:
@@ -167,14 +169,14 @@ async function tracehopHttp(
 
 async function otlpPair(
   ctx: BenchContext, name: string, tracehopExporter: string, collectorExporter: string, rate?: number, exporterIds = ['file', 'file'],
-  tracehopNodeOptions: string[] = [], body: (i: number) => Buffer = otlpProtoBody, storage = 'memory',
+  tracehopNodeOptions: string[] = [], body: (i: number) => Buffer = otlpProtoBody, storage = 'memory', collectorExtensions?: string,
 ): Promise<Row[]> {
   const bodies = writeBodies(body);
   const binary = ctx.collector();
   const runCollector = async (): Promise<Row> => {
     if (!binary) return { scenario: name, target: 'otelcol', note: 'skipped: go is not on PATH, so the Collector could not be built' };
     const port = freePort();
-    const theirs = await withTarget(startCollector(name, binary, collectorConfig(collectorExporter, exporterIds[1]), port, ctx.pin), (t) =>
+    const theirs = await withTarget(startCollector(name, binary, collectorConfig(collectorExporter, exporterIds[1], collectorExtensions), port, ctx.pin), (t) =>
       measure(t, load(`${t.endpoints.otlp[0]}/v1/traces`, 'application/x-protobuf', bodies, ctx, rate), ctx.pin));
     return { scenario: name, target: 'otelcol', measurement: theirs };
   };
@@ -363,6 +365,17 @@ export const scenarios: Scenario[] = [
       `  kafka:\n    brokers: [${bootstrap}]\n    topic: ${kafkaTopic}\n    encoding: otlp_proto\n    create_topic: {partitions: 1, replication_factor: 1}`,
       `  kafka:\n    brokers: [${bootstrap}]\n    traces:\n      topic: ${kafkaTopic}_otelcol\n      encoding: otlp_proto`,
       undefined, ['kafka', 'kafka']))),
+  },
+  {
+    // Both durable: tracehop's shipped default (the disk stream, fsync: always) against the Collector's
+    // closest equivalent, its exporter's sending queue kept by the file_storage extension with fsync on.
+    // The file exporter has no sending queue, so both export to Kafka (as otlp-proto-kafka).
+    name: 'otlp-proto-kafka-durable',
+    run: (ctx) => withBroker(async (bootstrap) => (await createTopic(bootstrap, `${kafkaTopic}_otelcol`, 1), otlpPair(ctx, 'otlp-proto-kafka-durable',
+      `  kafka:\n    brokers: [${bootstrap}]\n    topic: ${kafkaTopic}\n    encoding: otlp_proto\n    create_topic: {partitions: 1, replication_factor: 1}`,
+      `  kafka:\n    brokers: [${bootstrap}]\n    traces:\n      topic: ${kafkaTopic}_otelcol\n      encoding: otlp_proto\n    sending_queue: {enabled: true, storage: file_storage}`,
+      undefined, ['kafka', 'kafka'], [], otlpProtoBody, '{type: disk, directory: DIR/stream, fsync: always}',
+      '  file_storage:\n    directory: DIR/queue\n    create_directory: true\n    fsync: true'))),
   },
   {
     // The otlp-proto pair with tracehop on its shipped default, the disk stream with fsync: always (every

@@ -3,13 +3,14 @@
 #
 # The binary lives in a per-user cache outside the repository because building it takes minutes on a
 # small machine and both the interop tests and the benchmark reuse it:
-#   ${XDG_CACHE_HOME:-$HOME/.cache}/tracehop/otelcol-<version>/
+#   ${XDG_CACHE_HOME:-$HOME/.cache}/tracehop/otelcol-<version>-<recipe>/
 #     bin/builder          the Collector builder (go install, GOBIN)
 #     build/manifest.yaml  the builder manifest this script writes
 #     build/src/           the generated Go sources the builder compiles
 #     otelcol              the finished binary (only present after a complete build)
 #     build.log            builder output of the last build
-#   ${XDG_CACHE_HOME:-$HOME/.cache}/tracehop/otelcol-<version>.lock
+#   ${XDG_CACHE_HOME:-$HOME/.cache}/tracehop/otelcol-<version>-<recipe>.lock
+# <recipe> counts changes to the component list below, so a machine that built an older list builds again.
 #
 # Concurrency: a flock on the .lock file serialises builders, so two test workers or a test and the
 # benchmark starting together build once; the loser waits and then finds the binary. The binary is moved
@@ -25,7 +26,8 @@ set -euo pipefail
 version="${TRACEHOP_OTELCOL_VERSION:-0.155.0}"
 provider_version="${TRACEHOP_OTELCOL_PROVIDER_VERSION:-1.61.0}"
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/tracehop"
-dir="$cache_root/otelcol-$version"
+recipe=2 # 2: the file_storage extension (the bench's persistent-queue row)
+dir="$cache_root/otelcol-$version-$recipe"
 binary="$dir/otelcol"
 
 if [[ -x "$binary" ]]; then
@@ -39,9 +41,9 @@ if ! command -v go >/dev/null 2>&1; then
 fi
 
 mkdir -p "$dir"
-exec 9>"$cache_root/otelcol-$version.lock"
+exec 9>"$cache_root/otelcol-$version-$recipe.lock"
 if command -v flock >/dev/null 2>&1 && ! flock -n 9; then
-  echo "collector.sh: another build holds $cache_root/otelcol-$version.lock; waiting for it..." >&2
+  echo "collector.sh: another build holds $cache_root/otelcol-$version-$recipe.lock; waiting for it..." >&2
   flock 9
 fi
 # Another process may have finished the build while we waited for the lock.
@@ -84,6 +86,8 @@ exporters:
   - gomod: $core/exporter/otlphttpexporter v$version
   - gomod: $contrib/exporter/fileexporter v$version
   - gomod: $contrib/exporter/kafkaexporter v$version
+extensions:
+  - gomod: $contrib/extension/storage/filestorage v$version
 providers:
   - gomod: $core/confmap/provider/envprovider v$provider_version
   - gomod: $core/confmap/provider/fileprovider v$provider_version
