@@ -1,12 +1,12 @@
 // `tracehop tap` against a running daemon: the spans passing its pipeline after the processors (or as
 // received), filtered; a tap whose reader stalls misses tap output, is told how much, and the pipeline
 // loses nothing.
-import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI, runCli, startDaemon, type Daemon } from '../helpers/daemon.ts';
+import { runCli, startDaemon, type Daemon } from '../helpers/daemon.ts';
+import { startTap } from '../helpers/tap.ts';
 
 const CONFIG = `receivers:
   http:
@@ -38,23 +38,6 @@ async function post(daemon: Daemon, spans: unknown[]): Promise<void> {
   expect(answer.status).toBe(202);
 }
 
-/** Starts `tracehop tap ARGS` and resolves once the daemon confirmed the tap (its first line). */
-async function startTap(daemon: Daemon, args: string[]) {
-  const address = daemon.endpoints.metrics[0].replace('http://', '');
-  const child = spawn(process.execPath, [CLI, 'tap', '--address', address, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  await new Promise<void>((resolve, reject) => {
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      if (stderr.includes('"watching"')) resolve();
-    });
-    void exited.then(() => reject(new Error(`tap exited early: ${stderr}`)));
-  });
-  return { exited, stdout: () => stdout, stderr: () => stderr };
-}
 
 describe('tracehop tap', () => {
   it('prints the matching spans after the processors, or as received', async () => {

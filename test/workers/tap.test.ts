@@ -2,11 +2,11 @@
 // merges their lines, so the watcher sees every span whichever worker took it; a worker restarted
 // while the tap is open is asked for it too once it has started. A watcher that stops reading is told
 // how many spans it missed, and every span is either written to it or counted.
-import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { CLI, startDaemon, type Daemon } from '../helpers/daemon.ts';
+import { startDaemon, type Daemon } from '../helpers/daemon.ts';
+import { startTap } from '../helpers/tap.ts';
 import { eventually, postSpan, spanId, writtenIds } from './traffic.ts';
 
 const CONFIG = `extensions:
@@ -25,23 +25,11 @@ service:
     traces: {receivers: [http], processors: [namespace, batch], exporters: [file]}
 `;
 
-/** `tracehop tap --count N` against the primary's telemetry address, resolved once it is watching. */
-async function startTap(daemon: Daemon, count: number) {
-  const address = daemon.endpoints.metrics[0].replace('http://', '');
-  const child = spawn(process.execPath, [CLI, 'tap', '--address', address, '--count', String(count)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  await new Promise<void>((resolve, reject) => {
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      if (stderr.includes('"watching"')) resolve();
-    });
-    void exited.then(() => reject(new Error(`tap exited early: ${stderr}`)));
-  });
-  const ids = () => stdout.split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as { span_id: string }).span_id);
-  return { exited, ids };
+/** `tracehop tap --count N` against the primary's telemetry address, with the span ids it wrote so far. */
+async function startCountingTap(daemon: Daemon, count: number) {
+  const tap = await startTap(daemon, ['--count', String(count)]);
+  const ids = () => tap.stdout().split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as { span_id: string }).span_id);
+  return { exited: tap.exited, ids };
 }
 
 /** POSTs the spans `from`..`to` (1-based), each on a connection of its own; all must be acknowledged. */
@@ -75,7 +63,7 @@ describe('tracehop tap with two workers', () => {
     const daemon = await startDaemon(CONFIG);
     const pids = daemon.logs.find((l) => l.msg === 'tracehop started')!.pids as number[];
     try {
-      const tap = await startTap(daemon, 40);
+      const tap = await startCountingTap(daemon, 40);
       const first = await post(daemon, 1, 20);
       expect(await eventually(() => tap.ids().length === 20)).toBe(true);
       expect(tap.ids().sort()).toEqual(first);
