@@ -121,8 +121,10 @@ export function otlpProtoBody(request: number, spans = 100): Buffer {
 // lines of text with quotes here and there, as prompts and answers are: every one needs JSON escapes.
 
 const LOREM = 'The quick brown fox jumps over the lazy dog while the model considers the question.\n';
+/** LOREM with accents, a dash and CJK (two- and three-byte UTF-8), as texts in other languages have. */
+const LOREM_NON_ASCII = 'The quick brown fox jumps over the paresseux chien — naïve café 模型 while the model considers the question.\n';
 
-function llmSpan(request: number, i: number): Span {
+function llmSpan(request: number, i: number, lorem = LOREM): Span {
   const attributes: Attributes = new AttributeList([
     ['gen_ai.system', 'openai'], ['gen_ai.operation.name', 'chat'], ['gen_ai.request.model', 'gpt-4o'],
     ['gen_ai.response.model', 'gpt-4o-2024-08-06'], ['gen_ai.request.temperature', 0.2], ['gen_ai.request.max_tokens', 1024],
@@ -131,12 +133,12 @@ function llmSpan(request: number, i: number): Span {
   ]);
   for (let m = 0; m < 8; m++) {
     attributes.set(`gen_ai.prompt.${m}.role`, m === 0 ? 'system' : m % 2 ? 'user' : 'assistant');
-    attributes.set(`gen_ai.prompt.${m}.content`, `Turn ${m} of conversation ${i}:\n${LOREM.repeat(3 + (m % 3))}`);
+    attributes.set(`gen_ai.prompt.${m}.content`, `Turn ${m} of conversation ${i}:\n${lorem.repeat(3 + (m % 3))}`);
   }
   for (let m = 0; m < 2; m++) {
     attributes.set(`gen_ai.completion.${m}.role`, 'assistant');
     attributes.set(`gen_ai.completion.${m}.finish_reason`, 'stop');
-    attributes.set(`gen_ai.completion.${m}.content`, `Answer ${i}.${m}, on the "question":\n${LOREM.repeat(4)}`);
+    attributes.set(`gen_ai.completion.${m}.content`, `Answer ${i}.${m}, on the "question":\n${lorem.repeat(4)}`);
   }
   for (let k = 0; k < 10; k++) attributes.set(`app.request.field_${k}`, k % 2 ? `value-${k}-${i % 5}` : k * 10);
   return otlpSpan(request, i, 'chat gpt-4o', attributes, 900_000_000n, 'bench-llm-app',
@@ -146,4 +148,9 @@ function llmSpan(request: number, i: number): Span {
 /** An OTLP ExportTraceServiceRequest in protobuf of LLM-call spans (~4.4 KB each). */
 export function otlpLlmProtoBody(request: number, spans = 100): Buffer {
   return otlpBody(request, spans, llmSpan);
+}
+
+/** otlpLlmProtoBody with non-ASCII texts (bench/daemon-ab.ts; not a bench scenario). */
+export function otlpLlmNonAsciiProtoBody(request: number, spans = 100): Buffer {
+  return otlpBody(request, spans, (r, i) => llmSpan(r, i, LOREM_NON_ASCII));
 }
