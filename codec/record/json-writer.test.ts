@@ -90,6 +90,28 @@ describe('JsonWriter', () => {
     }
   });
 
+  it('finds the quotes and backslashes of a non-ASCII text in its own bytes only, whatever the buffer holds after them', () => {
+    // Whatever searches them (a latin1 copy of the text's bytes; a search of the buffer itself stopped by
+    // a sentinel was measured, docs/performance.md issue 26) must see the text's bytes only: stale bytes
+    // after them (quotes, backslashes, or none of them up to the buffer's end) are neither found nor stop it.
+    const texts = [
+      'é'.repeat(80), '"é' + 'x'.repeat(70) + '\\', 'naïve “quoted” café\n'.repeat(5) + '"', '\\'.repeat(3) + '日本'.repeat(40) + '"'.repeat(3),
+      'x'.repeat(70) + 'é', '😀"\\'.repeat(30),
+    ];
+    for (const text of texts) {
+      const size = Buffer.byteLength(JSON.stringify(text));
+      for (const stale of [0x22, 0x5c, 0x00, 0x41]) {
+        for (const room of [0, 1, 7, 4096]) {
+          const into = Buffer.alloc(1 + size + room, stale);
+          const w = new JsonWriter(into.length, into);
+          w.raw('[');
+          w.string(text);
+          expect(w.bytes().toString('utf8'), `${JSON.stringify(text)} stale ${stale} room ${room}`).toBe('[' + JSON.stringify(text));
+        }
+      }
+    }
+  });
+
   it('writes texts of 64 KiB and more as JSON.stringify does', () => {
     const HUGE = 64 * 1024;
     const random = seededRandom(3205);
