@@ -42,6 +42,8 @@ export class SpanEncoder extends ValueEncoder {
     this.shapes.length = 0;
     this.varint(spans.length);
     for (let i = 0; i < spans.length; i++) this.span(spans[i]);
+    // Not kept past the record: the lists belong to spans that go on to the exporters.
+    this.shapes.length = 0;
   };
 
   /** Like ValueEncoder.append, for a list of spans in the positional layout. */
