@@ -1,4 +1,6 @@
-// The record payload: spans in a small tagged binary form (docs/decisions/0231-disk-record-codec.md).
+// A small tagged binary form of values (docs/decisions/0231-disk-record-codec.md): the payload of the THR1
+// records of earlier releases (still read: record.ts), and the value and attribute-list writer that the
+// THR2 records' span layout (span-codec.ts) writes each field with.
 // It is generic (any tree of plain objects, arrays, attribute lists, strings, numbers, bigints, booleans,
 // null and undefined), so a field added to Span later is carried without touching this file, and
 // lossless for what a Span holds: bigint stays bigint, an attribute list keeps its order, an absent key
