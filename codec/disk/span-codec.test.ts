@@ -131,4 +131,24 @@ describe('span record codec (THR2)', () => {
     expect(bytes.subarray(second.start).equals(alone)).toBe(true);
     expect(bytes.subarray(first.start, first.length).equals(alone)).toBe(true);
   });
+
+  it('writes a repeated key list by number, past the limit of numbered lists too, and each decoded list owns its arrays', () => {
+    const span = (keys: string[], value: string): Span => ({
+      ...newSpan('4bf92f3577b34da6a3ce929d0e0e4736', '00f067aa0ba902b7', value, 1, 1n, 2n, spanStatus(0, undefined), new AttributeList(keys.map((k) => [k, value]))),
+    });
+    // 70 distinct lists (more than are numbered), then each again, then a one-key list twice.
+    const distinct = Array.from({ length: 70 }, (_, i) => [`a${i}`, `b${i}`]);
+    const spans = [...distinct.map((keys, i) => span(keys, `first ${i}`)), ...distinct.map((keys, i) => span(keys, `again ${i}`)), span(['one'], 'x'), span(['one'], 'y')];
+    const back = roundTrip(spans);
+    expect(back).toStrictEqual(spans);
+    encoder.appendSpans([span(['k1', 'k2'], 'v'), span(['k1', 'k2'], 'w')], 0);
+    const repeated = Buffer.from(encoder.take());
+    encoder.appendSpans([span(['k1', 'k2'], 'v'), span(['k2', 'k1'], 'w')], 0);
+    const reordered = encoder.take();
+    // The repeated list is its number and its values; the reordered one its size and two key references.
+    expect(repeated.length).toBe(reordered.length - 4);
+    const [first, second] = decodeSpans(repeated, 0, repeated.length);
+    first.attributes.set('k3', 'added');
+    expect([...second.attributes.keys()]).toEqual(['k1', 'k2']);
+  });
 });
