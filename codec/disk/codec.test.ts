@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AttributeList } from '../../model/attributes/list.ts';
 import type { Span } from '../../model/span.ts';
 import { decodeValue, ValueEncoder } from './codec.ts';
+import { SpanEncoder } from './span-codec.ts';
 import { recordOf } from '../../test/durability/helpers.ts';
 import { appendRecord, decodeRecordSpans, parseRecord, stampSeq } from './record.ts';
 
@@ -118,7 +119,7 @@ describe('record framing', () => {
   });
 
   it('appends records back to back in one buffer, each with its own key table, the same bytes as the record alone', () => {
-    const group = new ValueEncoder();
+    const group = new SpanEncoder();
     const first = appendRecord(group, [fullSpan()]);
     const second = appendRecord(group, [fullSpan(), fullSpan()]);
     stampSeq(group.held(), 1, first.start);
@@ -135,7 +136,7 @@ describe('record framing', () => {
   });
 
   it('forgets a rewound record, and fills a given-back buffer again instead of a new one', () => {
-    const group = new ValueEncoder();
+    const group = new SpanEncoder();
     appendRecord(group, [fullSpan()]);
     const refused = appendRecord(group, [fullSpan()]);
     group.rewind(refused.start);
@@ -149,12 +150,12 @@ describe('record framing', () => {
     appendRecord(group, [fullSpan()]);
     expect(group.take().buffer === taken.buffer).toBe(true);
     // A value that cannot be encoded leaves nothing behind.
-    expect(() => appendRecord(group, [{ f: () => 1 } as unknown as Span])).toThrow(TypeError);
+    expect(() => appendRecord(group, [{ ...fullSpan(), userId: (() => 1) as unknown as string }])).toThrow(TypeError);
     expect(group.held().length).toBe(0);
   });
 
   it('does not keep a buffer grown past 8 MiB by a huge record', () => {
-    const group = new ValueEncoder();
+    const group = new SpanEncoder();
     const huge = { ...fullSpan(), name: 'x'.repeat(9 * 1024 * 1024) };
     appendRecord(group, [huge]);
     const taken = group.take();
@@ -167,8 +168,8 @@ describe('record framing', () => {
   });
 
   it('lets go of a buffer grown past 8 MiB by a huge value that could not be encoded', () => {
-    const group = new ValueEncoder();
-    const huge = { ...fullSpan(), name: 'x'.repeat(9 * 1024 * 1024), f: () => 1 } as unknown as Span;
+    const group = new SpanEncoder();
+    const huge = { ...fullSpan(), name: 'x'.repeat(9 * 1024 * 1024), userId: (() => 1) as unknown as string };
     expect(() => appendRecord(group, [huge])).toThrow(TypeError);
     appendRecord(group, [fullSpan()]);
     expect(group.take().buffer.byteLength).toBeLessThan(8 * 1024 * 1024);

@@ -1,4 +1,6 @@
-// The record payload: spans in a small tagged binary form (docs/decisions/0231-disk-record-codec.md).
+// A small tagged binary form of values (docs/decisions/0231-disk-record-codec.md): the payload of the THR1
+// records of earlier releases (still read: record.ts), and the value and attribute-list writer that the
+// THR2 records' span layout (span-codec.ts) writes each field with.
 // It is generic (any tree of plain objects, arrays, attribute lists, strings, numbers, bigints, booleans,
 // null and undefined), so a field added to Span later is carried without touching this file, and
 // lossless for what a Span holds: bigint stays bigint, an attribute list keeps its order, an absent key
@@ -9,17 +11,17 @@ import { AttributeList } from '../../model/attributes/list.ts';
 import type { AttrValue } from '../../model/span.ts';
 import { setMember } from '../../model/set-member.ts';
 
-const T_UNDEFINED = 0;
+export const T_UNDEFINED = 0;
 const T_NULL = 1;
 const T_FALSE = 2;
 const T_TRUE = 3;
 const T_INT32 = 4;
 const T_FLOAT64 = 5;
 const T_INT64 = 6;
-const T_STRING = 7;
-const T_ARRAY = 8;
+export const T_STRING = 7;
+export const T_ARRAY = 8;
 const T_MAP = 9;
-const T_OBJECT = 10;
+export const T_OBJECT = 10;
 const T_BIGINT_TEXT = 11;
 const T_KEY_REF = 12;
 const T_STRING_UTF16 = 13;
@@ -35,12 +37,12 @@ const SCRATCH_KEEP = 8 * 1024 * 1024;
  * worker thread never write into each other's buffer.
  */
 export class ValueEncoder {
-  private buf: Buffer = Buffer.allocUnsafe(64 * 1024);
+  protected buf: Buffer = Buffer.allocUnsafe(64 * 1024);
   /** `buf` as a DataView, for 8-byte numbers: cheaper than Buffer#writeBigInt64LE / writeDoubleLE,
    *  which range-check on every call. */
-  private view = viewOf(this.buf);
-  private pos = 0;
-  private readonly keys = new Map<string, number>();
+  protected view = viewOf(this.buf);
+  protected pos = 0;
+  protected readonly keys = new Map<string, number>();
   /** The buffer whose bytes `take()` handed over, until given back. */
   private lent?: Buffer;
   /** A buffer given back after its bytes were written, to fill next (`take`). */
@@ -53,12 +55,17 @@ export class ValueEncoder {
    * afresh for each value, so every value decodes on its own.
    */
   append(value: unknown, headerBytes: number): number {
+    return this.appendBy(headerBytes, value, (v) => this.value(v));
+  }
+
+  /** `append` with `write` putting the value's bytes (a subclass's own layout, SpanEncoder). */
+  protected appendBy<T>(headerBytes: number, value: T, write: (value: T) => void): number {
     const start = this.pos;
     this.keys.clear();
     this.ensure(headerBytes);
     this.pos = start + headerBytes;
     try {
-      this.value(value);
+      write(value);
     } catch (err) {
       this.rewind(start);
       throw err;
@@ -108,14 +115,14 @@ export class ValueEncoder {
     this.view = viewOf(buf);
   }
 
-  private ensure(n: number): void {
+  protected ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
     this.buf.copy(grown, 0, 0, this.pos);
     this.use(grown);
   }
 
-  private varint(n: number): void {
+  protected varint(n: number): void {
     this.ensure(5);
     const buf = this.buf;
     let pos = this.pos;
@@ -129,7 +136,7 @@ export class ValueEncoder {
 
   /** Tag byte included: ASCII fast path, UTF-8 otherwise, UTF-16 units for strings UTF-8 cannot hold
    *  (lone surrogates, which JSON input can carry). */
-  private string(s: string, tag: number): void {
+  protected string(s: string, tag: number): void {
     const len = s.length;
     this.ensure(len * 3 + 6);
     const buf = this.buf;
@@ -161,7 +168,7 @@ export class ValueEncoder {
     this.pos += this.buf.write(s, this.pos, bytes, 'utf8');
   }
 
-  private key(k: string): void {
+  protected key(k: string): void {
     const id = this.keys.get(k);
     if (id !== undefined) {
       if (id < 128) {
@@ -222,7 +229,7 @@ export class ValueEncoder {
     }
   }
 
-  private value(v: unknown): void {
+  protected value(v: unknown): void {
     this.ensure(10);
     const buf = this.buf;
     switch (typeof v) {
@@ -267,17 +274,7 @@ export class ValueEncoder {
           this.varint(v.length);
           for (let i = 0; i < v.length; i++) this.value(v[i]);
         } else if (v instanceof AttributeList) {
-          buf[this.pos++] = T_MAP;
-          this.varint(v.size);
-          const keys = v.keyArray;
-          const values = v.valueArray;
-          for (let i = 0; i < keys.length; i++) {
-            this.key(keys[i]);
-            // Attribute values are mostly strings: written without going through the type switch.
-            const x = values[i];
-            if (typeof x === 'string') this.string(x, T_STRING);
-            else this.value(x);
-          }
+          this.attributeList(v);
         } else {
           this.object(v as Record<string, unknown>);
         }
@@ -286,13 +283,29 @@ export class ValueEncoder {
         throw new TypeError(`span codec: cannot encode a ${typeof v}`);
     }
   }
+
+  /** An attribute list: its tag, its size, then each key (by reference once seen) and value. */
+  protected attributeList(v: AttributeList): void {
+    this.ensure(6);
+    this.buf[this.pos++] = T_MAP;
+    this.varint(v.size);
+    const keys = v.keyArray;
+    const values = v.valueArray;
+    for (let i = 0; i < keys.length; i++) {
+      this.key(keys[i]);
+      // Attribute values are mostly strings: written without going through the type switch.
+      const x = values[i];
+      if (typeof x === 'string') this.string(x, T_STRING);
+      else this.value(x);
+    }
+  }
 }
 
 function viewOf(buf: Buffer): DataView {
   return new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
 }
 
-class Decoder {
+export class Decoder {
   buf: Buffer;
   /** 8-byte numbers are read through a view of the record's own bytes. */
   view: DataView;

@@ -1,18 +1,28 @@
 // One record on disk (docs/decisions/0230-disk-stream-format.md): a 28-byte header, then the payload.
 //
-//   0  u32 magic "THR1"          16 u32 span count
+//   0  u32 magic "THR2"          16 u32 span count
 //   4  u32 payload length        20 u32 CRC-32 of the payload
 //   8  u64 seq (two u32, LE)     24 u32 CRC-32 of header bytes 0..23
 //
 // The header has its own checksum so a damaged payload still has a trusted length (the scan skips
 // exactly that record), and a damaged header is found by scanning for the next magic whose header
 // checksum holds. All integers little-endian.
+//
+// The magic names the payload's layout: "THR2" records (written since issue 26) hold the spans by
+// position (span-codec.ts); "THR1" records, written by earlier releases, hold them as generic values
+// (codec.ts). Both are read, so a backlog left on disk by an earlier release is delivered after an
+// upgrade; an earlier release reading THR2 records would find a bad magic (a downgrade with a backlog
+// quarantines it: docs/operating.md).
 import { crc32 } from 'node:zlib';
 import type { Span } from '../../model/span.ts';
-import { decodeValue, type ValueEncoder } from './codec.ts';
+import { decodeValue } from './codec.ts';
+import { decodeSpans, type SpanEncoder } from './span-codec.ts';
 
 export const HEADER_BYTES = 28;
-export const MAGIC = 0x31524854; // "THR1" read as little-endian u32
+/** "THR2" read as little-endian u32: the magic of the records written now. */
+export const MAGIC = 0x32524854;
+/** "THR1": the records of earlier releases, still read. */
+export const MAGIC_V1 = 0x31524854;
 const MAGIC_BYTE0 = 0x54; // "T"
 /** No accepted request comes near this; a larger length in a header is damage. */
 export const MAX_PAYLOAD_BYTES = 1024 * 1024 * 1024;
@@ -22,8 +32,8 @@ export const MAX_PAYLOAD_BYTES = 1024 * 1024 * 1024;
  * header but no seq yet (`stampSeq`, at the returned start). Returns where the record starts and its
  * length; the bytes are `encoder.held()` until the encoder hands them over with `take()`.
  */
-export function appendRecord(encoder: ValueEncoder, spans: Span[]): { start: number; length: number } {
-  const start = encoder.append(spans, HEADER_BYTES);
+export function appendRecord(encoder: SpanEncoder, spans: Span[]): { start: number; length: number } {
+  const start = encoder.appendSpans(spans, HEADER_BYTES);
   const buf = encoder.held();
   const length = buf.length - start;
   buf.writeUInt32LE(MAGIC, start);
@@ -52,9 +62,9 @@ export type Parsed =
 export function parseRecord(buf: Buffer, p: number, limit: number): Parsed {
   if (limit - p < HEADER_BYTES) {
     // A short prefix that cannot be the start of a header is damage, not a torn write.
-    return limit - p >= 4 && buf.readUInt32LE(p) !== MAGIC ? { kind: 'bad', reason: 'bad magic' } : { kind: 'short' };
+    return limit - p >= 4 && !isMagic(buf.readUInt32LE(p)) ? { kind: 'bad', reason: 'bad magic' } : { kind: 'short' };
   }
-  if (buf.readUInt32LE(p) !== MAGIC) return { kind: 'bad', reason: 'bad magic' };
+  if (!isMagic(buf.readUInt32LE(p))) return { kind: 'bad', reason: 'bad magic' };
   if (crc32(buf.subarray(p, p + 24)) !== buf.readUInt32LE(p + 24)) return { kind: 'bad', reason: 'header checksum mismatch' };
   const length = buf.readUInt32LE(p + 4);
   if (length > MAX_PAYLOAD_BYTES) return { kind: 'bad', reason: 'implausible length' };
@@ -76,8 +86,14 @@ export function findNextRecord(buf: Buffer, from: number, limit: number): number
   return -1;
 }
 
-/** Decodes the spans of a record already checked by `parseRecord`. */
+/** Whether `word` (a header's first four bytes) is the magic of a record this release reads. */
+export function isMagic(word: number): boolean {
+  return word === MAGIC || word === MAGIC_V1;
+}
+
+/** Decodes the spans of a record already checked by `parseRecord`, in the layout its magic names. */
 export function decodeRecordSpans(buf: Buffer, p: number, end: number): Span[] {
+  if (buf.readUInt32LE(p) === MAGIC) return decodeSpans(buf, p + HEADER_BYTES, end);
   const spans = decodeValue(buf, p + HEADER_BYTES, end);
   if (!Array.isArray(spans)) throw new RangeError('record payload is not a list of spans');
   return spans as Span[];

@@ -3,8 +3,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { SpanEncoder } from '../../codec/disk/span-codec.ts';
 import { ValueEncoder } from '../../codec/disk/codec.ts';
-import { appendRecord } from '../../codec/disk/record.ts';
+import { crc32 } from 'node:zlib';
+import { appendRecord, HEADER_BYTES, MAGIC_V1 } from '../../codec/disk/record.ts';
 import type { Span } from '../../model/span.ts';
 import { createLogger, type Logger } from '../../pipeline/log.ts';
 import { nodeIo, type DiskIo } from '../../pipeline/stream/disk/io.ts';
@@ -91,7 +93,22 @@ export function segmentFiles(dir: string): string[] {
 
 /** The bytes of one record of `spans` alone, as the disk stream appends it (header, no seq yet). */
 export function recordOf(spans: Span[]): Buffer {
-  const encoder = new ValueEncoder();
+  const encoder = new SpanEncoder();
   appendRecord(encoder, spans);
   return encoder.take();
+}
+
+/**
+ * The bytes of one record of `spans` as releases before the THR2 records wrote it (magic THR1, the spans
+ * as generic values), header without a seq: for the tests that an upgrade reads a backlog left by them.
+ */
+export function recordV1Of(spans: Span[]): Buffer {
+  const encoder = new ValueEncoder();
+  encoder.append(spans, HEADER_BYTES);
+  const rec = Buffer.from(encoder.take());
+  rec.writeUInt32LE(MAGIC_V1, 0);
+  rec.writeUInt32LE(rec.length - HEADER_BYTES, 4);
+  rec.writeUInt32LE(spans.length, 16);
+  rec.writeUInt32LE(crc32(rec.subarray(HEADER_BYTES)), 20);
+  return rec;
 }

@@ -19,7 +19,7 @@ import { CursorStore, loadCursors, type CursorState, type Delivering } from './c
 import { nodeIo, type DiskIo } from './io.ts';
 import { lockDirectory } from './lock.ts';
 import { Quarantine, type QuarantineEntry } from './quarantine.ts';
-import { ValueEncoder } from '../../../codec/disk/codec.ts';
+import { SpanEncoder } from '../../../codec/disk/span-codec.ts';
 import { appendRecord, decodeRecordSpans, parseRecord, stampSeq } from '../../../codec/disk/record.ts';
 import { RecentRecords } from './recent.ts';
 import { recoverSegment } from './recover.ts';
@@ -133,7 +133,7 @@ export class DiskStream implements IngestStream {
    * for the next group commit are that buffer's bytes, written as they are (no copy per record), and the
    * buffer of the group being written comes back to be filled again.
    */
-  private readonly recordEncoder = new ValueEncoder();
+  private readonly recordEncoder = new SpanEncoder();
 
   private state: 'new' | 'opening' | 'open' | 'sealed' | 'closed' = 'new';
   private unlock?: () => Promise<void>;

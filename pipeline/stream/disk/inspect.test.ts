@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../log.ts';
-import { tempDir } from '../../../test/durability/helpers.ts';
+import { recordOf, recordV1Of, tempDir } from '../../../test/durability/helpers.ts';
+import { stampSeq } from '../../../codec/disk/record.ts';
+import { segmentName } from './segment.ts';
 import { makeSpans } from '../../../test/durability/spans.ts';
 import { createDiskStream } from './disk-stream.ts';
 import { inspectStream } from './inspect.ts';
@@ -31,5 +33,17 @@ describe('inspect a stream directory', () => {
     const torn = await inspectStream(dir);
     expect(torn.readers).toEqual([]);
     expect(torn.cursorsProblem).toMatch(/checksum mismatch/);
+  });
+
+  it('counts the records of earlier releases (THR1) and current ones (THR2) alike', async () => {
+    const dir = tempDir();
+    const older = recordV1Of(makeSpans('r1', 3));
+    stampSeq(older, 1);
+    const newer = recordOf(makeSpans('r2', 2));
+    stampSeq(newer, 2);
+    fs.writeFileSync(path.join(dir, segmentName(1)), Buffer.concat([older, newer]));
+    const report = await inspectStream(dir);
+    expect(report.segments).toMatchObject([{ records: 2, spans: 5, firstSeq: 1, lastSeq: 2 }]);
+    expect(report.segments[0].damage).toBeUndefined();
   });
 });

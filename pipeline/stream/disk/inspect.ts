@@ -6,7 +6,7 @@
 // daemon repairs it (recover.ts).
 import { open, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { HEADER_BYTES, MAGIC, MAX_PAYLOAD_BYTES } from '../../../codec/disk/record.ts';
+import { HEADER_BYTES, isMagic, MAX_PAYLOAD_BYTES } from '../../../codec/disk/record.ts';
 import { crc32 } from 'node:zlib';
 import type { Logger } from '../../log.ts';
 import { loadCursors } from './cursors.ts';
@@ -70,7 +70,7 @@ async function walkSegment(file: string): Promise<{ size: number; walk: Walk }> 
     while (p < size) {
       const { bytesRead } = await handle.read(header, 0, HEADER_BYTES, p);
       if (bytesRead < HEADER_BYTES) { walk.damage = { offset: p, reason: 'incomplete header (a write in progress, or torn)' }; break; }
-      if (header.readUInt32LE(0) !== MAGIC) { walk.damage = { offset: p, reason: 'bad magic' }; break; }
+      if (!isMagic(header.readUInt32LE(0))) { walk.damage = { offset: p, reason: 'bad magic' }; break; }
       if (crc32(header.subarray(0, 24)) !== header.readUInt32LE(24)) { walk.damage = { offset: p, reason: 'header checksum mismatch' }; break; }
       const length = header.readUInt32LE(4);
       const end = p + HEADER_BYTES + length;

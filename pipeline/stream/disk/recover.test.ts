@@ -4,8 +4,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger, type Logger } from '../../log.ts';
 import type { IngestStream } from '../stream.ts';
-import { captureLogger, recordOf, segmentFiles, tempDir } from '../../../test/durability/helpers.ts';
+import { captureLogger, recordOf, recordV1Of, segmentFiles, tempDir } from '../../../test/durability/helpers.ts';
 import { makeSpans } from '../../../test/durability/spans.ts';
+import { segmentName } from './segment.ts';
 import { createDiskStream } from './disk-stream.ts';
 import { HEADER_BYTES, parseRecord, stampSeq } from '../../../codec/disk/record.ts';
 
@@ -161,5 +162,34 @@ describe('disk stream recovery', () => {
     const got = await readAllNames(stream);
     expect(got).toHaveLength(11);
     expect(got).not.toContain(`r${offsets.length}`);
+  });
+
+  it('delivers a backlog of THR1 records left by an earlier release after the upgrade, then appends THR2 records after them', async () => {
+    const dir = tempDir();
+    // What an earlier release left behind: one segment of three records, r1..r3, not yet delivered.
+    const records = [1, 2, 3].map((seq) => {
+      const rec = recordV1Of(makeSpans(`r${seq}`));
+      stampSeq(rec, seq);
+      return rec;
+    });
+    fs.writeFileSync(path.join(dir, segmentName(1)), Buffer.concat(records));
+    const log = captureLogger();
+    const stream = await openStream(dir, log.logger);
+    expect(quarantineLines(dir)).toHaveLength(0);
+    expect(log.find('torn record')).toBeUndefined();
+    await stream.append(makeSpans('r4'));
+    // r1..r3 are read from the file (THR1), r4 from memory; nothing committed.
+    const reader = stream.reader('check');
+    const first = [...await reader.read(1000)];
+    while (first.length < 4) first.push(...await reader.read(1000));
+    expect(first.map((r) => [r.seq, r.spans[0].name])).toEqual([[1, 'r1'], [2, 'r2'], [3, 'r3'], [4, 'r4']]);
+    expect(first[0].spans).toEqual(makeSpans('r1'));
+    // After a restart all four come from the one segment holding both kinds of record.
+    await stream.close();
+    const again = await openStream(dir);
+    const got = await again.reader('check').read(1000);
+    expect(got.map((r) => r.seq)).toEqual([1, 2, 3, 4]);
+    expect(got[2].spans).toEqual(makeSpans('r3'));
+    expect(got[3].spans).toEqual(makeSpans('r4'));
   });
 });

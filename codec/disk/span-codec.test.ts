@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { AttributeList } from '../../model/attributes/list.ts';
+import { newSpan, spanStatus, SPAN_FIELDS, type Span } from '../../model/span.ts';
+import { recordOf, recordV1Of } from '../../test/durability/helpers.ts';
+import { appendRecord, decodeRecordSpans, MAGIC, MAGIC_V1, parseRecord, stampSeq } from './record.ts';
+import { decodeSpans, SpanEncoder } from './span-codec.ts';
+
+/** Every field of Span set, and of its events, links, references, scope and OTLP extras: a field added
+ *  to Span fails the build here until it is set, and then this test until the codec carries it. */
+function everyField(): Required<Span> {
+  return {
+    traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+    spanId: '00f067aa0ba902b7',
+    parentId: 'a1b2c3d4e5f60718',
+    name: 'chat ünïcode 🚀',
+    kind: 3,
+    startNs: 1776363498123456789n,
+    endNs: 18446744073709551615n, // beyond int64
+    status: { code: 2, message: 'boom' },
+    attributes: new AttributeList([
+      ['z.first', 1],
+      ['1', 'integer-like key keeps its place'],
+      ['neg.zero', -0],
+      ['nan', Number.NaN],
+      ['big', -9223372036854775808n],
+      ['null', null],
+      ['mixed', ['a', 2, 3.5, true, null, 12345678901234567890n]],
+      ['lone.surrogate', 'a\ud800b'],
+      ['long', 'x'.repeat(300)],
+    ]),
+    events: [{ name: 'exception', timeNs: 5n, attributes: new AttributeList([['message', 'boom']]), droppedAttributesCount: 1 }],
+    links: [{
+      traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', attributes: new AttributeList([['l', true]]),
+      traceState: 'x=y', flags: 257, droppedAttributesCount: 3,
+    }],
+    references: [{ id: '4bf92f35-77b3-4da6-a3ce-929d0e0e4736', slug: 'app', version: '3', attributes: new AttributeList([['z.first', 'again']]) }],
+    resource: new AttributeList([['service.name', 'shop']]),
+    scope: { name: 'lib', version: '1.0', attributes: new AttributeList([['k', 'v']]) },
+    otlp: {
+      traceState: 'a=b', flags: 1, droppedAttributesCount: 2, droppedEventsCount: 3, droppedLinksCount: 4,
+      resourceSchemaUrl: 'https://r', scopeSchemaUrl: 'https://s',
+    },
+    traceType: 'invocation',
+    spanType: 'chat',
+    sessionId: 's',
+    userId: 'u',
+    project: 'p',
+  };
+}
+
+const encoder = new SpanEncoder();
+
+function roundTrip(spans: Span[]): Span[] {
+  encoder.appendSpans(spans, 0);
+  const bytes = encoder.take();
+  const back = decodeSpans(bytes, 0, bytes.length);
+  encoder.giveBack(bytes);
+  return back;
+}
+
+describe('span record codec (THR2)', () => {
+  it('round-trips every field of a span, its events, links, references, scope and OTLP extras exactly', () => {
+    const full = everyField();
+    const [back] = roundTrip([full]);
+    expect(back).toStrictEqual(full);
+    for (const field of SPAN_FIELDS) expect(back[field], field).toStrictEqual(full[field]);
+    expect([...back.attributes.keys()]).toEqual([...full.attributes.keys()]);
+    expect(Object.is(back.attributes.get('neg.zero'), -0)).toBe(true);
+    expect(back.attributes.get('lone.surrogate')).toBe('a\ud800b');
+    expect(back.endNs).toBe(18446744073709551615n);
+  });
+
+  it('keeps absent apart from [] and gives decoded spans the fields of newSpan, in its order', () => {
+    const bare = newSpan('4bf92f3577b34da6a3ce929d0e0e4736', '00f067aa0ba902b7', 'bare', 1, 1n, 2n, spanStatus(0, undefined), new AttributeList());
+    const empty = { ...bare, events: [], links: [], references: [] };
+    // A span built without the optional keys at all reads back with them undefined: the same to every reader.
+    const sparse: Span = { traceId: bare.traceId, spanId: bare.spanId, name: 'sparse', kind: 0, startNs: 0n, endNs: 0n, status: { code: 1 }, attributes: new AttributeList() };
+    const back = roundTrip([bare, empty, sparse]);
+    expect(back[0]).toStrictEqual(bare);
+    expect(back[1].events).toEqual([]);
+    expect(back[1].links).toEqual([]);
+    expect(back[1].references).toEqual([]);
+    expect(back[0].events).toBeUndefined();
+    expect(back[2]).toEqual(sparse);
+    for (const span of back) expect(Object.keys(span)).toEqual([...SPAN_FIELDS]);
+    // Statuses without a message come back as the shared objects receivers use.
+    expect(back[0].status).toBe(spanStatus(0, undefined));
+  });
+
+  it('rejects truncated or malformed payloads with a RangeError, and values it cannot carry with a TypeError', () => {
+    encoder.appendSpans([everyField()], 0);
+    const bytes = Buffer.from(encoder.take());
+    expect(() => decodeSpans(bytes, 0, bytes.length - 5)).toThrow(RangeError);
+    expect(() => decodeSpans(Buffer.concat([bytes, Buffer.from([0])]), 0, bytes.length + 1)).toThrow(/trailing/);
+    expect(() => decodeSpans(Buffer.from([1, 99]), 0, 2)).toThrow(RangeError);
+    const odd = { ...everyField(), attributes: new AttributeList([['f', (() => 1) as unknown as string]]) };
+    expect(() => encoder.appendSpans([odd], 0)).toThrow(TypeError);
+    expect(encoder.held().length).toBe(0);
+  });
+
+  it('writes records with the THR2 magic, and still reads THR1 records written by earlier releases', () => {
+    const spans = [everyField(), { ...everyField(), name: 'second', events: undefined }];
+    const current = recordOf(spans);
+    const earlier = recordV1Of(spans);
+    stampSeq(current, 7);
+    stampSeq(earlier, 8);
+    expect(current.readUInt32LE(0)).toBe(MAGIC);
+    expect(earlier.readUInt32LE(0)).toBe(MAGIC_V1);
+    expect(current.length).toBeLessThan(earlier.length);
+    for (const [rec, seq] of [[current, 7], [earlier, 8]] as const) {
+      expect(parseRecord(rec, 0, rec.length)).toEqual({ kind: 'ok', seq, spans: 2, end: rec.length });
+      const back = decodeRecordSpans(rec, 0, rec.length);
+      expect(back[0]).toEqual(spans[0]);
+      expect(back[1].name).toBe('second');
+      expect(back[1].events).toBeUndefined();
+    }
+    const unknown = Buffer.from(current);
+    unknown.write('THR9', 0, 'latin1');
+    expect(parseRecord(unknown, 0, unknown.length)).toMatchObject({ kind: 'bad', reason: 'bad magic' });
+  });
+
+  it('numbers attribute keys afresh in each record of a group, so each record decodes alone', () => {
+    const group = new SpanEncoder();
+    const first = appendRecord(group, [everyField()]);
+    const second = appendRecord(group, [everyField()]);
+    stampSeq(group.held(), 1, first.start);
+    stampSeq(group.held(), 1, second.start);
+    const bytes = group.take();
+    const alone = recordOf([everyField()]);
+    stampSeq(alone, 1);
+    expect(bytes.subarray(second.start).equals(alone)).toBe(true);
+    expect(bytes.subarray(first.start, first.length).equals(alone)).toBe(true);
+  });
+
+  it('writes a repeated key list by number, past the limit of numbered lists too, and each decoded list owns its arrays', () => {
+    const span = (keys: string[], value: string): Span => ({
+      ...newSpan('4bf92f3577b34da6a3ce929d0e0e4736', '00f067aa0ba902b7', value, 1, 1n, 2n, spanStatus(0, undefined), new AttributeList(keys.map((k) => [k, value]))),
+    });
+    // 70 distinct lists (more than are numbered), then each again, then a one-key list twice.
+    const distinct = Array.from({ length: 70 }, (_, i) => [`a${i}`, `b${i}`]);
+    const spans = [...distinct.map((keys, i) => span(keys, `first ${i}`)), ...distinct.map((keys, i) => span(keys, `again ${i}`)), span(['one'], 'x'), span(['one'], 'y')];
+    const back = roundTrip(spans);
+    expect(back).toStrictEqual(spans);
+    encoder.appendSpans([span(['k1', 'k2'], 'v'), span(['k1', 'k2'], 'w')], 0);
+    const repeated = Buffer.from(encoder.take());
+    encoder.appendSpans([span(['k1', 'k2'], 'v'), span(['k2', 'k1'], 'w')], 0);
+    const reordered = encoder.take();
+    // The repeated list is its number and its values; the reordered one its size and two key references.
+    expect(repeated.length).toBe(reordered.length - 4);
+    const [first, second] = decodeSpans(repeated, 0, repeated.length);
+    first.attributes.set('k3', 'added');
+    expect([...second.attributes.keys()]).toEqual(['k1', 'k2']);
+  });
+});
