@@ -6,7 +6,7 @@
 // rate() reads as a counter reset of the whole sum (a spike). So the counters and histograms a dead
 // worker last reported are kept and added to every later answer: the sum only grows. What a worker
 // counted after the last scrape and before it died is lost, as for a single process that dies.
-import { AggregatorRegistry, Counter, Gauge, type Registry } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, type Registry } from '../../pipeline/telemetry/prom-client.ts';
 import type { MetricsJson } from './messages.ts';
 
 /**

@@ -3,8 +3,10 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { makeSpans } from '../../test/helpers/spans.ts';
+import { runProcess } from '../../test/helpers/process.ts';
 import type { Batcher, Exporter } from '../component.ts';
 import { DeadLetterFile } from '../deadletter.ts';
 import { PermanentError, RetryableError } from '../errors.ts';
@@ -114,4 +116,24 @@ describe('ServiceMetrics', () => {
     ]);
     expect(await samples(metrics, 'tracehop_batch_size_spans_count')).toEqual(['tracehop_batch_size_spans_count{pipeline="traces",exporter="otlp"} 1']);
   });
+});
+
+describe('ServiceMetrics start-up', () => {
+  it('serves the process metrics without loading prom-client\'s push gateway (node:https, and with it node:tls)', async () => {
+    // A fresh Node, since this test process may have loaded them already: it builds the metrics of a
+    // daemon that serves them, reads them once and lists the Node modules loaded by then.
+    const metrics = fileURLToPath(new URL('./metrics.ts', import.meta.url));
+    const script = `
+      const { ServiceMetrics } = await import(${JSON.stringify(metrics)});
+      const m = new ServiceMetrics();
+      m.collectProcessMetrics();
+      const text = await m.text();
+      process.stdout.write(JSON.stringify({ text, loaded: process.moduleLoadList }));`;
+    const run = await runProcess(process.execPath, ['--input-type=module', '-e', script]);
+    expect(run.stderr).toBe('');
+    const { text, loaded } = JSON.parse(run.stdout) as { text: string; loaded: string[] };
+    expect(text).toMatch(/^tracehop_process_cpu_seconds_total \d/m);
+    expect(text).toMatch(/^tracehop_nodejs_heap_size_used_bytes \d/m);
+    for (const unused of ['https', 'tls']) expect(loaded).not.toContain(`NativeModule ${unused}`);
+  }, 20_000);
 });

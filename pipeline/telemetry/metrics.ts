@@ -6,7 +6,7 @@
 // Cost: components count once per request, per delivery or per group commit, never per span; a
 // prom-client increment or observation costs a few hundred nanoseconds. Sizes and states (stream
 // bytes, backlogs, the memory limiter) are not counted at all: gauges read them when scraped.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from './prom-client.ts';
 import { readResidentMemory } from './resident.ts';
 
 /** Why a receiver refused a request or spans: the operator's question is "whose fault, what to do". */
