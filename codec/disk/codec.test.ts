@@ -1,18 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { AttributeList } from '../../model/attributes/list.ts';
 import type { Span } from '../../model/span.ts';
-import { decodeValue, ValueEncoder } from './codec.ts';
+import { decodeValue } from './codec.ts';
 import { SpanEncoder } from './span-codec.ts';
-import { recordOf } from '../../test/durability/helpers.ts';
-import { appendRecord, decodeRecordSpans, parseRecord, stampSeq } from './record.ts';
+import { recordOf, thr1Backlog } from '../../test/durability/helpers.ts';
+import { thr1BacklogRecords } from '../../test/durability/fixtures/thr1-backlog.ts';
+import { appendRecord, decodeRecordSpans, HEADER_BYTES, MAGIC_V1, parseRecord, stampSeq } from './record.ts';
 
-/** One encoder for every test, as a stream keeps one for all its records. */
-const values = new ValueEncoder();
-
-/** `value` encoded alone, with no header: the bytes one append leaves. */
-function encodeValue(value: unknown): Buffer {
-  values.append(value, 0);
-  return values.take();
+/** The records of the THR1 fixture segment: where each starts and ends. */
+function thr1Records(buf: Buffer): { start: number; end: number }[] {
+  const out: { start: number; end: number }[] = [];
+  for (let p = 0; p < buf.length;) {
+    const r = parseRecord(buf, p, buf.length);
+    if (r.kind !== 'ok') throw new Error(`fixture record at ${p}: ${r.kind}`);
+    out.push({ start: p, end: r.end });
+    p = r.end;
+  }
+  return out;
 }
 
 function fullSpan(): Span {
@@ -37,6 +41,7 @@ function fullSpan(): Span {
       ['bool', false],
       ['mixed', ['a', 2, 3.5, true, null, 12345678901234567890n]],
       ['lone.surrogate', 'a\ud800b'],
+      ['k\ud800', 'a key with a lone surrogate'],
       ['empty', ''],
       ['long', 'x'.repeat(300)],
     ]),
@@ -52,53 +57,45 @@ function fullSpan(): Span {
   };
 }
 
-describe('span codec', () => {
-  it('round-trips every span field exactly: bigint, Map order, -0, NaN, lone surrogates, absent vs []', () => {
-    const span = fullSpan();
-    const bare: Span = { ...fullSpan(), events: undefined };
-    delete bare.events;
-    const back = decodeValue(encodeValue([span, bare])) as Span[];
-    expect(back[0]).toEqual(span);
-    expect([...back[0].attributes.keys()]).toEqual([...span.attributes.keys()]);
-    expect(Object.is(back[0].attributes.get('neg.zero'), -0)).toBe(true);
-    expect(back[0].attributes.get('lone.surrogate')).toBe('a\ud800b');
-    expect(back[0].endNs).toBe(18446744073709551615n);
-    expect(back[0].events).toEqual([]);
-    expect('events' in back[1]).toBe(false);
-    expect(Object.keys(back[0])).toEqual(Object.keys(span));
+describe('THR1 payloads (decodeValue), as an earlier release wrote them', () => {
+  it('reads every span of the fixture segment exactly: bigint, order, -0, lone surrogates in values and keys, absent vs []', () => {
+    const buf = thr1Backlog();
+    const records = thr1Records(buf);
+    const expected = thr1BacklogRecords();
+    expect(records).toHaveLength(expected.length);
+    records.forEach(({ start, end }, i) => {
+      expect(buf.readUInt32LE(start)).toBe(MAGIC_V1);
+      const back = decodeValue(buf, start + HEADER_BYTES, end) as Span[];
+      expect(back).toStrictEqual(expected[i]);
+      expect(decodeRecordSpans(buf, start, end)).toStrictEqual(expected[i]);
+      back.forEach((span, j) => expect(Object.keys(span)).toEqual(Object.keys(expected[i][j])));
+    });
+    const [[full]] = records.map(({ start, end }) => decodeRecordSpans(buf, start, end));
+    expect([...full.attributes.keys()]).toEqual([...expected[0][0].attributes.keys()]);
+    expect(Object.is(full.attributes.get('neg.zero'), -0)).toBe(true);
+    expect(full.attributes.get('lone.surrogate')).toBe('a\ud800b');
+    expect(full.attributes.get('k\ud800')).toBe('a key that is not well-formed UTF-16');
+    expect(full.endNs).toBe(18446744073709551615n);
   });
 
   it('keeps an own "__proto__" key as data', () => {
-    const value = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}');
-    const back = decodeValue(encodeValue(value)) as Record<string, unknown>;
+    const key = (k: string) => [7, k.length, ...Buffer.from(k)];
+    // T_OBJECT of 2: "__proto__" -> T_OBJECT of 1 ("polluted" -> true), "a" -> int32 1.
+    const bytes = Buffer.from([10, 2, ...key('__proto__'), 10, 1, ...key('polluted'), 3, ...key('a'), 4, 1, 0, 0, 0]);
+    const back = decodeValue(bytes) as Record<string, unknown>;
     expect(Object.getPrototypeOf(back)).toBe(Object.prototype);
     expect(Object.keys(back)).toEqual(['__proto__', 'a']);
+    expect(back.a).toBe(1);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it('rejects truncated or malformed payloads with a RangeError instead of returning garbage', () => {
-    const buf = encodeValue([fullSpan()]);
-    expect(() => decodeValue(buf.subarray(0, buf.length - 5))).toThrow(RangeError);
+    const buf = thr1Backlog();
+    const [{ start, end }] = thr1Records(buf);
+    const payload = buf.subarray(start + HEADER_BYTES, end);
+    expect(() => decodeValue(payload.subarray(0, payload.length - 5))).toThrow(RangeError);
     expect(() => decodeValue(Buffer.from([99]))).toThrow(RangeError);
-    expect(() => decodeValue(Buffer.concat([buf, Buffer.from([0])]))).toThrow(/trailing/);
-  });
-
-  it('writes objects of 128 keys and more, whose keys repeat later in the record, and only own keys', () => {
-    const wide: Record<string, number> = {};
-    for (let i = 0; i < 130; i++) wide[`k${i}`] = i;
-    // The first object defines keys k0.., the wide one is written twice (undone at 128 keys), the last
-    // one refers back to keys defined inside it.
-    const value = [{ k0: 'a' }, wide, { k5: 'b', k129: 'c' }];
-    const back = decodeValue(encodeValue(value)) as Array<Record<string, unknown>>;
-    expect(back).toEqual(value);
-    expect(Object.keys(back[1])).toEqual(Object.keys(wide));
-    const inherited = Object.create({ fromProto: 1 }) as Record<string, unknown>;
-    inherited.own = 2;
-    expect(decodeValue(encodeValue(inherited))).toEqual({ own: 2 });
-  });
-
-  it('refuses values it cannot carry', () => {
-    expect(() => encodeValue([{ f: () => 1 }])).toThrow(TypeError);
+    expect(() => decodeValue(Buffer.concat([payload, Buffer.from([0])]))).toThrow(/trailing/);
   });
 });
 

@@ -1,12 +1,10 @@
-// A small tagged binary form of values (docs/decisions/0231-disk-record-codec.md): the payload of the THR1
-// records of earlier releases (still read: record.ts), and the value and attribute-list writer that the
-// THR2 records' span layout (span-codec.ts) writes each field with.
-// It is generic (any tree of plain objects, arrays, attribute lists, strings, numbers, bigints, booleans,
-// null and undefined), so a field added to Span later is carried without touching this file, and
-// lossless for what a Span holds: bigint stays bigint, an attribute list keeps its order, an absent key
-// stays absent and [] stays [].
-// Measured against node:v8 serialize on 100-span requests: about 2x faster to encode, 5x to decode and
-// 45% smaller, because object keys are written once per record and later referenced by number.
+// A small tagged binary form of values (docs/decisions/0231-disk-record-codec.md). Two uses: the value
+// and attribute-list writer that the THR2 records' span layout (span-codec.ts) writes each field with, and
+// the reader of the THR1 records of earlier releases (still read: record.ts), whose payload was the whole
+// list of spans as one generic value (plain objects, arrays, attribute lists, strings, numbers, bigints,
+// booleans, null and undefined). Lossless for what a Span holds: bigint stays bigint, an attribute list
+// keeps its order, an absent key stays absent and [] stays []. The encoder writes no plain objects any
+// more (the span layout writes structs by position); the decoder still reads them (T_OBJECT) for THR1.
 import { AttributeList } from '../../model/attributes/list.ts';
 import type { AttrValue } from '../../model/span.ts';
 import { setMember } from '../../model/set-member.ts';
@@ -31,34 +29,31 @@ const INT64_MAX = 2n ** 63n - 1n;
 const SCRATCH_KEEP = 8 * 1024 * 1024;
 
 /**
- * Writes values into one growing scratch buffer: `append` leaves a run of values in place, `take` hands the
- * run over whole and `giveBack` returns its buffer (the disk stream's group commits). Its owner keeps one
- * for all its records; the scratch is the owner's, not the module's, so two streams or an encoder on a
- * worker thread never write into each other's buffer.
+ * Writes values into one growing scratch buffer: a subclass's append (SpanEncoder.appendSpans, through
+ * `appendBy`) leaves a run of values in place, `take` hands the run over whole and `giveBack` returns its
+ * buffer (the disk stream's group commits). Its owner keeps one for all its records; the scratch is the
+ * owner's, not the module's, so two streams or an encoder on a worker thread never write into each
+ * other's buffer.
  */
-export class ValueEncoder {
+export abstract class ValueEncoder {
   protected buf: Buffer = Buffer.allocUnsafe(64 * 1024);
   /** `buf` as a DataView, for 8-byte numbers: cheaper than Buffer#writeBigInt64LE / writeDoubleLE,
    *  which range-check on every call. */
-  protected view = viewOf(this.buf);
+  private view = viewOf(this.buf);
   protected pos = 0;
-  protected readonly keys = new Map<string, number>();
+  private readonly keys = new Map<string, number>();
   /** The buffer whose bytes `take()` handed over, until given back. */
   private lent?: Buffer;
   /** A buffer given back after its bytes were written, to fill next (`take`). */
   private spare?: Buffer;
 
   /**
-   * Encodes `value` after the bytes this encoder already holds, behind `headerBytes` unfilled bytes, and
-   * returns where that header starts. No allocation and no copy per value: the disk stream appends each
-   * record of a group commit here and writes the group straight from `held()`. Object keys are numbered
-   * afresh for each value, so every value decodes on its own.
+   * Writes `value` with `write` (a subclass's own layout, SpanEncoder) after the bytes this encoder
+   * already holds, behind `headerBytes` unfilled bytes, and returns where that header starts. No
+   * allocation and no copy per value: the disk stream appends each record of a group commit here and
+   * writes the group straight from `held()`. Keys are numbered afresh for each value, so every value
+   * decodes on its own. A `write` that throws leaves nothing behind.
    */
-  append(value: unknown, headerBytes: number): number {
-    return this.appendBy(headerBytes, value, (v) => this.value(v));
-  }
-
-  /** `append` with `write` putting the value's bytes (a subclass's own layout, SpanEncoder). */
   protected appendBy<T>(headerBytes: number, value: T, write: (value: T) => void): number {
     const start = this.pos;
     this.keys.clear();
@@ -168,7 +163,7 @@ export class ValueEncoder {
     this.pos += this.buf.write(s, this.pos, bytes, 'utf8');
   }
 
-  protected key(k: string): void {
+  private key(k: string): void {
     const id = this.keys.get(k);
     if (id !== undefined) {
       if (id < 128) {
@@ -186,47 +181,6 @@ export class ValueEncoder {
     }
     this.keys.set(k, this.keys.size);
     this.string(k, T_STRING);
-  }
-
-  /**
-   * A plain object: its own enumerable keys, in Object.keys order. Walked with for-in, which V8 runs from
-   * the object's enum cache without allocating a key array and reads each property by field index (~10%
-   * less encode CPU per record than Object.keys and a keyed load per key). The count is not known before
-   * the walk, so one byte is kept for it and filled in after. Object.keys instead for an object of 128
-   * keys or more (the walk is undone and the object written again with a longer count; none in a span)
-   * and for one whose prototype is not Object.prototype or null, where for-in would also see inherited
-   * enumerable keys.
-   */
-  private object(o: Record<string, unknown>): void {
-    const start = this.pos;
-    const proto = Object.getPrototypeOf(o);
-    if (proto === Object.prototype || proto === null) {
-      const keysBefore = this.keys.size;
-      this.buf[start] = T_OBJECT;
-      this.pos = start + 2;
-      let n = 0;
-      for (const k in o) {
-        if (++n === 128) break;
-        this.key(k);
-        this.value(o[k]);
-      }
-      if (n < 128) {
-        this.buf[start + 1] = n;
-        return;
-      }
-      // Undone: keys first defined in the bytes dropped leave the table too (ids from `keysBefore` on),
-      // or a later reference would point at a definition that is no longer there.
-      for (const [k, id] of this.keys) if (id >= keysBefore) this.keys.delete(k);
-    }
-    this.pos = start;
-    this.ensure(1);
-    this.buf[this.pos++] = T_OBJECT;
-    const keys = Object.keys(o);
-    this.varint(keys.length);
-    for (let i = 0; i < keys.length; i++) {
-      this.key(keys[i]);
-      this.value(o[keys[i]]);
-    }
   }
 
   protected value(v: unknown): void {
@@ -276,7 +230,10 @@ export class ValueEncoder {
         } else if (v instanceof AttributeList) {
           this.attributeList(v);
         } else {
-          this.object(v as Record<string, unknown>);
+          // Span structs are written by position (span-codec.ts), and attribute values hold no objects
+          // (the model flattens them): one here is a value the model does not allow, refused rather
+          // than written in a form nothing reads back as it was.
+          throw new TypeError('span codec: cannot encode an object that is not an array or an attribute list');
         }
         return;
       default:
@@ -352,8 +309,10 @@ export class Decoder {
       if (id >= this.keys.length) this.fail('unknown key reference');
       return this.keys[id];
     }
-    if (tag !== T_STRING) this.fail('expected a key');
-    const k = this.text('utf8');
+    // A key that is not well-formed UTF-16 (a lone surrogate, which JSON input can carry) was written as
+    // UTF-16 units, as such a value is (ValueEncoder.string).
+    if (tag !== T_STRING && tag !== T_STRING_UTF16) this.fail('expected a key');
+    const k = this.text(tag === T_STRING ? 'utf8' : 'utf16le');
     this.keys.push(k);
     return k;
   }

@@ -11,8 +11,9 @@
 // The magic names the payload's layout: "THR2" records (written since issue 26) hold the spans by
 // position (span-codec.ts); "THR1" records, written by earlier releases, hold them as generic values
 // (codec.ts). Both are read, so a backlog left on disk by an earlier release is delivered after an
-// upgrade; an earlier release reading THR2 records would find a bad magic (a downgrade with a backlog
-// quarantines it: docs/operating.md).
+// upgrade. An earlier release finds a bad magic in a THR2 record: it cuts the newest segment off at the
+// first one (as a torn write) and quarantines those of older segments, so a downgrade loses the records
+// left on disk (docs/operating.md).
 import { crc32 } from 'node:zlib';
 import type { Span } from '../../model/span.ts';
 import { decodeValue } from './codec.ts';
@@ -28,7 +29,7 @@ const MAGIC_BYTE0 = 0x54; // "T"
 export const MAX_PAYLOAD_BYTES = 1024 * 1024 * 1024;
 
 /**
- * Encodes `spans` as one record after the bytes `encoder` already holds (ValueEncoder.append), with its
+ * Encodes `spans` as one record after the bytes `encoder` already holds (SpanEncoder.appendSpans), with its
  * header but no seq yet (`stampSeq`, at the returned start). Returns where the record starts and its
  * length; the bytes are `encoder.held()` until the encoder hands them over with `take()`.
  */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AttributeList } from '../../model/attributes/list.ts';
 import { newSpan, spanStatus, SPAN_FIELDS, type Span } from '../../model/span.ts';
-import { recordOf, recordV1Of } from '../../test/durability/helpers.ts';
+import { recordOf, thr1Backlog } from '../../test/durability/helpers.ts';
+import { thr1BacklogRecords } from '../../test/durability/fixtures/thr1-backlog.ts';
 import { appendRecord, decodeRecordSpans, MAGIC, MAGIC_V1, parseRecord, stampSeq } from './record.ts';
 import { decodeSpans, SpanEncoder } from './span-codec.ts';
 
@@ -26,6 +27,8 @@ function everyField(): Required<Span> {
       ['null', null],
       ['mixed', ['a', 2, 3.5, true, null, 12345678901234567890n]],
       ['lone.surrogate', 'a\ud800b'],
+      // A key that is not well-formed UTF-16 (OTLP/JSON can carry one: "k\ud800") is written as UTF-16 units.
+      ['k\ud800', 'lone surrogate key'],
       ['long', 'x'.repeat(300)],
     ]),
     events: [{ name: 'exception', timeNs: 5n, attributes: new AttributeList([['message', 'boom']]), droppedAttributesCount: 1 }],
@@ -67,6 +70,7 @@ describe('span record codec (THR2)', () => {
     expect([...back.attributes.keys()]).toEqual([...full.attributes.keys()]);
     expect(Object.is(back.attributes.get('neg.zero'), -0)).toBe(true);
     expect(back.attributes.get('lone.surrogate')).toBe('a\ud800b');
+    expect(back.attributes.get('k\ud800')).toBe('lone surrogate key');
     expect(back.endNs).toBe(18446744073709551615n);
   });
 
@@ -96,27 +100,51 @@ describe('span record codec (THR2)', () => {
     const odd = { ...everyField(), attributes: new AttributeList([['f', (() => 1) as unknown as string]]) };
     expect(() => encoder.appendSpans([odd], 0)).toThrow(TypeError);
     expect(encoder.held().length).toBe(0);
+    // An object where the model allows none (an attribute value) is refused too, not written lossily.
+    const nested = { ...everyField(), attributes: new AttributeList([['o', { a: 1 } as unknown as string]]) };
+    expect(() => encoder.appendSpans([nested], 0)).toThrow(TypeError);
+    // A refused record keeps no reference to its spans' key lists (numbered before the failure).
+    const lists = { ...everyField(), resource: new AttributeList([['a', 1], ['b', 2]]), userId: (() => 1) as unknown as string };
+    expect(() => encoder.appendSpans([lists], 0)).toThrow(TypeError);
+    expect((encoder as unknown as { shapes: unknown[] }).shapes).toHaveLength(0);
+    expect(encoder.held().length).toBe(0);
   });
 
-  it('writes records with the THR2 magic, and still reads THR1 records written by earlier releases', () => {
-    const spans = [everyField(), { ...everyField(), name: 'second', events: undefined }];
-    const current = recordOf(spans);
-    const earlier = recordV1Of(spans);
-    stampSeq(current, 7);
-    stampSeq(earlier, 8);
-    expect(current.readUInt32LE(0)).toBe(MAGIC);
-    expect(earlier.readUInt32LE(0)).toBe(MAGIC_V1);
-    expect(current.length).toBeLessThan(earlier.length);
-    for (const [rec, seq] of [[current, 7], [earlier, 8]] as const) {
-      expect(parseRecord(rec, 0, rec.length)).toEqual({ kind: 'ok', seq, spans: 2, end: rec.length });
-      const back = decodeRecordSpans(rec, 0, rec.length);
-      expect(back[0]).toEqual(spans[0]);
-      expect(back[1].name).toBe('second');
-      expect(back[1].events).toBeUndefined();
+  it('writes records with the THR2 magic, and still reads the THR1 records an earlier release wrote (fixture)', () => {
+    const expected = thr1BacklogRecords();
+    const earlier = thr1Backlog();
+    let p = 0;
+    for (let i = 0; i < expected.length; i++) {
+      const parsed = parseRecord(earlier, p, earlier.length);
+      expect(parsed).toMatchObject({ kind: 'ok', seq: i + 1, spans: expected[i].length });
+      if (parsed.kind !== 'ok') return;
+      expect(earlier.readUInt32LE(p)).toBe(MAGIC_V1);
+      expect(decodeRecordSpans(earlier, p, parsed.end)).toStrictEqual(expected[i]);
+      // The same spans written now: a THR2 record, smaller, read back the same.
+      const current = recordOf(expected[i]);
+      stampSeq(current, i + 1);
+      expect(current.readUInt32LE(0)).toBe(MAGIC);
+      expect(current.length).toBeLessThan(parsed.end - p);
+      expect(parseRecord(current, 0, current.length)).toEqual({ kind: 'ok', seq: i + 1, spans: expected[i].length, end: current.length });
+      expect(decodeRecordSpans(current, 0, current.length)).toEqual(expected[i]);
+      p = parsed.end;
     }
-    const unknown = Buffer.from(current);
+    expect(p).toBe(earlier.length);
+    const unknown = recordOf(expected[0]);
+    stampSeq(unknown, 1);
     unknown.write('THR9', 0, 'latin1');
     expect(parseRecord(unknown, 0, unknown.length)).toMatchObject({ kind: 'bad', reason: 'bad magic' });
+  });
+
+  it('round-trips the spans of the THR1 fixture: lone surrogate key and value, bigints beyond int64, non-ASCII', () => {
+    const spans = thr1BacklogRecords().flat();
+    const back = roundTrip(spans);
+    expect(back).toEqual(spans);
+    expect(back[0].attributes.get('k\ud800')).toBe('a key that is not well-formed UTF-16');
+    expect(back[0].attributes.get('huge')).toBe(123456789012345678901234567890n);
+    expect(back[0].name).toBe('r1 chat ünïcode 🚀');
+    expect(back[1].events).toEqual([]);
+    expect(back[3].events).toBeUndefined();
   });
 
   it('numbers attribute keys afresh in each record of a group, so each record decodes alone', () => {

@@ -34,19 +34,23 @@ type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 const STATUS_IS_CODE_AND_MESSAGE: SameKeys<keyof SpanStatus, 'code' | 'message'> = true;
 void STATUS_IS_CODE_AND_MESSAGE;
 
-/** Writes records of spans by position (appendSpans); the generic `append` is still there for tests. */
+/** Writes records of spans by position (appendSpans). */
 export class SpanEncoder extends ValueEncoder {
   /** Key lists written in the current record, by number (T_SHAPED_MAP). */
   private readonly shapes: (readonly string[])[] = [];
   private readonly writeSpans = (spans: Span[]): void => {
     this.shapes.length = 0;
-    this.varint(spans.length);
-    for (let i = 0; i < spans.length; i++) this.span(spans[i]);
-    // Not kept past the record: the lists belong to spans that go on to the exporters.
-    this.shapes.length = 0;
+    try {
+      this.varint(spans.length);
+      for (let i = 0; i < spans.length; i++) this.span(spans[i]);
+    } finally {
+      // Not kept past the record, written or refused: the lists belong to spans that go on to the
+      // exporters (or back to a client that was refused).
+      this.shapes.length = 0;
+    }
   };
 
-  /** Like ValueEncoder.append, for a list of spans in the positional layout. */
+  /** Encodes `spans` after the bytes held, behind `headerBytes` unfilled bytes (ValueEncoder.appendBy). */
   appendSpans(spans: Span[], headerBytes: number): number {
     return this.appendBy(headerBytes, spans, this.writeSpans);
   }
@@ -194,7 +198,7 @@ export class SpanEncoder extends ValueEncoder {
 /** Reads what SpanEncoder.appendSpans wrote. Values are checked by the record's CRC, not by type. */
 class SpanDecoder extends Decoder {
   /** Key lists read in this record, numbered as the encoder numbered them. */
-  private readonly shapes: string[][] = [];
+  private readonly shapes: (readonly string[])[] = [];
 
   /** What SpanEncoder.attributes wrote: T_UNDEFINED, T_MAP or T_SHAPED_MAP. */
   private attributes(): Attributes | undefined {
@@ -203,15 +207,18 @@ class SpanDecoder extends Decoder {
       const id = this.varint();
       if (id >= this.shapes.length) this.fail('unknown key list');
       const keys = this.shapes[id];
-      const values: AttrValue[] = [];
-      for (let i = 0; i < keys.length; i++) values.push(this.value() as AttrValue);
-      // Each list owns its arrays.
+      const n = keys.length;
+      const values = new Array<AttrValue>(n);
+      for (let i = 0; i < n; i++) values[i] = this.value() as AttrValue;
+      // Each list owns its arrays (a processor may add to one span's list): a copy of the keys per use.
       return AttributeList.adopt(keys.slice(), values);
     }
     const list = this.value();
     if (list === undefined) return undefined;
     if (!(list instanceof AttributeList)) return this.fail('expected an attribute list');
-    if (list.size >= MIN_SHAPE_KEYS && this.shapes.length < MAX_SHAPES) this.shapes.push(list.keyArray.slice());
+    // The table holds the first list's own key array, not a copy: nothing changes a list before the
+    // record is decoded whole, and the table is dropped with the decoder.
+    if (list.size >= MIN_SHAPE_KEYS && this.shapes.length < MAX_SHAPES) this.shapes.push(list.keyArray);
     return list;
   }
 

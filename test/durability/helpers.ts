@@ -4,9 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SpanEncoder } from '../../codec/disk/span-codec.ts';
-import { ValueEncoder } from '../../codec/disk/codec.ts';
-import { crc32 } from 'node:zlib';
-import { appendRecord, HEADER_BYTES, MAGIC_V1 } from '../../codec/disk/record.ts';
+import { appendRecord } from '../../codec/disk/record.ts';
 import type { Span } from '../../model/span.ts';
 import { createLogger, type Logger } from '../../pipeline/log.ts';
 import { nodeIo, type DiskIo } from '../../pipeline/stream/disk/io.ts';
@@ -99,16 +97,9 @@ export function recordOf(spans: Span[]): Buffer {
 }
 
 /**
- * The bytes of one record of `spans` as releases before the THR2 records wrote it (magic THR1, the spans
- * as generic values), header without a seq: for the tests that an upgrade reads a backlog left by them.
+ * A segment left by a release before the THR2 records: three THR1 records, seq 1..3, of the spans
+ * `thr1BacklogRecords()` builds (fixtures/README.md says how it was written, by that release's code).
  */
-export function recordV1Of(spans: Span[]): Buffer {
-  const encoder = new ValueEncoder();
-  encoder.append(spans, HEADER_BYTES);
-  const rec = Buffer.from(encoder.take());
-  rec.writeUInt32LE(MAGIC_V1, 0);
-  rec.writeUInt32LE(rec.length - HEADER_BYTES, 4);
-  rec.writeUInt32LE(spans.length, 16);
-  rec.writeUInt32LE(crc32(rec.subarray(HEADER_BYTES)), 20);
-  return rec;
+export function thr1Backlog(): Buffer {
+  return fs.readFileSync(new URL('./fixtures/thr1-backlog.seg', import.meta.url));
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../log.ts';
-import { recordOf, recordV1Of, tempDir } from '../../../test/durability/helpers.ts';
+import { recordOf, tempDir, thr1Backlog } from '../../../test/durability/helpers.ts';
 import { stampSeq } from '../../../codec/disk/record.ts';
 import { segmentName } from './segment.ts';
 import { makeSpans } from '../../../test/durability/spans.ts';
@@ -37,13 +37,13 @@ describe('inspect a stream directory', () => {
 
   it('counts the records of earlier releases (THR1) and current ones (THR2) alike', async () => {
     const dir = tempDir();
-    const older = recordV1Of(makeSpans('r1', 3));
-    stampSeq(older, 1);
-    const newer = recordOf(makeSpans('r2', 2));
-    stampSeq(newer, 2);
+    // Three THR1 records of 1, 2 and 1 spans written by an earlier release (test/durability/fixtures).
+    const older = thr1Backlog();
+    const newer = recordOf(makeSpans('r4', 2));
+    stampSeq(newer, 4);
     fs.writeFileSync(path.join(dir, segmentName(1)), Buffer.concat([older, newer]));
     const report = await inspectStream(dir);
-    expect(report.segments).toMatchObject([{ records: 2, spans: 5, firstSeq: 1, lastSeq: 2 }]);
+    expect(report.segments).toMatchObject([{ records: 4, spans: 6, firstSeq: 1, lastSeq: 4 }]);
     expect(report.segments[0].damage).toBeUndefined();
   });
 });
