@@ -207,9 +207,9 @@ class SpanDecoder extends Decoder {
       const id = this.varint();
       if (id >= this.shapes.length) this.fail('unknown key list');
       const keys = this.shapes[id];
-      const n = keys.length;
-      const values = new Array<AttrValue>(n);
-      for (let i = 0; i < n; i++) values[i] = this.value() as AttrValue;
+      // Pushed, not pre-sized: `new Array(n)` makes a holey array, which every later reader pays for.
+      const values: AttrValue[] = [];
+      for (let i = 0; i < keys.length; i++) values.push(this.value() as AttrValue);
       // Each list owns its arrays (a processor may add to one span's list): a copy of the keys per use.
       return AttributeList.adopt(keys.slice(), values);
     }
