@@ -68,7 +68,7 @@ export abstract class ValueEncoder {
     return start;
   }
 
-  /** The bytes appended since the last `take()`, not copied: valid until the next `append`. */
+  /** The bytes appended since the last `take()`, not copied: valid until the next `appendSpans`. */
   held(): Buffer {
     return this.buf.subarray(0, this.pos);
   }

@@ -39,7 +39,6 @@ export class SpanEncoder extends ValueEncoder {
   /** Key lists written in the current record, by number (T_SHAPED_MAP). */
   private readonly shapes: (readonly string[])[] = [];
   private readonly writeSpans = (spans: Span[]): void => {
-    this.shapes.length = 0;
     try {
       this.varint(spans.length);
       for (let i = 0; i < spans.length; i++) this.span(spans[i]);
