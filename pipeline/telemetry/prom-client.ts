@@ -4,8 +4,8 @@
 // (measured: idle 85.0-86.0 -> 81.5-82.3 MiB; docs/operating.md "Memory and V8 flags"). Static imports,
 // so that the single executable's bundler (sea/build.ts) still takes them in. The types are the
 // package's own (prom-client-parts.d.ts): these modules are what its entry point re-exports. The paths
-resolve because prom-client (15.x) has no `exports` map; a release that adds one fails these imports at
-build and test time, loudly.
+// resolve because prom-client (15.x) has no `exports` map; a release that adds one fails these imports
+// at build and test time, loudly.
 import type * as PromClient from 'prom-client';
 import registry from 'prom-client/lib/registry.js';
 import counter from 'prom-client/lib/counter.js';
