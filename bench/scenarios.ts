@@ -183,7 +183,7 @@ async function otlpPair(
   const first = collectorFirst(ctx.round) ? await runCollector() : undefined;
   const rows: Row[] = [];
   for (const nodeOptions of ['', ...tracehopNodeOptions]) {
-    const ours = await withTarget(startTracehop(name, tracehopConfig('otlp', tracehopExporter, storage, exporterIds[0]), ctx.pin, nodeOptions), (t) =>
+    const ours = await withTarget(startTracehop(name, tracehopConfig('otlp', tracehopExporter, storage, exporterIds[0]), ctx.pin, { nodeOptions }), (t) =>
       measure(t, load(`${t.endpoints.otlp[0]}/v1/traces`, 'application/x-protobuf', bodies, ctx, rate), ctx.pin));
     rows.push({ scenario: name, target: nodeOptions ? `tracehop (NODE_OPTIONS=${nodeOptions})` : 'tracehop', measurement: ours });
   }
