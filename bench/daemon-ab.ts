@@ -9,59 +9,48 @@
 //   node bench/daemon-ab.ts <pairs> <seconds per run> <checkout A> <checkout B> [llm | llm-non-ascii]
 // A checkout is a directory with this repository's sources and node_modules (e.g. `git worktree add`, or
 // `git archive` of a commit with a link to node_modules); it runs from its sources (cmd/main.ts). The
-// bodies: the bench's otlp-proto-llm ones (`llm`, the default) or the same with non-ASCII texts. The
-// daemon is pinned to CPU 1 and the load generator to CPU 0 when taskset exists, as in the bench.
-import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+// bodies: the bench's otlp-proto-llm ones (`llm`, the default) or the same with non-ASCII texts.
+// Each run is the bench's own: startTracehop (daemon pinned to CPU 1 when taskset exists), measure (load
+// generator on CPU 0, CPU counted from the window's start until the daemon is idle), withTarget.
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { otlpLlmNonAsciiProtoBody, otlpLlmProtoBody } from './bodies.ts';
-import type { LoadResult, LoadSpec } from './loadgen.ts';
-import { LOADGEN } from './paths.ts';
-import { cpuByProcess, pinning } from './proc.ts';
-import { removeScratch, scratchDir } from './scratch.ts';
+import { pinning } from './proc.ts';
+import { median } from './report.ts';
+import { fileExporter, load, tracehopConfig, withTarget, writeBodies } from './scenarios.ts';
+import { measure, startTracehop, type Pin } from './target.ts';
+import { GcTally } from './trace-gc.ts';
 
-const [pairsArg, secondsArg, a, b, bodies = 'llm'] = process.argv.slice(2);
-if (a === undefined || b === undefined || (bodies !== 'llm' && bodies !== 'llm-non-ascii')) {
-  console.error('usage: node bench/daemon-ab.ts <pairs> <seconds per run> <checkout A> <checkout B> [llm | llm-non-ascii]');
+const USAGE = 'usage: node bench/daemon-ab.ts <pairs> <seconds per run> <checkout A> <checkout B> [llm | llm-non-ascii]';
+/** Every run warms up this long before its window opens, however short the window: the bench's own
+ *  (shorter for runs under 9 s) would measure 4 s runs of two builds while V8 is still optimising. */
+const WARMUP_MS = 3000;
+
+interface Options {
+  pairs: number;
+  seconds: number;
+  checkouts: [string, string];
+  makeBody: (i: number) => Buffer;
+}
+
+function usage(reason: string): never {
+  console.error(`daemon-ab: ${reason}\n${USAGE}`);
   process.exit(2);
 }
-const pairs = Number(pairsArg);
-const seconds = Number(secondsArg);
-const checkouts = [resolve(a), resolve(b)];
-const makeBody = bodies === 'llm' ? otlpLlmProtoBody : otlpLlmNonAsciiProtoBody;
-const pin = pinning();
 
-const bodiesDir = scratchDir('ab-bodies-');
-const bodyFiles = Array.from({ length: 4 }, (_, i) => {
-  const file = join(bodiesDir, `body-${i}.bin`);
-  writeFileSync(file, makeBody(i));
-  return file;
-});
-
-function config(dir: string): string {
-  return `receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: 127.0.0.1:0
-processors:
-  batch: {}
-exporters:
-  file:
-    path: ${dir}/spans.jsonl
-    rotation: {max_megabytes: 100, max_backups: 2}
-storage: memory
-service:
-  workers: 1
-  telemetry:
-    metrics:
-      address: 127.0.0.1:0
-  pipelines:
-    traces:
-      receivers: [otlp]
-      processors: [namespace, batch]
-      exporters: [file]
-`;
+function parseArgs(argv: string[]): Options {
+  if (argv.length < 4 || argv.length > 5) usage(`expected 4 or 5 arguments, got ${argv.length}`);
+  const [pairsArg, secondsArg, a, b, bodies = 'llm'] = argv;
+  const pairs = Number(pairsArg);
+  if (!Number.isInteger(pairs) || pairs < 1) usage(`<pairs> must be a whole number, 1 or more (got ${pairsArg})`);
+  const seconds = Number(secondsArg);
+  if (!Number.isFinite(seconds) || seconds <= 0) usage(`<seconds per run> must be a number above 0 (got ${secondsArg})`);
+  const checkouts: [string, string] = [resolve(a), resolve(b)];
+  for (const checkout of checkouts) {
+    if (!existsSync(join(checkout, 'cmd/main.ts'))) usage(`${checkout} is not a checkout of this repository (no cmd/main.ts)`);
+  }
+  if (bodies !== 'llm' && bodies !== 'llm-non-ascii') usage(`the bodies are llm or llm-non-ascii (got ${bodies})`);
+  return { pairs, seconds, checkouts, makeBody: bodies === 'llm' ? otlpLlmProtoBody : otlpLlmNonAsciiProtoBody };
 }
 
 interface Run {
@@ -73,103 +62,52 @@ interface Run {
   gcPauseUs: number;
 }
 
-/** One `--trace-gc` line's pause in ms (`..., 1.23 / 0.00 ms ...`), or undefined for other lines. */
-function gcPauseMs(line: string): number | undefined {
-  if (!line.includes('Scavenge') && !line.includes('Mark-Compact')) return undefined;
-  const m = /MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ [\d.]+ ms/.exec(line);
-  return m === null ? 0 : Number(m[1]);
+async function runOnce(checkout: string, bodyFiles: string[], seconds: number, pin: Pin): Promise<Run> {
+  const gc = new GcTally();
+  let atStart = { events: 0, pauseMs: 0 };
+  const start = startTracehop(`daemon-ab ${checkout}`, tracehopConfig('otlp', fileExporter), pin, {
+    cli: join(checkout, 'cmd/main.ts'), nodeArgs: ['--trace-gc'], onStdoutLine: (line) => gc.add(line),
+  });
+  const { m, events, pauseMs } = await withTarget(start, async (t) => {
+    const spec = { ...load(`${t.endpoints.otlp[0]}/v1/traces`, 'application/x-protobuf', bodyFiles, { durationMs: seconds * 1000 }), warmupMs: WARMUP_MS };
+    const m = await measure(t, spec, pin, () => (atStart = { events: gc.events, pauseMs: gc.pauseMs }));
+    // Read before the daemon stops: its window is measure's, which ends once the daemon is idle.
+    return { m, events: gc.events - atStart.events, pauseMs: gc.pauseMs - atStart.pauseMs };
+  });
+  gc.check();
+  const { spansAccepted: spans, non2xx, errors, spansPerSecond } = m.load;
+  if (non2xx > 0 || errors > 0) console.log(`  ${checkout}: ${non2xx} non-2xx answers, ${errors} errors`);
+  return { cpuPerMillion: m.cpuPerMillion, spansPerSecond, gcPerThousand: events / (spans / 1000), gcPauseUs: (pauseMs * 1000) / spans };
 }
 
-async function runOnce(checkout: string): Promise<Run> {
-  const dir = scratchDir('ab-daemon-');
-  writeFileSync(join(dir, 'tracehop.yaml'), config(dir));
-  const [bin, ...args] = [...pin.prefix(1), process.execPath, '--trace-gc', join(checkout, 'cmd/main.ts'), '--config', join(dir, 'tracehop.yaml')];
-  const daemon = spawn(bin, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  let gcEvents = 0;
-  let gcMs = 0;
-  let gcText = '';
-  daemon.stdout!.on('data', (d: Buffer) => {
-    gcText += d.toString();
-    const lines = gcText.split('\n');
-    gcText = lines.pop()!;
-    for (const line of lines) {
-      const ms = gcPauseMs(line);
-      if (ms === undefined) continue;
-      gcEvents++;
-      gcMs += ms;
+async function main(): Promise<void> {
+  const { pairs, seconds, checkouts, makeBody } = parseArgs(process.argv.slice(2));
+  const pin = pinning();
+  const bodyFiles = writeBodies(makeBody);
+  const runs: Run[][] = [[], []];
+  for (let p = 0; p < pairs; p++) {
+    const order = p % 2 === 0 ? [0, 1] : [1, 0];
+    const line: string[] = [];
+    for (const i of order) {
+      const r = await runOnce(checkouts[i], bodyFiles, seconds, pin);
+      runs[i].push(r);
+      line.push(`${'AB'[i]} ${r.cpuPerMillion.toFixed(2)} CPU-s/M (${Math.round(r.spansPerSecond)} spans/s, GC ${r.gcPerThousand.toFixed(2)}/k spans, ${r.gcPauseUs.toFixed(2)} us/span)`);
     }
-  });
-  const endpoints = await new Promise<Record<string, string[]>>((resolveStarted, reject) => {
-    let text = '';
-    daemon.stderr!.on('data', (d: Buffer) => {
-      text += d;
-      const line = text.split('\n').find((l) => l.includes('"tracehop started"'));
-      if (line) resolveStarted((JSON.parse(line) as { endpoints: Record<string, string[]> }).endpoints);
-    });
-    daemon.once('exit', (code) => reject(new Error(`tracehop exited with ${code}:\n${text}`)));
-  });
-  daemon.stderr!.resume();
-  const spec: LoadSpec = {
-    url: `${endpoints.otlp[0]}/v1/traces`, headers: { 'content-type': 'application/x-protobuf' }, bodyFiles,
-    spansPerRequest: 100, concurrency: 8, durationMs: seconds * 1000, warmupMs: 3000,
-  };
-  const [genBin, ...genArgs] = [...pin.prefix(0), process.execPath, LOADGEN, JSON.stringify(spec)];
-  const gen = spawn(genBin, genArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
-  let cpuStart = new Map<number, number>();
-  let gcEventsStart = 0;
-  let gcMsStart = 0;
-  let out = '';
-  const result = await new Promise<LoadResult>((resolveDone, reject) => {
-    gen.stdout!.on('data', (d: Buffer) => {
-      out += d;
-      for (let nl = out.indexOf('\n'); nl >= 0; nl = out.indexOf('\n')) {
-        const line = out.slice(0, nl);
-        out = out.slice(nl + 1);
-        if (line === 'measuring') {
-          cpuStart = cpuByProcess(daemon.pid!);
-          gcEventsStart = gcEvents;
-          gcMsStart = gcMs;
-        } else if (line.startsWith('{')) resolveDone(JSON.parse(line) as LoadResult);
-      }
-    });
-    gen.once('exit', (code) => code !== 0 && reject(new Error(`load generator exited with ${code}`)));
-  });
-  // The memory stream's backlog (a few requests) is exported within this.
-  await new Promise((r) => setTimeout(r, 500));
-  let cpu = 0;
-  for (const [pid, s] of cpuByProcess(daemon.pid!)) cpu += s - (cpuStart.get(pid) ?? 0);
-  const events = gcEvents - gcEventsStart;
-  const pauseMs = gcMs - gcMsStart;
-  daemon.kill('SIGTERM');
-  await new Promise((r) => daemon.once('exit', r));
-  removeScratch(dir);
-  const spans = result.spansAccepted;
-  if (result.non2xx > 0 || result.errors > 0) console.log(`  ${checkout}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return { cpuPerMillion: cpu / (spans / 1e6), spansPerSecond: result.spansPerSecond, gcPerThousand: events / (spans / 1000), gcPauseUs: (pauseMs * 1000) / spans };
-}
-
-function median(values: number[]): number {
-  const s = [...values].sort((x, y) => x - y);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
-
-const runs: Run[][] = [[], []];
-for (let p = 0; p < pairs; p++) {
-  const order = p % 2 === 0 ? [0, 1] : [1, 0];
-  const line: string[] = [];
-  for (const i of order) {
-    const r = await runOnce(checkouts[i]);
-    runs[i].push(r);
-    line.push(`${'AB'[i]} ${r.cpuPerMillion.toFixed(2)} CPU-s/M (${Math.round(r.spansPerSecond)} spans/s, GC ${r.gcPerThousand.toFixed(2)}/k spans, ${r.gcPauseUs.toFixed(2)} us/span)`);
+    console.log(`pair ${p}: ${line.join('  ')}`);
   }
-  console.log(`pair ${p}: ${line.join('  ')}`);
+  checkouts.forEach((checkout, i) => {
+    const cpu = runs[i].map((r) => r.cpuPerMillion);
+    console.log(`${'AB'[i]} ${checkout}: median ${median(cpu).toFixed(2)}, min ${Math.min(...cpu).toFixed(2)} CPU-s/M; ` +
+      `GC ${median(runs[i].map((r) => r.gcPerThousand)).toFixed(2)}/k spans, pauses ${median(runs[i].map((r) => r.gcPauseUs)).toFixed(2)} us/span (medians)`);
+  });
+  const logRatios = runs[0].map((r, p) => Math.log(runs[1][p].cpuPerMillion / r.cpuPerMillion));
+  const lower = logRatios.filter((x) => x < 0).length;
+  console.log(`B/A paired geomean ${Math.exp(logRatios.reduce((s, x) => s + x, 0) / pairs).toFixed(3)}, B lower in ${lower} of ${pairs} pairs`);
 }
-checkouts.forEach((checkout, i) => {
-  const cpu = runs[i].map((r) => r.cpuPerMillion);
-  console.log(`${'AB'[i]} ${checkout}: median ${median(cpu).toFixed(2)}, min ${Math.min(...cpu).toFixed(2)} CPU-s/M; ` +
-    `GC ${median(runs[i].map((r) => r.gcPerThousand)).toFixed(2)}/k spans, pauses ${median(runs[i].map((r) => r.gcPauseUs)).toFixed(2)} us/span (medians)`);
+
+// As in run.ts: Ctrl-C goes through process.exit, so the scratch directory is removed.
+process.on('SIGINT', () => process.exit(130));
+main().catch((err) => {
+  console.error(`daemon-ab: ${err?.stack ?? err}`);
+  process.exit(1);
 });
-const logRatios = runs[0].map((r, p) => Math.log(runs[1][p].cpuPerMillion / r.cpuPerMillion));
-const lower = logRatios.filter((x) => x < 0).length;
-console.log(`B/A paired geomean ${Math.exp(logRatios.reduce((s, x) => s + x, 0) / pairs).toFixed(3)}, B lower in ${lower} of ${pairs} pairs`);
-removeScratch(bodiesDir);

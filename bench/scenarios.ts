@@ -68,7 +68,8 @@ const BODIES = 4;
 /** How often the `--cpus all` rows read how the connections are spread over the processes. */
 const CONNECTION_SAMPLE_MS = 500;
 
-function writeBodies(make: (i: number) => Buffer): string[] {
+/** BODIES request bodies from `make`, each written to a file of its own for the load generator. */
+export function writeBodies(make: (i: number) => Buffer): string[] {
   const dir = scratchDir('bodies-');
   return Array.from({ length: BODIES }, (_, i) => {
     const file = join(dir, `body-${i}.bin`);
@@ -83,18 +84,19 @@ function writeBodies(make: (i: number) => Buffer): string[] {
 // that; a closed loop at full load is warm within its 3 s.
 const STEADY_WARMUP_MS = 15_000;
 
-function load(url: string, contentType: string, bodyFiles: string[], ctx: BenchContext, rate?: number, concurrency = CONCURRENCY): LoadSpec {
+export function load(url: string, contentType: string, bodyFiles: string[], ctx: Pick<BenchContext, 'durationMs'>, rate?: number, concurrency = CONCURRENCY): LoadSpec {
   return {
     url, headers: { 'content-type': contentType }, bodyFiles, spansPerRequest: SPANS, concurrency,
     durationMs: ctx.durationMs, warmupMs: rate ? STEADY_WARMUP_MS : Math.min(3000, ctx.durationMs / 3), rate,
   };
 }
 
-const fileExporter = `  file:
+export const fileExporter = `  file:
     path: DIR/spans.jsonl
     rotation: {max_megabytes: 100, max_backups: 2}`;
 
-function tracehopConfig(receiver: 'http' | 'otlp', exporters: string, storage = 'memory', exporterIds = 'file', processors = 'namespace, batch', workers = 1): string {
+/** A tracehop config with `DIR` where the daemon's scratch directory goes (startTracehop fills it in). */
+export function tracehopConfig(receiver: 'http' | 'otlp', exporters: string, storage = 'memory', exporterIds = 'file', processors = 'namespace, batch', workers = 1): string {
   const receivers = receiver === 'http'
     ? '  http:\n    endpoint: 127.0.0.1:0'
     : '  otlp:\n    protocols:\n      http:\n        endpoint: 127.0.0.1:0';
@@ -142,7 +144,9 @@ ${ids.length ? `  extensions: [${ids.join(', ')}]\n` : ''}  telemetry:
 `;
 }
 
-async function withTarget<T>(start: Promise<Target>, use: (t: Target) => Promise<T>): Promise<T> {
+/** Runs `use` on the started target, then stops it (SIGKILL after a grace period) and removes its scratch
+ *  directory, whether `use` succeeded or not. */
+export async function withTarget<T>(start: Promise<Target>, use: (t: Target) => Promise<T>): Promise<T> {
   const target = await start;
   try {
     return await use(target);
@@ -183,7 +187,7 @@ async function otlpPair(
   const first = collectorFirst(ctx.round) ? await runCollector() : undefined;
   const rows: Row[] = [];
   for (const nodeOptions of ['', ...tracehopNodeOptions]) {
-    const ours = await withTarget(startTracehop(name, tracehopConfig('otlp', tracehopExporter, storage, exporterIds[0]), ctx.pin, nodeOptions), (t) =>
+    const ours = await withTarget(startTracehop(name, tracehopConfig('otlp', tracehopExporter, storage, exporterIds[0]), ctx.pin, { nodeOptions }), (t) =>
       measure(t, load(`${t.endpoints.otlp[0]}/v1/traces`, 'application/x-protobuf', bodies, ctx, rate), ctx.pin));
     rows.push({ scenario: name, target: nodeOptions ? `tracehop (NODE_OPTIONS=${nodeOptions})` : 'tracehop', measurement: ours });
   }

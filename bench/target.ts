@@ -69,13 +69,34 @@ function stopper(child: ChildProcess): () => Promise<void> {
   });
 }
 
-/** `nodeOptions`: the daemon's NODE_OPTIONS, for a row that measures an operator's setting. */
-export async function startTracehop(name: string, configYaml: string, pin: Pin, nodeOptions?: string): Promise<Target> {
+export interface TracehopOptions {
+  /** The daemon's NODE_OPTIONS, for a row that measures an operator's setting. */
+  nodeOptions?: string;
+  /** The entry point to run, e.g. another checkout's cmd/main.ts (bench/daemon-ab.ts); default: this
+   *  repository's CLI. */
+  cli?: string;
+  /** Arguments to node itself, before the entry point (e.g. --trace-gc). */
+  nodeArgs?: string[];
+  /** Called with each line the daemon writes to stdout (V8's --trace-gc output goes there; the daemon's
+   *  own log goes to stderr). Without it, stdout is discarded. */
+  onStdoutLine?: (line: string) => void;
+}
+
+export async function startTracehop(name: string, configYaml: string, pin: Pin, options: TracehopOptions = {}): Promise<Target> {
   const dir = scratchDir('tracehop-');
   const config = join(dir, 'tracehop.yaml');
   writeFileSync(config, configYaml.replaceAll('DIR', dir));
+  const { nodeOptions, cli = CLI, nodeArgs = [], onStdoutLine } = options;
   const env = nodeOptions ? { ...process.env, NODE_OPTIONS: nodeOptions } : process.env;
-  const child = spawnPinned(pin, DAEMON_CPU, process.execPath, [CLI, '--config', config], dir, 'ignore', env);
+  const child = spawnPinned(pin, DAEMON_CPU, process.execPath, [...nodeArgs, cli, '--config', config], dir, onStdoutLine ? 'pipe' : 'ignore', env);
+  if (onStdoutLine) {
+    let rest = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      const lines = (rest + d).split('\n');
+      rest = lines.pop()!;
+      for (const line of lines) onStdoutLine(line);
+    });
+  }
   const endpoints = await new Promise<Record<string, string[]>>((resolve, reject) => {
     let text = '';
     child.stderr!.on('data', (d: Buffer) => {
@@ -116,8 +137,10 @@ function canConnect(port: number): Promise<boolean> {
   });
 }
 
-/** Runs the load generator in its own pinned process; CPU is read around the measured window only. */
-export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise<Measurement> {
+/** Runs the load generator in its own pinned process; CPU is read around the measured window only.
+ *  `onWindowStart`: called as the window opens, right after the target's CPU is read, for a caller that
+ *  counts something of its own over the same window (bench/daemon-ab.ts: GC events). */
+export async function measure(target: Target, spec: LoadSpec, pin: Pin, onWindowStart?: () => void): Promise<Measurement> {
   const gen = spawnPinned(pin, LOADGEN_CPU, process.execPath, [LOADGEN, JSON.stringify(spec)], target.dir, 'pipe');
   gen.stderr!.pipe(process.stderr);
   let out = '';
@@ -139,6 +162,7 @@ export async function measure(target: Target, spec: LoadSpec, pin: Pin): Promise
           loadgenStart = cpuSeconds(gen.pid!);
           windowStart = performance.now();
           sampler = setInterval(() => rssSamples.push(rssMiB(target.pid)), RSS_SAMPLE_MS);
+          onWindowStart?.();
         } else if (line.startsWith('{')) {
           // Read before it exits: its /proc entry goes with it.
           try {
