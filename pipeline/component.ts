@@ -169,12 +169,6 @@ export interface Exporter {
   flush?(): Promise<void>;
   /** Flushes what it buffered and closes. */
   shutdown(): Promise<void>;
-  /**
-   * How many export calls it takes at once (default 1: one at a time). More lets a runner gather and
-   * start the next delivery while earlier ones wait for their destination; the runner still commits
-   * deliveries in order (docs/architecture.md, the acknowledgement rule).
-   */
-  readonly deliveriesInFlight?: number;
 }
 
 /** Retry and dead-letter settings shared by every exporter (ARCHITECTURE.md, exporter defaults). */

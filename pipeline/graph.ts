@@ -9,7 +9,7 @@ import { RefusedError } from './errors.ts';
 import type { Logger } from './log.ts';
 import type { Registry } from './registry.ts';
 import { DEFAULT_PACING, IntakePacer, type PacingOptions } from './pacing.ts';
-import { ExportRunner, ExporterGate, type DeadLetterSink, type RetryPolicy } from './runner.ts';
+import { ExportRunner, SerialExporter, type DeadLetterSink, type RetryPolicy } from './runner.ts';
 import type { Span } from '../model/span.ts';
 import type { IngestStream, StreamReader, StreamRecord } from './stream/stream.ts';
 import { stampProject, type WorkingBatch } from '../model/batch.ts';
@@ -135,12 +135,12 @@ export class Graph {
       return p!;
     };
 
-    const gates = new Map<string, ExporterGate>();
+    const serial = new Map<string, SerialExporter>();
     for (const [id, entry] of spec.exporters) {
       if (!spec.pipelines.some((p) => p.exporters.includes(id))) continue;
       const exporter = registry.get('exporter', entry.type)!.create(entry.config, { id, logger: logger.child({ component: id }) }) as Exporter;
       this.exporters.set(id, exporter);
-      gates.set(id, new ExporterGate(exporter));
+      serial.set(id, new SerialExporter(exporter));
       const deadLetter = entry.config.dead_letter as { path?: string } | undefined;
       this.deadLetters.set(id, new DeadLetterFile(deadLetter?.path ?? defaultDeadLetterPath(id), id));
     }
@@ -177,7 +177,7 @@ export class Graph {
           pipelineId: p.id,
           stream: runtime.stream,
           batcher: runtime.batcher,
-          exporter: gates.get(exporterId)!,
+          exporter: serial.get(exporterId)!,
           retry: config.retry ?? { initial_interval: 1000, max_interval: 30_000, multiplier: 1.5 },
           maxAttempts: config.dead_letter?.max_attempts ?? 10,
           deadLetters: this.deadLetters.get(exporterId)!,

@@ -3,8 +3,7 @@
 // costs about 55 MiB of RSS.
 import type { Exporter } from './component.ts';
 
-/** `deliveriesInFlight`: what the loaded exporter will take at once, known from its config before it loads. */
-export function lazyExporter(load: () => Promise<Exporter>, deliveriesInFlight?: number): Exporter {
+export function lazyExporter(load: () => Promise<Exporter>): Exporter {
   let loaded: Exporter | undefined;
   const notStarted = () => Promise.reject(new Error('exporter used before start()'));
   return {
@@ -15,6 +14,5 @@ export function lazyExporter(load: () => Promise<Exporter>, deliveriesInFlight?:
     export: (spans) => (loaded ? loaded.export(spans) : notStarted()),
     flush: () => loaded?.flush?.() ?? Promise.resolve(),
     shutdown: () => loaded?.shutdown() ?? Promise.resolve(),
-    ...(deliveriesInFlight === undefined ? {} : { deliveriesInFlight }),
   };
 }

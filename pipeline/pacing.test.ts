@@ -8,7 +8,7 @@ import { DeadLetterFile } from './deadletter.ts';
 import { RetryableError } from './errors.ts';
 import { silentLogger } from './log.ts';
 import { IntakePacer } from './pacing.ts';
-import { ExportRunner, ExporterGate } from './runner.ts';
+import { ExportRunner, SerialExporter } from './runner.ts';
 import { MemoryStream } from './stream/memory.ts';
 
 /** Deliveries of up to 10 spans. */
@@ -38,7 +38,7 @@ async function setup(stallMs = 60_000) {
   const dir = await mkdtemp(join(tmpdir(), 'tracehop-pacing-'));
   const runner = new ExportRunner({
     exporterId: 'gated', pipelineId: 'traces', stream, batcher: tens,
-    exporter: new ExporterGate(exporter), retry: { initial_interval: 60_000, max_interval: 60_000, multiplier: 1 },
+    exporter: new SerialExporter(exporter), retry: { initial_interval: 60_000, max_interval: 60_000, multiplier: 1 },
     maxAttempts: 3, deadLetters: new DeadLetterFile(join(dir, 'dead.jsonl'), 'gated'), logger: silentLogger,
   });
   runner.start();

@@ -26,7 +26,7 @@ export interface RunnerOptions {
   /** Read through the reader of `exporterId`, taken when the runner starts. */
   stream: IngestStream;
   batcher: Batcher;
-  exporter: ExporterGate;
+  exporter: SerialExporter;
   retry: RetryPolicy;
   /** Attempts after which a batch whose export throws (not a retryable error) is dead-lettered. */
   maxAttempts: number;
@@ -37,38 +37,21 @@ export interface RunnerOptions {
 }
 
 /**
- * One exporter instance may serve several pipelines; its export calls are let through at most `limit` at
- * a time (the exporter's `deliveriesInFlight`, 1 when it says nothing), in the order they were made, so
- * that an exporter that did not ask for more need not be re-entrant.
+ * One exporter instance may serve several pipelines; its export calls are made one at a time so that
+ * exporters need not be re-entrant.
  */
-export class ExporterGate {
+export class SerialExporter {
   readonly exporter: Exporter;
-  readonly limit: number;
-  private running = 0;
-  private readonly waiting: Array<() => void> = [];
+  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(exporter: Exporter) {
     this.exporter = exporter;
-    this.limit = Math.max(1, exporter.deliveriesInFlight ?? 1);
   }
 
   export(spans: Span[]): Promise<void> {
-    if (this.running < this.limit) {
-      this.running++;
-      return this.run(spans);
-    }
-    return new Promise<void>((resolve) => this.waiting.push(resolve)).then(() => this.run(spans));
-  }
-
-  private async run(spans: Span[]): Promise<void> {
-    try {
-      await this.exporter.export(spans);
-    } finally {
-      // The slot passes to the oldest waiting call, or is freed.
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.running--;
-    }
+    const run = this.tail.then(() => this.exporter.export(spans));
+    this.tail = run.catch(() => {});
+    return run;
   }
 }
 
@@ -185,59 +168,26 @@ export class ExportRunner {
     }
   }
 
-  /**
-   * Keeps up to the exporter's `limit` deliveries under way (each gathered while the ones before wait for
-   * their exporter), and commits them in the order they were gathered: a delivery's records are committed
-   * only once it and every delivery before it were delivered or dead-lettered (the acknowledgement rule).
-   * A delivery stopped before that commits nothing, nor does any after it.
-   */
   private async deliverAll(): Promise<void> {
-    const limit = this.options.exporter.limit;
-    const underWay: Array<Promise<boolean>> = [];
-    let last: Promise<boolean> = Promise.resolve(true);
-    // An unexpected error (a failed commit) stops the runner as it always did: no further gathering, and
-    // it is rethrown once the deliveries under way ended. Caught where it happens, so that a delivery
-    // nobody waits for yet never rejects unhandled.
-    let broken: { error: unknown } | undefined;
-    const fail = (error: unknown): false => {
-      broken ??= { error };
-      this.ending.abort(STOPPED);
-      return false;
-    };
-    for (;;) {
-      if (underWay.length >= limit && !(await underWay.shift()!)) break;
-      const started = await this.startDelivery(last, this.ending.signal, this.stopping.signal);
-      if (started === undefined) break;
-      last = started.committed.catch(fail);
-      underWay.push(last);
-    }
-    await last;
-    if (broken) throw broken.error;
+    while (await this.deliverOne(this.ending.signal, this.stopping.signal));
   }
 
   /**
-   * Gathers one delivery and starts it; undefined once the stream is over or the runner stopped. A call
-   * of its own per delivery, so that no suspended frame keeps a delivered batch: written as one loop, the
-   * frame waiting for the next gathering still held the last batch's records in its registers, and after
-   * a 200,000-span request an idle daemon kept ~250 MiB of delivered spans alive. The promise is wrapped:
-   * the caller holds it without waiting for it.
+   * Gathers one delivery, exports it and commits it; false once the stream is over or the runner stopped.
+   * A call of its own per delivery, so that no suspended frame keeps a delivered batch: written as one
+   * loop, the frame waiting for the next gathering still held the last batch's records in its registers,
+   * and after a 200,000-span request an idle daemon kept ~250 MiB of delivered spans alive.
    */
-  private async startDelivery(before: Promise<boolean>, ending: AbortSignal, signal: AbortSignal): Promise<{ committed: Promise<boolean> } | undefined> {
-    if (ending.aborted) return undefined;
-    const records = await this.options.batcher.gather(this.#reader!, ending);
-    if (records.length === 0) return undefined;
-    return { committed: this.deliverInOrder(records, before, signal) };
-  }
-
-  /** Exports the records' spans, then commits them once `before` (every earlier delivery) committed. */
-  private async deliverInOrder(records: StreamRecord[], before: Promise<boolean>, signal: AbortSignal): Promise<boolean> {
-    const seq = records[records.length - 1].seq;
-    const parts = this.options.batcher.split(joinSpans(records));
-    for (const part of parts) {
+  private async deliverOne(ending: AbortSignal, signal: AbortSignal): Promise<boolean> {
+    const reader = this.#reader!;
+    const { batcher } = this.options;
+    if (ending.aborted) return false;
+    const records = await batcher.gather(reader, ending);
+    if (records.length === 0) return false;
+    for (const part of batcher.split(joinSpans(records))) {
       if (!(await this.deliver(part, signal))) return false;
     }
-    if (!(await before)) return false;
-    await this.#reader!.commit(seq);
+    await reader.commit(records[records.length - 1].seq);
     this.madeProgress();
     return true;
   }

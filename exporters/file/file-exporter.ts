@@ -3,9 +3,8 @@
 //
 // Each batch is written when it is handed over; batches that arrive while a write is in flight go
 // together in the next one. There is no flush timer: the pipeline calls export() one batch at a time
-// (ExporterGate: this exporter takes one at a time) and waits for it, so a timer never had a second
-// batch to coalesce, and it capped a busy pipeline at one batch per interval whenever a batch was
-// small (measured: send_batch_size 512
+// (SerialExporter) and waits for it, so a timer never had a second batch to coalesce, and it capped a
+// busy pipeline at one batch per interval whenever a batch was small (measured: send_batch_size 512
 // gave ~600 spans/s, docs/decisions/0160). How much goes in one write is the batch processor's call.
 import { resolve } from 'node:path';
 import type { Exporter } from '../../pipeline/component.ts';

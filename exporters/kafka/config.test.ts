@@ -27,7 +27,6 @@ describe('kafka config', () => {
       timeout: 10_000,
       send_retries: 3,
       send_retry_backoff: 250,
-      deliveries_in_flight: 2,
       headers: {},
       retry: { initial_interval: 1000, max_interval: 30_000, multiplier: 1.5 },
       dead_letter: { max_attempts: 10 },
@@ -44,9 +43,6 @@ describe('kafka config', () => {
     expect(load({ brokers: ['h:1'], encoding: 'avro' }).errors.join()).toMatch(/encoding/);
     expect(load({ brokers: ['h:1'], sasl: { mechanism: 'plain', username: 'u' } }).errors.join()).toMatch(/password/);
     expect(load({ brokers: ['no-port'] }).errors.join()).toMatch(/brokers/);
-    expect(load({ brokers: ['h:1'], deliveries_in_flight: 0 }).errors.join()).toMatch(/deliveries_in_flight/);
-    expect(load({ brokers: ['h:1'], deliveries_in_flight: 6 }).errors.join()).toMatch(/deliveries_in_flight/);
-    expect(load({ brokers: ['h:1'], deliveries_in_flight: 5 }).errors).toEqual([]);
   });
 
   it('takes brokers as a list or one comma-separated string', () => {

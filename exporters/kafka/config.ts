@@ -51,8 +51,6 @@ export interface KafkaConfig extends DeliveryConfig {
   send_retries: number;
   /** Milliseconds between those retries. */
   send_retry_backoff: number;
-  /** Export calls (deliveries) sent before the first of them is acknowledged; committed in order. */
-  deliveries_in_flight: number;
   /** Static headers added to every message. */
   headers: Record<string, string>;
   /** Create the topic at start if it is missing; absent: a missing topic is a start-up error. */
@@ -90,8 +88,6 @@ export const schema: JsonSchema = object(
     max_message_bytes: integer(1_000_000, 1024),
     send_retries: integer(3, 0),
     send_retry_backoff: duration('250ms'),
-    // At most 5: an idempotent producer's requests in flight per connection (Kafka's limit).
-    deliveries_in_flight: { ...integer(2, 1), maximum: 5 },
     headers: { type: 'object', additionalProperties: { type: 'string' }, default: {} },
     create_topic: optionalObject({ partitions: integer(1, 1), replication_factor: integer(1, 1) }),
     tls: optionalObject({

@@ -35,23 +35,22 @@ const SMALL_ENOUGH = 1024 * 1024;
  * Once the exporter has sent an export call's messages (`release`), the next call writes into the same
  * buffer: a fresh one per call was allocated, grown by copying for large spans and then collected
  * (measured for 256 LLM-call spans a call, ~10 KB each: a fifth of the encoding's time; docs/performance.md, round 0470).
- * Each exporter makes its own: the spare buffers and the encoder's key cache are never shared between pipelines.
+ * Each exporter makes its own: the spare buffer and the encoder's key cache are never shared between pipelines.
  */
 export function traceEncoder(encoding: Exclude<KafkaEncoding, 'json'>): TraceEncoderFor {
   if (encoding === 'otlp_proto') {
     const encoder = new ExportRequestEncoder();
-    // One writer per export call under way (deliveries_in_flight), given back when its messages were sent.
-    const spares: ProtoWriter[] = [];
+    let spare: ProtoWriter | undefined;
     return (spanCount) => {
       const guess = Math.max(64 * 1024, spanCount * 768);
-      const spare = spares.pop();
       const kept = spare !== undefined && spare.buf.length <= Math.max(SMALL_ENOUGH, OVERSIZE * guess) ? spare : undefined;
       const writer = kept ?? new ProtoWriter(guess);
+      spare = undefined;
       writer.pos = 0;
       return {
         encode: (trace, limit, sink) => encoder.encodeRequests(writer, trace, limit, sink),
         release: () => {
-          if (writer.buf.length <= KEEP_AT_MOST) spares.push(writer);
+          if (writer.buf.length <= KEEP_AT_MOST) spare = writer;
         },
       };
     };

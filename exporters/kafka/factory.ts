@@ -7,5 +7,5 @@ export const factory: Factory<KafkaConfig, Exporter> = {
   ...spec,
   // The client library is loaded at start, only when a kafka exporter is configured.
   create: (config, context) =>
-    lazyExporter(async () => new (await import('./kafka-exporter.ts')).KafkaExporter(config, context), config.deliveries_in_flight),
+    lazyExporter(async () => new (await import('./kafka-exporter.ts')).KafkaExporter(config, context)),
 };

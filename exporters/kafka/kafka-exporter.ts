@@ -1,7 +1,5 @@
 // The `kafka` exporter: each export call becomes keyed messages (messages.ts) sent in as few produce
-// requests as the size limit allows. Up to `deliveries_in_flight` export calls run at once (the runner
-// commits them in order); their requests are issued in the order of the calls, so a trace's messages keep
-// their order while the broker answers (see the README for what a failure does to that order).
+// requests as the size limit allows, one request at a time so a trace's messages keep their order.
 //
 // Failure handling, per request:
 // - broker unreachable, timeouts, leader moves: RetryableError. The pipeline backs off and calls again
@@ -50,11 +48,7 @@ export class KafkaExporter implements Exporter {
   private topicReady = false;
   private state: LinkState = 'starting';
   private failingSince = 0;
-  /** Jobs stopped by a retryable failure, by the spans array their retry is called with again. */
-  private readonly resumes = new Map<Span[], Job>();
-  /** Settles once the export call before the last one issued its last request: the calls take turns. */
-  private issued: Promise<void> = Promise.resolve();
-  readonly deliveriesInFlight: number;
+  private resume: Job | undefined;
 
   constructor(config: KafkaConfig, context: ComponentContext) {
     this.config = config;
@@ -62,7 +56,6 @@ export class KafkaExporter implements Exporter {
     const headers = new ProjectHeaders(messageHeaders(config.encoding, config.headers));
     this.planOptions = { topic: config.topic, headersFor: (project) => headers.for(project), maxMessageBytes: config.max_message_bytes };
     this.encoder = config.encoding === 'json' ? undefined : traceEncoder(config.encoding);
-    this.deliveriesInFlight = config.deliveries_in_flight;
   }
 
   async start(): Promise<void> {
@@ -89,34 +82,18 @@ export class KafkaExporter implements Exporter {
     if (spans.length === 0) return;
     const producer = this.producer;
     if (!producer) throw new Error('kafka exporter used before start()');
-    // This call's requests go out after every earlier call issued its last one: with one request per
-    // call (the usual case) a call waits for nothing but its turn, and the broker gets the requests of
-    // consecutive deliveries in their order, several in flight.
-    const turn = this.issued;
-    let issuedAll!: () => void;
-    this.issued = new Promise((resolve) => (issuedAll = resolve));
-    try {
-      await turn;
-      if (!this.topicReady) await this.recheckTopic();
-      const job = this.resumes.get(spans) ?? this.newJob(spans);
-      this.resumes.delete(spans);
-      await this.sendJob(producer, job, issuedAll);
-    } finally {
-      issuedAll();
-    }
-  }
+    if (!this.topicReady) await this.recheckTopic();
 
-  /** Sends the job's requests from `job.next` on, one at a time; `issuedAll` once the last one was issued. */
-  private async sendJob(producer: Producer<Buffer, Buffer, Buffer, Buffer>, job: Job, issuedAll: () => void): Promise<void> {
+    let job = this.resume?.spans === spans ? this.resume : undefined;
+    this.resume = undefined;
+    job ??= this.newJob(spans);
     const { plan, bounds } = job;
     for (let r = job.next; r < bounds.length - 1; r++) {
       const from = bounds[r];
       const to = bounds[r + 1];
       try {
         const messages = from === 0 && to === plan.messages.length ? plan.messages : plan.messages.slice(from, to);
-        const sent = producer.send({ messages });
-        if (r === bounds.length - 2) issuedAll();
-        await sent;
+        await producer.send({ messages });
       } catch (error) {
         const failure = classifySendError(error);
         if (failure === 'permanent') {
@@ -128,7 +105,7 @@ export class KafkaExporter implements Exporter {
           continue;
         }
         job.next = r;
-        this.resumes.set(job.spans, job);
+        this.resume = job;
         if (failure === 'retryable' || failure === 'auth') {
           this.markRetrying(error, failure);
           throw new RetryableError(`kafka: ${describeSendError(error)}`, undefined, { cause: error });
@@ -145,7 +122,7 @@ export class KafkaExporter implements Exporter {
   async shutdown(): Promise<void> {
     const producer = this.producer;
     this.producer = undefined;
-    this.resumes.clear();
+    this.resume = undefined;
     await producer?.close();
   }
 

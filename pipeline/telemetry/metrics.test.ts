@@ -11,7 +11,7 @@ import type { Batcher, Exporter } from '../component.ts';
 import { DeadLetterFile } from '../deadletter.ts';
 import { PermanentError, RetryableError } from '../errors.ts';
 import { silentLogger } from '../log.ts';
-import { ExportRunner, ExporterGate } from '../runner.ts';
+import { ExportRunner, SerialExporter } from '../runner.ts';
 import type { Span } from '../../model/span.ts';
 import { MemoryStream } from '../stream/memory.ts';
 import { ServiceMetrics } from './metrics.ts';
@@ -97,7 +97,7 @@ describe('ServiceMetrics', () => {
     const dir = await mkdtemp(join(tmpdir(), 'tracehop-metrics-'));
     const runner = new ExportRunner({
       exporterId: 'otlp', pipelineId: 'traces', stream, batcher: sendAll,
-      exporter: new ExporterGate(exporter), retry: { initial_interval: 5, max_interval: 5, multiplier: 1 },
+      exporter: new SerialExporter(exporter), retry: { initial_interval: 5, max_interval: 5, multiplier: 1 },
       maxAttempts: 3, deadLetters: new DeadLetterFile(join(dir, 'dead.jsonl'), 'otlp'), logger: silentLogger,
       metrics: metrics.exporter('otlp', 'traces'),
     });

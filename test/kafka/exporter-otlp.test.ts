@@ -89,23 +89,4 @@ describe.each(['otlp_proto', 'otlp_json'] as const)('kafka exporter, encoding %s
     const ordered = decodeAll(encoding, messages.sort((a, b) => (a.offset < b.offset ? -1 : 1))).flatMap((d) => d.spans);
     expect(ordered.map(essence)).toEqual(spans.map(essence));
   });
-
-  it('keeps the order of export calls made at once (deliveries_in_flight), also when each takes several requests', async () => {
-    const spans = makeSpans(1, 45, { payloadBytes: 400 });
-    const batches = [spans.slice(0, 15), spans.slice(15, 30), spans.slice(30)];
-    const topic = uniqueTopic(encoding);
-    await createTopic(bootstrap, topic, 1);
-    const { logger } = recordingLogger();
-    const exporter = new KafkaExporter(kafkaConfig({ brokers: [bootstrap], topic, encoding, max_message_bytes: 6000, deliveries_in_flight: 3 }), context(logger));
-    expect(exporter.deliveriesInFlight).toBe(3);
-    await exporter.start();
-    // All three under way before the first is acknowledged, as the runner makes them.
-    await Promise.all(batches.map((batch) => exporter.export(batch)));
-    await exporter.shutdown();
-    // At least two messages (two requests) per call under the 6000-byte limit.
-    const messages = await readTopic(bootstrap, topic, 6, { settleMs: 1500 });
-    expect(messages.length).toBeGreaterThanOrEqual(6);
-    const ordered = decodeAll(encoding, messages.sort((a, b) => (a.offset < b.offset ? -1 : 1))).flatMap((d) => d.spans);
-    expect(ordered.map(essence)).toEqual(spans.map(essence));
-  });
 });

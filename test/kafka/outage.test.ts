@@ -9,7 +9,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import { KafkaExporter } from '../../exporters/kafka/kafka-exporter.ts';
 import { SizeOrTimeBatcher } from '../../processors/batch/batcher.ts';
-import { ExportRunner, ExporterGate, type DeadLetterSink } from '../../pipeline/runner.ts';
+import { ExportRunner, SerialExporter, type DeadLetterSink } from '../../pipeline/runner.ts';
 import type { Span } from '../../model/span.ts';
 import { MemoryStream } from '../../pipeline/stream/memory.ts';
 import { startBroker, stopBroker } from './broker.ts';
@@ -41,7 +41,7 @@ describe('kafka exporter through a broker outage', () => {
       pipelineId: 'traces',
       stream,
       batcher: new SizeOrTimeBatcher({ send_batch_size: 200, timeout: 100, send_batch_max_size: 0, send_batch_size_mib: 0 }),
-      exporter: new ExporterGate(exporter),
+      exporter: new SerialExporter(exporter),
       retry: { initial_interval: 250, max_interval: 1000, multiplier: 1.5 },
       maxAttempts: 10,
       deadLetters,
