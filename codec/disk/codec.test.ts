@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { AttributeList } from '../../model/attributes/list.ts';
 import type { Span } from '../../model/span.ts';
 import { decodeValue } from './codec.ts';
 import { SpanEncoder } from './span-codec.ts';
 import { recordOf, thr1Backlog } from '../../test/durability/helpers.ts';
 import { thr1BacklogRecords } from '../../test/durability/fixtures/thr1-backlog.ts';
+import { everyFieldSpan } from '../../test/helpers/spans.ts';
 import { appendRecord, decodeRecordSpans, HEADER_BYTES, MAGIC_V1, parseRecord, stampSeq } from './record.ts';
 
 /** The records of the THR1 fixture segment: where each starts and ends. */
@@ -17,44 +17,6 @@ function thr1Records(buf: Buffer): { start: number; end: number }[] {
     p = r.end;
   }
   return out;
-}
-
-function fullSpan(): Span {
-  return {
-    traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
-    spanId: '00f067aa0ba902b7',
-    parentId: 'a1b2c3d4e5f60718',
-    name: 'chat ünïcode 🚀',
-    kind: 3,
-    startNs: 1776363498123456789n,
-    endNs: 18446744073709551615n, // beyond int64: stored as text
-    status: { code: 2, message: 'boom' },
-    attributes: new AttributeList([
-      ['z.first', 1],
-      ['1', 'integer-like key keeps its place'],
-      ['neg.zero', -0],
-      ['float', 0.1],
-      ['nan', Number.NaN],
-      ['max', Number.MAX_SAFE_INTEGER],
-      ['big', -9223372036854775808n],
-      ['null', null],
-      ['bool', false],
-      ['mixed', ['a', 2, 3.5, true, null, 12345678901234567890n]],
-      ['lone.surrogate', 'a\ud800b'],
-      ['k\ud800', 'a key with a lone surrogate'],
-      ['empty', ''],
-      ['long', 'x'.repeat(300)],
-    ]),
-    events: [],
-    references: [{ id: '4bf92f35-77b3-4da6-a3ce-929d0e0e4736', attributes: new AttributeList() }],
-    resource: new AttributeList([['service.name', 'shop']]),
-    scope: { name: 'lib', version: '1.0', attributes: new AttributeList([['k', 'v']]) },
-    otlp: { traceState: 'a=b', flags: 1, droppedAttributesCount: 2, resourceSchemaUrl: 'https://x' },
-    traceType: 'invocation',
-    spanType: 'chat',
-    sessionId: 's',
-    userId: 'u',
-  };
 }
 
 describe('THR1 payloads (decodeValue), as an earlier release wrote them', () => {
@@ -101,7 +63,7 @@ describe('THR1 payloads (decodeValue), as an earlier release wrote them', () => 
 
 describe('record framing', () => {
   it('checks header and payload checksums and reports a record that runs past the end as short', () => {
-    const rec = recordOf([fullSpan(), fullSpan()]);
+    const rec = recordOf([everyFieldSpan(), everyFieldSpan()]);
     stampSeq(rec, 2 ** 40 + 7);
     const ok = parseRecord(rec, 0, rec.length);
     expect(ok).toEqual({ kind: 'ok', seq: 2 ** 40 + 7, spans: 2, end: rec.length });
@@ -117,58 +79,58 @@ describe('record framing', () => {
 
   it('appends records back to back in one buffer, each with its own key table, the same bytes as the record alone', () => {
     const group = new SpanEncoder();
-    const first = appendRecord(group, [fullSpan()]);
-    const second = appendRecord(group, [fullSpan(), fullSpan()]);
+    const first = appendRecord(group, [everyFieldSpan()]);
+    const second = appendRecord(group, [everyFieldSpan(), everyFieldSpan()]);
     stampSeq(group.held(), 1, first.start);
     stampSeq(group.held(), 2, second.start);
     const bytes = group.take();
     expect(second.start).toBe(first.length);
     expect(bytes.length).toBe(first.length + second.length);
-    const alone = recordOf([fullSpan(), fullSpan()]);
+    const alone = recordOf([everyFieldSpan(), everyFieldSpan()]);
     stampSeq(alone, 2);
     expect(bytes.subarray(second.start).equals(alone)).toBe(true);
     const p = parseRecord(bytes, second.start, bytes.length);
     expect(p).toMatchObject({ kind: 'ok', seq: 2, spans: 2 });
-    expect(decodeRecordSpans(bytes, second.start, bytes.length)[1]).toEqual(fullSpan());
+    expect(decodeRecordSpans(bytes, second.start, bytes.length)[1]).toEqual(everyFieldSpan());
   });
 
   it('forgets a rewound record, and fills a given-back buffer again instead of a new one', () => {
     const group = new SpanEncoder();
-    appendRecord(group, [fullSpan()]);
-    const refused = appendRecord(group, [fullSpan()]);
+    appendRecord(group, [everyFieldSpan()]);
+    const refused = appendRecord(group, [everyFieldSpan()]);
     group.rewind(refused.start);
     const taken = group.take();
     expect(taken.length).toBe(refused.start);
     // While `taken` is being written, appends fill another buffer; once given back it is filled next.
-    appendRecord(group, [fullSpan()]);
+    appendRecord(group, [everyFieldSpan()]);
     group.giveBack(taken);
     const second = group.take();
     expect(second.buffer === taken.buffer).toBe(false);
-    appendRecord(group, [fullSpan()]);
+    appendRecord(group, [everyFieldSpan()]);
     expect(group.take().buffer === taken.buffer).toBe(true);
     // A value that cannot be encoded leaves nothing behind.
-    expect(() => appendRecord(group, [{ ...fullSpan(), userId: (() => 1) as unknown as string }])).toThrow(TypeError);
+    expect(() => appendRecord(group, [{ ...everyFieldSpan(), userId: (() => 1) as unknown as string }])).toThrow(TypeError);
     expect(group.held().length).toBe(0);
   });
 
   it('does not keep a buffer grown past 8 MiB by a huge record', () => {
     const group = new SpanEncoder();
-    const huge = { ...fullSpan(), name: 'x'.repeat(9 * 1024 * 1024) };
+    const huge = { ...everyFieldSpan(), name: 'x'.repeat(9 * 1024 * 1024) };
     appendRecord(group, [huge]);
     const taken = group.take();
     group.giveBack(taken);
-    appendRecord(group, [fullSpan()]);
+    appendRecord(group, [everyFieldSpan()]);
     group.take();
     // Next filled: the buffer given back, were it kept.
-    appendRecord(group, [fullSpan()]);
+    appendRecord(group, [everyFieldSpan()]);
     expect(group.take().buffer === taken.buffer).toBe(false);
   });
 
   it('lets go of a buffer grown past 8 MiB by a huge value that could not be encoded', () => {
     const group = new SpanEncoder();
-    const huge = { ...fullSpan(), name: 'x'.repeat(9 * 1024 * 1024), userId: (() => 1) as unknown as string };
+    const huge = { ...everyFieldSpan(), name: 'x'.repeat(9 * 1024 * 1024), userId: (() => 1) as unknown as string };
     expect(() => appendRecord(group, [huge])).toThrow(TypeError);
-    appendRecord(group, [fullSpan()]);
+    appendRecord(group, [everyFieldSpan()]);
     expect(group.take().buffer.byteLength).toBeLessThan(8 * 1024 * 1024);
   });
 });

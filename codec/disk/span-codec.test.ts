@@ -2,54 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { AttributeList } from '../../model/attributes/list.ts';
 import { newSpan, spanStatus, SPAN_FIELDS, type Span } from '../../model/span.ts';
 import { recordOf, thr1Backlog } from '../../test/durability/helpers.ts';
+import { everyFieldSpan } from '../../test/helpers/spans.ts';
 import { thr1BacklogRecords } from '../../test/durability/fixtures/thr1-backlog.ts';
 import { appendRecord, decodeRecordSpans, MAGIC, MAGIC_V1, parseRecord, stampSeq } from './record.ts';
 import { decodeSpans, SpanEncoder } from './span-codec.ts';
-
-/** Every field of Span set, and of its events, links, references, scope and OTLP extras: a field added
- *  to Span fails the build here until it is set, and then this test until the codec carries it. */
-function everyField(): Required<Span> {
-  return {
-    traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
-    spanId: '00f067aa0ba902b7',
-    parentId: 'a1b2c3d4e5f60718',
-    name: 'chat ünïcode 🚀',
-    kind: 3,
-    startNs: 1776363498123456789n,
-    endNs: 18446744073709551615n, // beyond int64
-    status: { code: 2, message: 'boom' },
-    attributes: new AttributeList([
-      ['z.first', 1],
-      ['1', 'integer-like key keeps its place'],
-      ['neg.zero', -0],
-      ['nan', Number.NaN],
-      ['big', -9223372036854775808n],
-      ['null', null],
-      ['mixed', ['a', 2, 3.5, true, null, 12345678901234567890n]],
-      ['lone.surrogate', 'a\ud800b'],
-      // A key that is not well-formed UTF-16 (OTLP/JSON can carry one: "k\ud800") is written as UTF-16 units.
-      ['k\ud800', 'lone surrogate key'],
-      ['long', 'x'.repeat(300)],
-    ]),
-    events: [{ name: 'exception', timeNs: 5n, attributes: new AttributeList([['message', 'boom']]), droppedAttributesCount: 1 }],
-    links: [{
-      traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', attributes: new AttributeList([['l', true]]),
-      traceState: 'x=y', flags: 257, droppedAttributesCount: 3,
-    }],
-    references: [{ id: '4bf92f35-77b3-4da6-a3ce-929d0e0e4736', slug: 'app', version: '3', attributes: new AttributeList([['z.first', 'again']]) }],
-    resource: new AttributeList([['service.name', 'shop']]),
-    scope: { name: 'lib', version: '1.0', attributes: new AttributeList([['k', 'v']]) },
-    otlp: {
-      traceState: 'a=b', flags: 1, droppedAttributesCount: 2, droppedEventsCount: 3, droppedLinksCount: 4,
-      resourceSchemaUrl: 'https://r', scopeSchemaUrl: 'https://s',
-    },
-    traceType: 'invocation',
-    spanType: 'chat',
-    sessionId: 's',
-    userId: 'u',
-    project: 'p',
-  };
-}
 
 const encoder = new SpanEncoder();
 
@@ -63,7 +19,7 @@ function roundTrip(spans: Span[]): Span[] {
 
 describe('span record codec (THR2)', () => {
   it('round-trips every field of a span, its events, links, references, scope and OTLP extras exactly', () => {
-    const full = everyField();
+    const full = everyFieldSpan();
     const [back] = roundTrip([full]);
     expect(back).toStrictEqual(full);
     for (const field of SPAN_FIELDS) expect(back[field], field).toStrictEqual(full[field]);
@@ -92,19 +48,19 @@ describe('span record codec (THR2)', () => {
   });
 
   it('rejects truncated or malformed payloads with a RangeError, and values it cannot carry with a TypeError', () => {
-    encoder.appendSpans([everyField()], 0);
+    encoder.appendSpans([everyFieldSpan()], 0);
     const bytes = Buffer.from(encoder.take());
     expect(() => decodeSpans(bytes, 0, bytes.length - 5)).toThrow(RangeError);
     expect(() => decodeSpans(Buffer.concat([bytes, Buffer.from([0])]), 0, bytes.length + 1)).toThrow(/trailing/);
     expect(() => decodeSpans(Buffer.from([1, 99]), 0, 2)).toThrow(RangeError);
-    const odd = { ...everyField(), attributes: new AttributeList([['f', (() => 1) as unknown as string]]) };
+    const odd = { ...everyFieldSpan(), attributes: new AttributeList([['f', (() => 1) as unknown as string]]) };
     expect(() => encoder.appendSpans([odd], 0)).toThrow(TypeError);
     expect(encoder.held().length).toBe(0);
     // An object where the model allows none (an attribute value) is refused too, not written lossily.
-    const nested = { ...everyField(), attributes: new AttributeList([['o', { a: 1 } as unknown as string]]) };
+    const nested = { ...everyFieldSpan(), attributes: new AttributeList([['o', { a: 1 } as unknown as string]]) };
     expect(() => encoder.appendSpans([nested], 0)).toThrow(TypeError);
     // A refused record keeps no reference to its spans' key lists (numbered before the failure).
-    const lists = { ...everyField(), resource: new AttributeList([['a', 1], ['b', 2]]), userId: (() => 1) as unknown as string };
+    const lists = { ...everyFieldSpan(), resource: new AttributeList([['a', 1], ['b', 2]]), userId: (() => 1) as unknown as string };
     expect(() => encoder.appendSpans([lists], 0)).toThrow(TypeError);
     expect((encoder as unknown as { shapes: unknown[] }).shapes).toHaveLength(0);
     expect(encoder.held().length).toBe(0);
@@ -149,12 +105,12 @@ describe('span record codec (THR2)', () => {
 
   it('numbers attribute keys afresh in each record of a group, so each record decodes alone', () => {
     const group = new SpanEncoder();
-    const first = appendRecord(group, [everyField()]);
-    const second = appendRecord(group, [everyField()]);
+    const first = appendRecord(group, [everyFieldSpan()]);
+    const second = appendRecord(group, [everyFieldSpan()]);
     stampSeq(group.held(), 1, first.start);
     stampSeq(group.held(), 1, second.start);
     const bytes = group.take();
-    const alone = recordOf([everyField()]);
+    const alone = recordOf([everyFieldSpan()]);
     stampSeq(alone, 1);
     expect(bytes.subarray(second.start).equals(alone)).toBe(true);
     expect(bytes.subarray(first.start, first.length).equals(alone)).toBe(true);
