@@ -3,12 +3,12 @@
 // disk while the only exporter cannot deliver, and delivered from the file by the next start. Before the
 // fix the record's key failed to decode and the acknowledged span went to quarantine instead.
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { startDaemon } from '../helpers/daemon.ts';
+import { waitForLines } from '../interop/files.ts';
 import { freePort } from '../interop/ports.ts';
 
 const KEY = 'k\ud800';
@@ -56,11 +56,7 @@ describe('a lone surrogate in an attribute key, through the disk stream and a re
 
     const second = await startDaemon(delivering, { dir: first.dir });
     try {
-      let lines: string[] = [];
-      for (let i = 0; i < 400 && lines.length < 2; i++) {
-        lines = (await readFile(join(second.dir, 'out.jsonl'), 'utf8').catch(() => '')).split('\n').filter((l) => l !== '');
-        if (lines.length < 2) await new Promise((r) => setTimeout(r, 50));
-      }
+      const lines = await waitForLines(join(second.dir, 'out.jsonl'), (l) => l.length, 2, 20_000, () => JSON.stringify(second.logs.slice(-5)));
       const records = lines.map((l) => JSON.parse(l) as { span_name: string; attributes: Record<string, unknown> });
       expect(records.map((r) => r.span_name).sort()).toEqual(['odd key', 'plain']);
       const odd = records.find((r) => r.span_name === 'odd key')!;
