@@ -6,7 +6,7 @@
 // alternating), so load that comes and goes weighs on both sides of most pairs, and the geometric mean of
 // the pairs' ratios says more than either side's median.
 // Not part of `npm run bench`:
-//   node bench/daemon-ab.ts <pairs> <seconds per run> <checkout A> <checkout B> [llm | llm-non-ascii]
+//   node_modules/.bin/node bench/daemon-ab.ts <pairs> <seconds per run> <checkout A> <checkout B> [llm | llm-non-ascii]
 // A checkout is a directory with this repository's sources and node_modules (e.g. `git worktree add`, or
 // `git archive` of a commit with a link to node_modules); it runs from its sources (cmd/main.ts). The
 // bodies: the bench's otlp-proto-llm ones (`llm`, the default) or the same with non-ASCII texts.
@@ -21,7 +21,7 @@ import { fileExporter, load, tracehopConfig, withTarget, writeBodies } from './s
 import { measure, startTracehop, type Pin } from './target.ts';
 import { GcTally } from './trace-gc.ts';
 
-const USAGE = 'usage: node bench/daemon-ab.ts <pairs> <seconds per run> <checkout A> <checkout B> [llm | llm-non-ascii]';
+const USAGE = 'usage: node_modules/.bin/node bench/daemon-ab.ts <pairs> <seconds per run> <checkout A> <checkout B> [llm | llm-non-ascii]';
 /** Every run warms up this long before its window opens, however short the window: the bench's own
  *  (shorter for runs under 9 s) would measure 4 s runs of two builds while V8 is still optimising. */
 const WARMUP_MS = 3000;
