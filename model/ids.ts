@@ -1,6 +1,6 @@
 // Trace, span and reference ids (ingest-api.md §4.3): the accepted input forms, the one output form
-// (lowercase hex), and fresh random ids. Runs for several ids of every span, so it works on char codes
-// and allocates only when the input is not already in output form.
+// (lowercase hex) and its bytes for protobuf, and fresh random ids. Runs for several ids of every span,
+// so it works on char codes and allocates only when the input is not already in output form.
 import { randomFillSync } from 'node:crypto';
 
 /** Char code -> 0..15 for a hex digit (either case), -1 otherwise; codes >= 128 are never hex. */
@@ -13,6 +13,20 @@ for (let c = 0; c < 6; c++) {
 
 function hexValue(c: number): number {
   return c < 128 ? HEX_VALUE[c] : -1;
+}
+
+/**
+ * Writes the bytes of the hex id `s` at `out[offset]` and returns how many; a non-hex pair becomes 0
+ * (ids reaching an encoder were validated on the way in). The protobuf form of an id (otlp.md).
+ */
+export function hexToBytes(s: string, out: Uint8Array, offset: number): number {
+  const n = s.length >> 1;
+  for (let i = 0; i < n; i++) {
+    const hi = hexValue(s.charCodeAt(2 * i));
+    const lo = hexValue(s.charCodeAt(2 * i + 1));
+    out[offset + i] = hi < 0 || lo < 0 ? 0 : (hi << 4) | lo;
+  }
+  return n;
 }
 
 /**
@@ -73,7 +87,7 @@ function hex32Form(s: string): string | undefined {
   for (let i = from; i < to; i++) {
     const c = s.charCodeAt(i);
     if (c === 45 /* - */) continue;
-    if (hexValue(c) < 0) return undefined;
+    if (c >= 128 || (HEX_CLASS[c] & NOT_HEX) !== 0) return undefined;
     if (++count > 32) return undefined;
     out += s[i];
   }

@@ -3,9 +3,9 @@
 // another width, its bytes are moved once (`copyWithin`), which is cheaper than sizing every message in
 // a first pass. Lengths always end up as minimal varints, so the bytes are the canonical encoding.
 import { HIGH_HALF, LOW_HALF } from '../../model/byte-order.ts';
+import { hexToBytes } from '../../model/ids.ts';
 import type { Utf8WriteBuffer } from '../bytes/output-buffer.ts';
 import { Piece } from '../bytes/piece.ts';
-import { hexToBytes } from './hex.ts';
 
 /** Bytes of the varint of `n` (n >= 0). */
 export function varintBytes(n: number): number {
