@@ -129,6 +129,7 @@ export function newSpan(
   };
 }
 
+/** The span types of ag-namespace.md §3.4 (`ag.type.span`). */
 export const SPAN_TYPES = [
   'agent', 'chain', 'workflow', 'task', 'tool', 'embedding', 'query', 'llm', 'completion', 'chat', 'rerank',
   'unknown',

@@ -6,7 +6,7 @@
 // A field of the wrong JSON type that the receiver rules cover (ids, times, kind, status code) is decoded
 // to a value the rules reject, so only that span fails; any other type error makes the body
 // undecodable (400), naming the path.
-import { newSpan, spanStatus, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../../model/span.ts';
+import { newSpan, SPAN_KIND_NAMES, spanStatus, STATUS_CODE_NAMES, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../../model/span.ts';
 import { flattenInto } from '../../model/attributes/flatten.ts';
 import { AttributeList } from '../../model/attributes/list.ts';
 import { isJsonObject, parseJsonBytes } from '../json/parse.ts';
@@ -73,12 +73,6 @@ function enumValue(v: unknown, names: readonly string[]): number {
   }
   return -1;
 }
-
-const KIND_NAMES = [
-  'SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_PRODUCER',
-  'SPAN_KIND_CONSUMER',
-] as const;
-const STATUS_NAMES = ['STATUS_CODE_UNSET', 'STATUS_CODE_OK', 'STATUS_CODE_ERROR'] as const;
 
 /**
  * Decodes an OTLP/JSON body. Throws OtlpDecodeError when it is not JSON or not the request's shape, and
@@ -153,14 +147,14 @@ function readSpan(
   if (statusIn !== undefined && statusIn !== null) {
     if (!isJsonObject(statusIn)) fail(`${path}.status`, 'expected an object');
     const message = str(statusIn.message, `${path}.status.message`);
-    status = spanStatus(enumValue(statusIn.code, STATUS_NAMES), message === '' ? undefined : message);
+    status = spanStatus(enumValue(statusIn.code, STATUS_CODE_NAMES), message === '' ? undefined : message);
   }
   // newSpan: every field, so one hidden class for all spans (model/span.ts SPAN_FIELDS).
   const span = newSpan(
     id(pick(v, 'traceId', 'trace_id')),
     id(pick(v, 'spanId', 'span_id')),
     str(v.name, `${path}.name`),
-    enumValue(v.kind, KIND_NAMES),
+    enumValue(v.kind, SPAN_KIND_NAMES),
     nanos(pick(v, 'startTimeUnixNano', 'start_time_unix_nano')),
     nanos(pick(v, 'endTimeUnixNano', 'end_time_unix_nano')),
     status,

@@ -1,10 +1,8 @@
 // The receiver rules of otlp.md ("what a span must be"), checked on spans an OTLP codec decoded straight
 // into canonical form. The codec hands over the hex of whatever bytes arrived, so ids are checked here.
-import { isCanonicalHexId } from '../../model/ids.ts';
+import { isCanonicalHexId, isZeroSpanId } from '../../model/ids.ts';
 import type { Rejection } from '../../model/batch.ts';
 import type { Span } from '../../model/span.ts';
-
-const ZERO_SPAN = '0000000000000000';
 
 function isIntIn(v: unknown, min: number, max: number): boolean {
   return typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
@@ -35,7 +33,7 @@ export class OtlpRules {
     if (!isCanonicalHexId(span.spanId, 16)) return 'invalid span_id';
     const parent = span.parentId;
     if (parent !== undefined && (parent !== this.lastParentId || parent === '')) {
-      if (parent === '' || parent === ZERO_SPAN) delete span.parentId;
+      if (parent === '' || isZeroSpanId(parent)) delete span.parentId;
       else if (!isCanonicalHexId(parent, 16)) return 'invalid parent_id';
       else this.lastParentId = parent;
     }

@@ -3,6 +3,7 @@
 import type { JsonSchema } from '../../pipeline/component.ts';
 import { integer, object, path } from '../../pipeline/schema.ts';
 import { readPricesFile } from './prices-file.ts';
+import { SPAN_TYPES } from '../../model/span.ts';
 
 export interface CostConfig {
   /** A YAML or JSON file of model names or globs with their prices; these win over the built-in table. */
@@ -15,9 +16,6 @@ export interface CostConfig {
 
 export const DEFAULT_SPAN_TYPES = ['chat', 'completion', 'embedding'];
 export const DEFAULT_MAX_CACHED_MODELS = 1024;
-
-/** The span types of ag-namespace.md §3.4 (`ag.type.span`). */
-const SPAN_TYPES = ['agent', 'chain', 'workflow', 'task', 'tool', 'embedding', 'query', 'llm', 'completion', 'chat', 'rerank', 'unknown'];
 
 export const schema: JsonSchema = object({
   prices_file: path(),
