@@ -5,6 +5,7 @@
 // Siblings are ordered by start time, then span id (the order of read-api.md §4), rebuilt from the spans
 // rather than taken from the map's keys: a JavaScript object puts integer-like keys (a span named `2`)
 // first, whatever order the server wrote them in.
+import { isJsonObject } from './json-object.ts';
 
 /** A span of a read response (read-api.md §3), without its `spans`: its fields as the JSON has them. */
 export type MapSpan = Record<string, unknown>;
@@ -25,10 +26,6 @@ export interface TraceOutline {
   endNs: bigint | undefined;
   /** The span that started first (the first in span order among equals). */
   first: MapSpan | undefined;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** A record time (`YYYY-MM-DDThh:mm:ss[.f]Z`, up to 9 fraction digits) as nanoseconds since the epoch; undefined when it is not one. */
@@ -59,11 +56,11 @@ function bySpanOrder(a: Sortable, b: Sortable): number {
 
 /** The nodes of one `spans` map, in span order. */
 function siblings(map: unknown): Sortable[] {
-  if (!isObject(map)) return [];
+  if (!isJsonObject(map)) return [];
   const out: Sortable[] = [];
   for (const entry of Object.values(map)) {
     for (const node of Array.isArray(entry) ? entry : [entry]) {
-      if (!isObject(node)) continue;
+      if (!isJsonObject(node)) continue;
       const { spans: children, ...span } = node;
       out.push({ span, children, start: instantNs(span.start_time), id: typeof span.span_id === 'string' ? span.span_id : '' });
     }

@@ -58,11 +58,6 @@ function parseJson(text: string, exactNumbers: boolean): unknown {
     : JSON.parse(text);
 }
 
-/** A JSON object as JSON.parse gives it (not an array, not null). */
-export function isJsonObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 export type ParsedJson =
   | { ok: true; value: unknown }
   | { ok: false; problem: 'empty' | 'too_deep' | 'too_many_values' | 'invalid_utf8' | 'invalid_json'; message: string };

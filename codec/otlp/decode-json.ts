@@ -9,7 +9,8 @@
 import { newSpan, SPAN_KIND_NAMES, spanStatus, STATUS_CODE_NAMES, type AttrValue, type Attributes, type OtlpExtras, type Span, type SpanEvent, type SpanLink, type SpanScope } from '../../model/span.ts';
 import { flattenInto } from '../../model/attributes/flatten.ts';
 import { AttributeList } from '../../model/attributes/list.ts';
-import { isJsonObject, parseJsonBytes } from '../json/parse.ts';
+import { parseJsonBytes } from '../json/parse.ts';
+import { isJsonObject } from '../../model/json-object.ts';
 import { MAX_VALUE_DEPTH, OtlpDecodeError, OtlpSpanLimitError, OtlpValueLimitError } from './errors.ts';
 import type { DecodedRequest } from './decode-proto.ts';
 

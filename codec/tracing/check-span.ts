@@ -5,7 +5,7 @@ import { isZeroSpanId, normaliseSpanId, normaliseTraceId, spanIdHex, type Random
 import type { Span } from '../../model/span.ts';
 import { isSpanType, isTraceType, newSpan, spanStatus, SPAN_KIND_BY_NAME, STATUS_CODE_BY_NAME } from '../../model/span.ts';
 import { parseTimestamp } from './time.ts';
-import { isJsonObject } from '../json/parse.ts';
+import { isJsonObject } from '../../model/json-object.ts';
 import {
   attributesOf, isAbsent, parseEvents, parseLinks, parseOtlpExtras, parseReferences, parseScope,
 } from './span-parts.ts';

@@ -1,7 +1,7 @@
 // The tree form of the tracing API (ingest-api.md §3.3): walking `traces` in pre-order into drafts, and
 // counting nodes for the span-count limit. Both walks use an explicit stack, not recursion: the tree's
 // depth is bounded only by the receiver's nesting limit, which is configurable.
-import { isJsonObject } from '../json/parse.ts';
+import { isJsonObject } from '../../model/json-object.ts';
 import type { SpanDraft, TracingBody } from '../../model/batch.ts';
 
 

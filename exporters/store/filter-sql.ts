@@ -11,7 +11,7 @@
 // - `references` `in` with an `id` (stored ids are compared after normalisation, which SQL cannot do).
 // Every SQL expression here is 0 or 1, never NULL, so NOT and the negated operators are exact too.
 import { flattenObject } from '../../model/attributes/flatten.ts';
-import { isJsonObject } from '../../codec/json/parse.ts';
+import { isJsonObject } from '../../model/json-object.ts';
 import { SPAN_KIND_BY_NAME, STATUS_CODE_BY_NAME } from '../../model/span.ts';
 import { isCondition, type Condition, type Filter } from './query-body.ts';
 import { MAX_COLUMN_NS } from './span-writer.ts';

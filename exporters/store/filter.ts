@@ -2,7 +2,7 @@
 // filters in SQL instead, exactly as this does; what it cannot say is evaluated here, on the rows SQL kept.
 import { parseTimestamp } from '../../codec/tracing/time.ts';
 import { flattenObject } from '../../model/attributes/flatten.ts';
-import { isJsonObject } from '../../codec/json/parse.ts';
+import { isJsonObject } from '../../model/json-object.ts';
 import { normaliseTraceId } from '../../model/ids.ts';
 import { isCondition, type Condition, type Filter } from './query-body.ts';
 

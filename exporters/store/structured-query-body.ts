@@ -1,7 +1,7 @@
 // The body of `POST /spans/query` and `POST /traces/query` (read-api.md §7): `{"filtering"?: Filter,
 // "windowing"?: Windowing}`, the flat query's filter (query-body.ts) and the shared windowing. The
 // saved-query references of Agenta's body are known but not served: 422 `not_supported`.
-import { isJsonObject } from '../../codec/json/parse.ts';
+import { isJsonObject } from '../../model/json-object.ts';
 import { absent, parseFilter, type Filter, type Problem, type QueryLimits } from './query-body.ts';
 import { parseWindowing, type Windowing } from './windowing.ts';
 

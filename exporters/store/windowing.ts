@@ -1,6 +1,6 @@
 // The `windowing` object of the structured and simple-trace queries (read-api.md §7, §8.5): the flat
 // query's window keys plus `order` and the paging cursor `next`, and the test of one item against it.
-import { isJsonObject } from '../../codec/json/parse.ts';
+import { isJsonObject } from '../../model/json-object.ts';
 import { normaliseSpanId, normaliseTraceId } from '../../model/ids.ts';
 import { absent, unknownKeys, windowInto, type Loc, type Problem, type QueryLimits } from './query-body.ts';
 

@@ -1,7 +1,7 @@
 // The body of `POST /simple/traces/query` (read-api.md §8.5) -> a checked SimpleQuery, or the 422 entries.
 // Unknown keys at any level are refused; the view parts are checked as on create (simple-trace.ts), links
 // name ids in any ingest form, each id optional.
-import { isJsonObject } from '../../codec/json/parse.ts';
+import { isJsonObject } from '../../model/json-object.ts';
 import { normaliseSpanId, normaliseTraceId } from '../../model/ids.ts';
 import { absent, unknownKeys, type Loc, type Problem, type QueryLimits } from '../../exporters/store/query-body.ts';
 import type { PartialLink, SimpleQuery } from '../../exporters/store/simple-query.ts';

@@ -1,7 +1,7 @@
 // `POST /simple/traces/` (ingest-api.md §8): one self-contained event becomes one root span. The body is
 // checked here (422 with exact loc/type), then turned into ONE flat tracing-API span object that goes
 // through the same span checks and namespace as every other request.
-import { isJsonObject } from '../../codec/json/parse.ts';
+import { isJsonObject } from '../../model/json-object.ts';
 import { normaliseSpanId, normaliseTraceId, normaliseUuid } from '../../model/ids.ts';
 import { REFERENCE_KEYS } from '../../model/span.ts';
 import type { ValidationItem } from './replies.ts';

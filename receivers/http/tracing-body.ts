@@ -1,6 +1,6 @@
 // The top level of an OTelTracingRequest (ingest-api.md §3.1, §2.3). Field type errors are reported
 // together and before the exactly-one rule, as pydantic does (field validation, then the model rule).
-import { isJsonObject } from '../../codec/json/parse.ts';
+import { isJsonObject } from '../../model/json-object.ts';
 import type { TracingBody } from '../../model/batch.ts';
 import type { ValidationItem } from './replies.ts';
 

@@ -2,6 +2,7 @@
 // pre-order with their depth in the tree (model/read-trace.ts, the walk `tracehop trace` prints too), and
 // a one-line summary (name, type, duration, status, tokens, cost) from the spans' fields and their
 // `ag.metrics` attributes (ag-namespace.md §4).
+import { isJsonObject } from '../../../model/json-object.ts';
 import { instantNs, outline, type MapSpan, type SpanAtDepth } from '../../../model/read-trace.ts';
 
 /** A span of the read responses (read-api.md §3): record fields, `attributes` in the nested shape. */
@@ -22,15 +23,11 @@ export interface TraceSummary {
   cost: number | undefined;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** The value at a path of nested objects, or undefined. */
 export function valueAt(root: unknown, ...keys: string[]): unknown {
   let v = root;
   for (const k of keys) {
-    if (!isObject(v)) return undefined;
+    if (!isJsonObject(v)) return undefined;
     v = v[k];
   }
   return v;
@@ -93,11 +90,11 @@ export function summarise(traceId: string, spans: SpanAtDepth[]): TraceSummary {
 
 /** `attributes` without what the page shows on its own (`ag.data.inputs`, `ag.data.outputs`, `ag.metrics`). */
 export function otherAttributes(attributes: unknown): Record<string, unknown> {
-  if (!isObject(attributes)) return {};
+  if (!isJsonObject(attributes)) return {};
   const { ag, ...rest } = attributes;
-  if (!isObject(ag)) return attributes;
+  if (!isJsonObject(ag)) return attributes;
   const { data, metrics: _metrics, ...agRest } = ag;
-  const keptData = isObject(data) ? Object.fromEntries(Object.entries(data).filter(([k]) => k !== 'inputs' && k !== 'outputs')) : data;
-  const keptAg = { ...agRest, ...(keptData !== undefined && !(isObject(keptData) && Object.keys(keptData).length === 0) ? { data: keptData } : {}) };
+  const keptData = isJsonObject(data) ? Object.fromEntries(Object.entries(data).filter(([k]) => k !== 'inputs' && k !== 'outputs')) : data;
+  const keptAg = { ...agRest, ...(keptData !== undefined && !(isJsonObject(keptData) && Object.keys(keptData).length === 0) ? { data: keptData } : {}) };
   return Object.keys(keptAg).length === 0 ? rest : { ag: keptAg, ...rest };
 }
