@@ -1,8 +1,8 @@
 // The printing of `tracehop traces` / `trace`: durations in a scannable form, nanosecond times, and the
 // sibling order rebuilt from the spans (a span named `2` is not moved first by JSON's key order).
 import { describe, expect, it } from 'vitest';
-import { instantNs } from '../model/read-trace.ts';
 import { formatDuration, formatTraceTree, type SpanMap } from './trace-format.ts';
+import { parseTimestamp } from '../model/time.ts';
 
 describe('trace printing', () => {
   it('formats durations with at most three significant digits', () => {
@@ -14,8 +14,8 @@ describe('trace printing', () => {
   });
 
   it('reads record times to the nanosecond', () => {
-    expect(instantNs('2026-01-01T00:00:01.000000007Z')! - instantNs('2026-01-01T00:00:01Z')!).toBe(7n);
-    expect(instantNs('1970-01-01T00:00:02.5Z')).toBe(2_500_000_000n);
+    expect(parseTimestamp('2026-01-01T00:00:01.000000007Z')! - parseTimestamp('2026-01-01T00:00:01Z')!).toBe(7n);
+    expect(parseTimestamp('1970-01-01T00:00:02.5Z')).toBe(2_500_000_000n);
   });
 
   it('orders siblings by start time, then span id, whatever the order of the map keys', () => {

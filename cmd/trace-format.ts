@@ -2,7 +2,8 @@
 // (read-api.md §4, `{"spans": {"<name>": Node | [Node, ...]}}`) as one summary line, or as an indented tree.
 // Pure functions of the JSON, so the output is the same whichever daemon answered; the walk, the sibling
 // order and the root are model/read-trace.ts's, shared with the page.
-import { instantNs, outline, spansInOrder, type MapSpan } from '../model/read-trace.ts';
+import { outline, spansInOrder, type MapSpan } from '../model/read-trace.ts';
+import { parseTimestamp } from '../model/time.ts';
 
 /** A trace map's `spans` (read-api.md §4), as the read routes answer it. */
 export type SpanMap = Record<string, unknown>;
@@ -25,7 +26,7 @@ function text(v: unknown): string {
 }
 
 function spanDuration(span: MapSpan): string {
-  return formatDuration((instantNs(span.end_time) ?? 0n) - (instantNs(span.start_time) ?? 0n));
+  return formatDuration((parseTimestamp(span.end_time) ?? 0n) - (parseTimestamp(span.start_time) ?? 0n));
 }
 
 /** `OK`, `ERROR: <message>`, or `UNSET` (also for a span without a status). */

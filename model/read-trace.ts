@@ -6,6 +6,7 @@
 // rather than taken from the map's keys: a JavaScript object puts integer-like keys (a span named `2`)
 // first, whatever order the server wrote them in.
 import { isJsonObject } from './json-object.ts';
+import { parseTimestamp } from './time.ts';
 
 /** A span of a read response (read-api.md §3), without its `spans`: its fields as the JSON has them. */
 export type MapSpan = Record<string, unknown>;
@@ -26,15 +27,6 @@ export interface TraceOutline {
   endNs: bigint | undefined;
   /** The span that started first (the first in span order among equals). */
   first: MapSpan | undefined;
-}
-
-/** A record time (`YYYY-MM-DDThh:mm:ss[.f]Z`, up to 9 fraction digits) as nanoseconds since the epoch; undefined when it is not one. */
-export function instantNs(iso: unknown): bigint | undefined {
-  if (typeof iso !== 'string') return undefined;
-  const match = /^(.*?:\d\d)(?:\.(\d{1,9}))?Z$/.exec(iso);
-  const ms = Date.parse((match?.[1] ?? iso) + 'Z');
-  if (!Number.isFinite(ms)) return undefined;
-  return BigInt(ms) * 1_000_000n + BigInt((match?.[2] ?? '').padEnd(9, '0') || '0');
 }
 
 interface Sortable {
@@ -62,7 +54,7 @@ function siblings(map: unknown): Sortable[] {
     for (const node of Array.isArray(entry) ? entry : [entry]) {
       if (!isJsonObject(node)) continue;
       const { spans: children, ...span } = node;
-      out.push({ span, children, start: instantNs(span.start_time), id: typeof span.span_id === 'string' ? span.span_id : '' });
+      out.push({ span, children, start: parseTimestamp(span.start_time), id: typeof span.span_id === 'string' ? span.span_id : '' });
     }
   }
   return out.sort(bySpanOrder);
@@ -91,8 +83,8 @@ export function outline(spans: SpanAtDepth[]): TraceOutline {
   let endNs: bigint | undefined;
   let first: MapSpan | undefined;
   for (const { span } of spans) {
-    const start = instantNs(span.start_time);
-    const end = instantNs(span.end_time);
+    const start = parseTimestamp(span.start_time);
+    const end = parseTimestamp(span.end_time);
     if (start !== undefined && (startNs === undefined || start < startNs)) {
       startNs = start;
       first = span;

@@ -4,7 +4,7 @@ import type { SpanDraft } from '../../model/batch.ts';
 import { isZeroSpanId, normaliseSpanId, normaliseTraceId, spanIdHex, type RandomIds } from '../../model/ids.ts';
 import type { Span } from '../../model/span.ts';
 import { isSpanType, isTraceType, newSpan, spanStatus, SPAN_KIND_BY_NAME, STATUS_CODE_BY_NAME } from '../../model/span.ts';
-import { parseTimestamp } from './time.ts';
+import { parseTimestamp } from '../../model/time.ts';
 import { isJsonObject } from '../../model/json-object.ts';
 import {
   attributesOf, isAbsent, parseEvents, parseLinks, parseOtlpExtras, parseReferences, parseScope,

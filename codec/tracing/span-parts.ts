@@ -4,7 +4,7 @@
 import { flattenObject } from '../../model/attributes/flatten.ts';
 import { AttributeList } from '../../model/attributes/list.ts';
 import { normaliseSpanId, normaliseTraceId, normaliseUuid } from '../../model/ids.ts';
-import { parseTimestamp } from './time.ts';
+import { parseTimestamp } from '../../model/time.ts';
 import { isJsonObject } from '../../model/json-object.ts';
 import type {
   Attributes, OtlpExtras, SpanEvent, SpanLink, SpanReference, SpanScope,

@@ -1,6 +1,6 @@
 // Evaluating a checked filter (read-api.md §6.2) on one decoded span record. filter-sql.ts says most
 // filters in SQL instead, exactly as this does; what it cannot say is evaluated here, on the rows SQL kept.
-import { parseTimestamp } from '../../codec/tracing/time.ts';
+import { parseTimestamp } from '../../model/time.ts';
 import { flattenObject } from '../../model/attributes/flatten.ts';
 import { isJsonObject } from '../../model/json-object.ts';
 import { normaliseTraceId } from '../../model/ids.ts';

@@ -2,7 +2,7 @@
 // the 422 entries of §2.3. Everything a query needs is decided here, before anything runs: ids in output
 // form, times in nanoseconds, enum values checked, operator aliases resolved.
 import { isJsonObject } from '../../model/json-object.ts';
-import { parseTimestamp } from '../../codec/tracing/time.ts';
+import { parseTimestamp } from '../../model/time.ts';
 import { normaliseSpanId, normaliseTraceId } from '../../model/ids.ts';
 import { SPAN_KIND_NAMES, SPAN_TYPES, STATUS_CODE_NAMES, TRACE_TYPES } from '../../model/span.ts';
 

@@ -3,7 +3,8 @@
 // a one-line summary (name, type, duration, status, tokens, cost) from the spans' fields and their
 // `ag.metrics` attributes (ag-namespace.md §4).
 import { isJsonObject } from '../../../model/json-object.ts';
-import { instantNs, outline, type MapSpan, type SpanAtDepth } from '../../../model/read-trace.ts';
+import { outline, type MapSpan, type SpanAtDepth } from '../../../model/read-trace.ts';
+import { parseTimestamp } from '../../../model/time.ts';
 
 /** A span of the read responses (read-api.md §3): record fields, `attributes` in the nested shape. */
 export type SpanObject = MapSpan;
@@ -47,7 +48,7 @@ function lengthMs(start: bigint | undefined, end: bigint | undefined): number | 
 export function spanDurationMs(span: SpanObject): number | undefined {
   const computed = numberAt(span.attributes, 'ag', 'metrics', 'duration', 'cumulative');
   if (computed !== undefined) return computed;
-  return lengthMs(instantNs(span.start_time), instantNs(span.end_time));
+  return lengthMs(parseTimestamp(span.start_time), parseTimestamp(span.end_time));
 }
 
 /** The root's cumulative total when it carries one, else the sum of every span's incremental total. */

@@ -1,6 +1,9 @@
 // Timestamps of the tracing API (ingest-api.md §4.4) -> integer nanoseconds since the Unix epoch, UTC.
-// Two per span at least, so the ISO form is read with a char loop, not a regex or Date.parse (which
-// would also read offset-less times as local time and lose everything below milliseconds).
+// The same reader serves the time filters of the read routes and the record times of read responses
+// (span-record.md: `YYYY-MM-DDThh:mm:ss[.f]Z`, one of the ISO forms read here) that `tracehop trace` and
+// the page order and measure spans by. Two per span at least, so the ISO form is read with a char loop,
+// not a regex or Date.parse (which would also read offset-less times as local time and lose everything
+// below milliseconds).
 
 /** 2^64: the exclusive upper bound of a valid time. */
 const NS_LIMIT = 1n << 64n;

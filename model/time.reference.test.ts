@@ -1,7 +1,7 @@
 // parseTimestamp against a reference written straight from ingest-api.md §4.4 (a regular expression,
 // Date.UTC and BigInt(text)), on random valid, near-valid and mutated inputs in random order.
 import { describe, expect, it } from 'vitest';
-import { pickWith, seededRandom } from '../../test/helpers/random.ts';
+import { pickWith, seededRandom } from '../test/helpers/random.ts';
 import { parseTimestamp } from './time.ts';
 
 const NS_LIMIT = 1n << 64n;
