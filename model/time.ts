@@ -52,7 +52,10 @@ function fromSafeEpoch(value: number): bigint | undefined {
 /** 10^(9 - k) for k fraction digits of an epoch (s, ms, us, ns): fraction -> nanoseconds. */
 const FRACTION_SCALE = [1e9, 1e8, 1e7, 1e6, 1e5, 1e4, 1e3, 1e2, 1e1, 1];
 
-/** The value of the ASCII digits s[from, to) (at most 15 of them), or -1 when one is not a digit. */
+/**
+ * The value of the ASCII digits s[from, to) (at most 15 of them, to <= s.length), or -1 when one is
+ * not a digit.
+ */
 function digitValue(s: string, from: number, to: number): number {
   let v = 0;
   for (let i = from; i < to; i++) {
@@ -85,19 +88,10 @@ function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
 
-/** The number held by `n` ASCII digits at s[at], or -1 when one of them is not a digit. */
-function digitsAt(s: string, at: number, n: number): number {
-  if (at + n > s.length) return -1;
-  let v = 0;
-  for (let i = at; i < at + n; i++) {
-    const c = s.charCodeAt(i);
-    if (!isDigit(c)) return -1;
-    v = v * 10 + (c - 48);
-  }
-  return v;
-}
-
-/** digitsAt(s, at, 2) without the loop: six of the seven fields are two digits, and fromIso is hot. */
+/**
+ * digitValue(s, at, at + 2) without the loop, and -1 past the end: six of the seven fields are two
+ * digits, and fromIso is hot.
+ */
 function twoDigitsAt(s: string, at: number): number {
   if (at + 2 > s.length) return -1;
   const hi = s.charCodeAt(at) - 48;
@@ -139,7 +133,7 @@ function dateSeconds(year: number, month: number, day: number): number {
 function fromIso(s: string): bigint | undefined {
   const n = s.length;
   if (n < 10 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return undefined;
-  let seconds = dateSeconds(digitsAt(s, 0, 4), twoDigitsAt(s, 5), twoDigitsAt(s, 8));
+  let seconds = dateSeconds(digitValue(s, 0, 4), twoDigitsAt(s, 5), twoDigitsAt(s, 8));
   if (Number.isNaN(seconds)) return undefined;
   let fracNs = 0;
   let i = 10;
