@@ -180,9 +180,9 @@ function writeRequests(w: ProtoWriter, memo: EncodeMemo, spans: Span[], limit: n
           // span opened holds nothing else and is dropped, as a whole-request encoding would not have it.
           const spanBytes = Buffer.from(w.buf.subarray(spanStart, w.pos));
           w.pos = spanStart;
-          if (ssSpans > 0) closeScopeSpans(w, ssMark, sg);
+          if (ssSpans > 0) closeGroup(w, ssMark, sg.schemaUrl);
           else w.pos = ssStart;
-          if (rsSpans > 0) closeResourceSpans(w, rsMark, group);
+          if (rsSpans > 0) closeGroup(w, rsMark, group.schemaUrl);
           else w.pos = rsStart;
           sink.request(w.buf.subarray(requestStart, w.pos), order, first, order.length);
           requestStart = w.pos;
@@ -209,12 +209,12 @@ function writeRequests(w: ProtoWriter, memo: EncodeMemo, spans: Span[], limit: n
         first = order.length;
       }
       if (ssMark >= 0) {
-        closeScopeSpans(w, ssMark, sg);
+        closeGroup(w, ssMark, sg.schemaUrl);
         ssMark = -1;
       }
     }
     if (rsMark >= 0) {
-      closeResourceSpans(w, rsMark, group);
+      closeGroup(w, rsMark, group.schemaUrl);
       rsMark = -1;
     }
   }
@@ -260,14 +260,6 @@ function openResourceSpans(w: ProtoWriter, memo: EncodeMemo, group: ResourceGrou
   return mark;
 }
 
-function closeResourceSpans(w: ProtoWriter, mark: number, group: ResourceGroup): void {
-  if (group.schemaUrl !== '') {
-    w.tag(3, WIRE_LEN);
-    w.string(group.schemaUrl);
-  }
-  w.end(mark, GROUP_WIDTH);
-}
-
 function openScopeSpans(w: ProtoWriter, memo: EncodeMemo, sg: ScopeGroup): number {
   w.tag(2, WIRE_LEN); // scope_spans
   const mark = w.begin(GROUP_WIDTH);
@@ -275,10 +267,11 @@ function openScopeSpans(w: ProtoWriter, memo: EncodeMemo, sg: ScopeGroup): numbe
   return mark;
 }
 
-function closeScopeSpans(w: ProtoWriter, mark: number, sg: ScopeGroup): void {
-  if (sg.schemaUrl !== '') {
+/** Ends a ResourceSpans or ScopeSpans: both have `schema_url` as field 3, after their content. */
+function closeGroup(w: ProtoWriter, mark: number, schemaUrl: string): void {
+  if (schemaUrl !== '') {
     w.tag(3, WIRE_LEN);
-    w.string(sg.schemaUrl);
+    w.string(schemaUrl);
   }
   w.end(mark, GROUP_WIDTH);
 }
