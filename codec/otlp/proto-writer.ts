@@ -48,12 +48,7 @@ export class ProtoWriter {
 
   varint(v: number): void {
     this.ensure(10);
-    const buf = this.buf;
-    while (v >= 0x80) {
-      buf[this.pos++] = (v % 0x80) | 0x80;
-      v = Math.floor(v / 0x80);
-    }
-    buf[this.pos++] = v;
+    this.pos = putVarint(this.buf, this.pos, v);
   }
 
   tag(field: number, wireType: number): void {
@@ -216,11 +211,12 @@ export class ProtoWriter {
   }
 }
 
-/** Writes the varint of `v` at `p` (room checked by the caller). */
-function putVarint(buf: Buffer, p: number, v: number): void {
+/** Writes the varint of `v` at `p` (room checked by the caller); returns the position after it. */
+function putVarint(buf: Buffer, p: number, v: number): number {
   while (v >= 0x80) {
     buf[p++] = (v % 0x80) | 0x80;
     v = Math.floor(v / 0x80);
   }
   buf[p] = v;
+  return p + 1;
 }
