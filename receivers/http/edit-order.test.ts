@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { encodeSpanJson } from '../../codec/record/index.ts';
+import type { TraceReads } from '../../exporters/store/reads.ts';
 import { StoreExporter } from '../../exporters/store/store-exporter.ts';
 import { silentLogger } from '../../pipeline/log.ts';
 import { FIXTURE_F, ingested } from '../../test/helpers/store-fixture.ts';
@@ -28,16 +29,42 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/**
+ * The store's reads as EditOrder uses them (its stored records and its commits), counting the commit
+ * listeners it holds: it watches a store's commits only while an edit is open.
+ */
+function listenedReads(reads: TraceReads): { reads: TraceReads; listeners: () => number } {
+  let listeners = 0;
+  const wrapped: Pick<TraceReads, 'spanRecord' | 'onCommit'> = {
+    spanRecord: (project, traceId, spanId) => reads.spanRecord(project, traceId, spanId),
+    onCommit: (listener) => {
+      listeners++;
+      const stop = reads.onCommit(listener);
+      return () => {
+        listeners--;
+        return stop();
+      };
+    },
+  };
+  return { reads: wrapped as TraceReads, listeners: () => listeners };
+}
+
+/** Still waiting after a while (the store has not committed what it waits for). */
+const pending = async (wait: Promise<boolean>): Promise<boolean | 'pending'> => Promise.race([wait, sleep(50).then(() => 'pending' as const)]);
+
 it('forgets an edit once the store commits it, and a waiting PATCH goes on then', async () => {
-  const order = new EditOrder(() => store.reads(), 20_000);
+  const reads = listenedReads(store.reads()!);
+  const order = new EditOrder(() => reads.reads, 20_000);
   const [span] = ingested(FIXTURE_F);
   order.appended('', span.traceId, span.spanId, encodeSpanJson(span));
-  expect(order.inFlight).toBe(1);
+  expect(reads.listeners()).toBe(1);
   const waiting = order.stored('', span.traceId, Date.now());
+  expect(await pending(waiting)).toBe('pending');
   await store.export([span]);
   expect(await waiting).toBe(true);
-  expect(order.inFlight).toBe(0);
-  expect(order.watching).toBe(false);
+  // Forgotten, not kept as a mark: even a PATCH that arrived long before goes on.
+  expect(await order.stored('', span.traceId, 0)).toBe(true);
+  expect(reads.listeners()).toBe(0);
 });
 
 it('answers 503 to every PATCH that arrived before a late edit expired, not only the first whose wait ends', async () => {
@@ -54,18 +81,23 @@ it('answers 503 to every PATCH that arrived before a late edit expired, not only
 });
 
 it('stops checking an edit the store never holds once it expires, waited for or not', async () => {
-  const order = new EditOrder(() => store.reads(), 30);
+  const reads = listenedReads(store.reads()!);
+  const order = new EditOrder(() => reads.reads, 200);
   const [span] = ingested(FIXTURE_F);
+  const arrived = Date.now();
   order.appended('', span.traceId, span.spanId, '{"not":"this"}');
   await store.export([span]);
-  expect(order.watching).toBe(true);
-  await sleep(60);
+  expect(reads.listeners()).toBe(1);
+  await sleep(260);
   // No PATCH waited: the expiry alone lets the store's commits go.
-  expect(order.watching).toBe(false);
+  expect(reads.listeners()).toBe(0);
   expect(await order.stored('', span.traceId, Date.now())).toBe(true);
-  await sleep(40);
+  // The mark stays for one bound after the expiry: a PATCH that arrived before it still answers 503.
+  expect(await order.stored('', span.traceId, arrived)).toBe(false);
+  await sleep(200);
   await store.export([span]);
-  expect(order.inFlight).toBe(0);
+  // Then it is dropped: nothing is left to wait on, whenever the PATCH arrived.
+  expect(await order.stored('', span.traceId, arrived)).toBe(true);
 });
 
 it('bounds the wait for an edit in flight when read.query_timeout is 0', () => {

@@ -99,16 +99,6 @@ export class EditOrder {
     this.#watchCurrent();
   }
 
-  /** Edits remembered, open or expired (tests: they are forgotten once stored, marks once stale). */
-  get inFlight(): number {
-    return this.#inFlight.size;
-  }
-
-  /** Whether the commits of a store are watched (tests: only while an edit is open). */
-  get watching(): boolean {
-    return this.#watched !== undefined;
-  }
-
   #expire(edit: InFlight): void {
     if (!edit.open) return;
     edit.open = false;
