@@ -128,11 +128,6 @@ export class StoreExporter implements Exporter {
     }
   }
 
-  /** Bytes of the live pages (§9.3), for tests and the logs. */
-  usedBytes(): number {
-    return this.#pruner?.usedBytes() ?? 0;
-  }
-
   async shutdown(): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
