@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeExportRequest } from '../codec/otlp/index.ts';
+import { decodeExportRequest } from '../test/helpers/otlp-decode.ts';
 import { ExportRequestEncoder } from '../codec/otlp/encode-proto.ts';
 import { newSpan, spanStatus, type Span } from './span.ts';
 import { AttributeList } from './attributes/list.ts';

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { AttributeList } from '../../model/attributes/list.ts';
 import type { AttrValue, Attributes, Span } from '../../model/span.ts';
 import {
-  decodeExportRequest, decodeExportRequestJson, decodeExportResponse, decodeExportResponseJson, decodeStatus,
-  ExportRequestEncoder, encodeExportRequestJson, encodeExportResponse, encodeExportResponseJson, encodeStatus,
-  exportRequestJson, OtlpDecodeError,
+  decodeExportRequestJson, decodeExportResponse, decodeExportResponseJson, decodeStatus, ExportRequestEncoder,
+  encodeExportRequestJson, encodeExportResponse, encodeExportResponseJson, encodeStatus, exportRequestJson, OtlpDecodeError,
 } from './index.ts';
+import { decodeExportRequest } from '../../test/helpers/otlp-decode.ts';
 import { ProtoWriter } from './proto-writer.ts';
 import { WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-reader.ts';
 import { withAllFields } from '../../test/helpers/spans.ts';

@@ -2,7 +2,8 @@
 // fields of ResourceSpans and ScopeSpans in any order, the attribute cache and repeated keys. Expected
 // values are written by hand, or come from decoding each KeyValue alone with a fresh decoder.
 import { describe, expect, it } from 'vitest';
-import { decodeExportRequest, ProtoDecoder } from './decode-proto.ts';
+import { ProtoDecoder } from './decode-proto.ts';
+import { decodeExportRequest } from '../../test/helpers/otlp-decode.ts';
 import { OtlpSpanLimitError } from './errors.ts';
 import { attributeHash } from './decode-attribute-cache.ts';
 import { pickWith, seededRandom } from '../../test/helpers/random.ts';

@@ -83,14 +83,6 @@ const T_ANY_BYTES = (7 << 3) | WIRE_LEN;
 
 const T_LIST_VALUES = (1 << 3) | WIRE_LEN;
 
-/**
- * Decodes an ExportTraceServiceRequest with a decoder of its own (tests, one-off uses); a receiver keeps
- * one ProtoDecoder for all its requests.
- */
-export function decodeExportRequest(bytes: Uint8Array): DecodedRequest {
-  return new ProtoDecoder().decode(bytes);
-}
-
 /** Runs `read` over the length-delimited message at the reader's position. */
 function enter(r: ProtoReader): number {
   const len = r.length();

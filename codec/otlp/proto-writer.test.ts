@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AttributeList } from '../../model/attributes/list.ts';
 import type { Span } from '../../model/span.ts';
-import { decodeExportRequest, ExportRequestEncoder } from './index.ts';
+import { ExportRequestEncoder } from './index.ts';
+import { decodeExportRequest } from '../../test/helpers/otlp-decode.ts';
 import { ProtoReader, WIRE_LEN } from './proto-reader.ts';
 import { ProtoWriter, varintBytes } from './proto-writer.ts';
 

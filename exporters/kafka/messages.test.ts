@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeExportRequest, decodeExportRequestJson, ExportRequestEncoder } from '../../codec/otlp/index.ts';
+import { decodeExportRequestJson, ExportRequestEncoder } from '../../codec/otlp/index.ts';
+import { decodeExportRequest } from '../../test/helpers/otlp-decode.ts';
 import { BatchLinesEncoder, encodeSpanJson } from '../../codec/record/index.ts';
 import { AttributeList } from '../../model/attributes/list.ts';
 import type { Span } from '../../model/span.ts';

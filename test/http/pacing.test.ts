@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decodeExportRequest } from '../../codec/otlp/index.ts';
+import { decodeExportRequest } from '../helpers/otlp-decode.ts';
 import { startDaemon } from '../helpers/daemon.ts';
 
 /** An OTLP/HTTP endpoint that answers each export after `delayMs`, counting the spans it got. */

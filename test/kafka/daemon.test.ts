@@ -5,7 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { decodeExportRequest, decodeExportRequestJson } from '../../codec/otlp/index.ts';
+import { decodeExportRequestJson } from '../../codec/otlp/index.ts';
+import { decodeExportRequest } from '../helpers/otlp-decode.ts';
 import { formatTimeNs } from '../../codec/record/index.ts';
 import type { Span } from '../../model/span.ts';
 import { startDaemon, type Daemon } from '../helpers/daemon.ts';

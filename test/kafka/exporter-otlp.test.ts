@@ -2,7 +2,8 @@
 // per batch, read back with the project's own OTLP decoders.
 import { describe, expect, inject, it } from 'vitest';
 import { KafkaExporter } from '../../exporters/kafka/kafka-exporter.ts';
-import { decodeExportRequest, decodeExportRequestJson } from '../../codec/otlp/index.ts';
+import { decodeExportRequestJson } from '../../codec/otlp/index.ts';
+import { decodeExportRequest } from '../helpers/otlp-decode.ts';
 import type { Span } from '../../model/span.ts';
 import { context, createTopic, kafkaConfig, makeSpans, readTopic, recordingLogger, uniqueTopic, type ReadMessage } from './helpers.ts';
 

@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { decodeExportRequest } from '../../codec/otlp/decode-proto.ts';
+import { decodeExportRequest } from '../helpers/otlp-decode.ts';
 import { decodeExportRequestJson } from '../../codec/otlp/decode-json.ts';
 import { encodeExportRequestJson } from '../../codec/otlp/encode-json.ts';
 import type { Span } from '../../model/span.ts';

@@ -6,8 +6,9 @@ import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otl
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { silentLogger } from '../../pipeline/log.ts';
 import {
-  decodeExportRequest, decodeExportRequestJson, ExportRequestEncoder, encodeExportRequestJson,
+  decodeExportRequestJson, ExportRequestEncoder, encodeExportRequestJson,
 } from '../../codec/otlp/index.ts';
+import { decodeExportRequest } from '../helpers/otlp-decode.ts';
 import { OtlpExporter } from '../../exporters/otlp/otlp-exporter.ts';
 import { OtlpReceiver } from '../../receivers/otlp/receiver.ts';
 import { expectedFields, RecordingConsumer, sdkSpans } from './helpers.ts';

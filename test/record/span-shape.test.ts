@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { flatBody, nestedBody, otlpProtoBody } from '../../bench/bodies.ts';
 import { TracingBodyReader } from '../../codec/tracing/body-reader.ts';
 import { TracingSpans } from '../../codec/tracing/spans.ts';
-import { decodeExportRequest, decodeExportRequestJson, encodeExportRequestJson } from '../../codec/otlp/index.ts';
+import { decodeExportRequestJson, encodeExportRequestJson } from '../../codec/otlp/index.ts';
+import { decodeExportRequest } from '../helpers/otlp-decode.ts';
 import { SPAN_FIELDS, type Span } from '../../model/span.ts';
 
 function tracing(body: Buffer): Span[] {
