@@ -75,11 +75,6 @@ export class SchemaValidators {
   }
 }
 
-/** One schema's validator, on its own (tests, fixtures). */
-export function validator(schema: JsonSchema): ValidateFunction {
-  return new SchemaValidators().validator(schema);
-}
-
 /** An ajv error as (path segments below the validated value, message). */
 export function describeError(error: ErrorObject): { segments: string[]; message: string } {
   const segments = error.instancePath

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, open, readFile, readdir, rm, stat, writeFile } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { validator } from '../../config/ajv.ts';
+import { validator } from '../../test/helpers/schema-validator.ts';
 import { RetryableError, StartupError } from '../../pipeline/errors.ts';
 import { silentLogger } from '../../pipeline/log.ts';
 import { encodeSpanJson } from '../../codec/record/index.ts';

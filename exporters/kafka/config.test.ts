@@ -1,6 +1,6 @@
 import { compatibilityPartitioner, MultipleErrors, NetworkError, ProtocolError, TimeoutError, UserError } from '@platformatic/kafka';
 import { describe, expect, it } from 'vitest';
-import { validator } from '../../config/ajv.ts';
+import { validator } from '../../test/helpers/schema-validator.ts';
 import { producerOptions } from './client-options.ts';
 import { brokerList, checkKafkaConfig, schema, type KafkaConfig } from './config.ts';
 import { classifySendError } from './send-errors.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validator } from '../../config/ajv.ts';
+import { validator } from '../../test/helpers/schema-validator.ts';
 import { schema as exporterSchema } from './config.ts';
 
 describe('otlp exporter config', () => {

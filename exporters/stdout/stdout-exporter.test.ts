@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { validator } from '../../config/ajv.ts';
+import { validator } from '../../test/helpers/schema-validator.ts';
 import { silentLogger } from '../../pipeline/log.ts';
 import { jsonLines } from '../../test/helpers/json-lines.ts';
 import { sampleSpan, sampleSpans } from '../../test/record/fixtures.ts';

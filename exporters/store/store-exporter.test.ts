@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { validator } from '../../config/ajv.ts';
+import { validator } from '../../test/helpers/schema-validator.ts';
 import { RetryableError, StartupError } from '../../pipeline/errors.ts';
 import { silentLogger, type Logger } from '../../pipeline/log.ts';
 import { makeSpan } from '../../test/helpers/spans.ts';

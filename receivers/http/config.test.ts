@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validator } from '../../config/ajv.ts';
+import { validator } from '../../test/helpers/schema-validator.ts';
 import { schema } from './config.ts';
 import { httpDefaults } from '../../test/helpers/http-receiver-config.ts';
 import { factory } from './factory.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validator } from '../../config/ajv.ts';
+import { validator } from '../../test/helpers/schema-validator.ts';
 import { resolveProtocols, schema, type OtlpReceiverConfig } from './config.ts';
 
 function load(config: unknown): { ok: boolean; value: unknown } {

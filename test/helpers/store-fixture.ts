@@ -1,7 +1,7 @@
 // Fixture F of read-api.md §12, as the http receiver would hand it to the pipeline: the body reader, the
 // span checks and the real namespace processor. Shared by the store's read tests. Also the config of a
 // daemon whose http receiver reads from a store.
-import { validator } from '../../config/ajv.ts';
+import { validator } from './schema-validator.ts';
 import type { SyncProcessor } from '../../pipeline/component.ts';
 import type { WorkingBatch } from '../../model/batch.ts';
 import { TracingSpans } from '../../codec/tracing/spans.ts';

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { Consumer } from '@platformatic/kafka';
 import { createTopic } from '../../bench/kafka-topic.ts';
 import { expect } from 'vitest';
-import { validator } from '../../config/ajv.ts';
+import { validator } from '../helpers/schema-validator.ts';
 import type { ComponentContext } from '../../pipeline/component.ts';
 import { createLogger, type Logger } from '../../pipeline/log.ts';
 import { AttributeList } from '../../model/attributes/list.ts';

@@ -2,7 +2,7 @@
 // byte-identical (flat shape). Here the "POST" is the receiver's own steps without the socket: the body
 // reader (integers beyond 2^53 as bigint), the span checks, then the real namespace processor.
 import { describe, expect, it } from 'vitest';
-import { validator } from '../../config/ajv.ts';
+import { validator } from '../helpers/schema-validator.ts';
 import type { SyncProcessor } from '../../pipeline/component.ts';
 import type { WorkingBatch } from '../../model/batch.ts';
 import { TracingBodyReader } from '../../codec/tracing/body-reader.ts';
