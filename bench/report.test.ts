@@ -58,4 +58,20 @@ describe('bench report', () => {
     expect(ratios['otlp-proto-cpus-all: otelcol / tracehop (workers: 2) CPU-seconds per M spans (higher = tracehop cheaper)']).toBeCloseTo(1.5);
     expect(formatReport([rows], { pinned: false, durationMs: 10_000, cpus: 'all' })).toContain('sharing all CPUs (--cpus all)');
   });
+  it('durable against memory on both loads issue 26 names, each within its round', () => {
+    const rows: Row[] = [
+      { scenario: 'otlp-proto', target: 'tracehop', measurement: measured(100, 8, 10) },
+      { scenario: 'otlp-proto-durable', target: 'tracehop', measurement: measured(80, 10, 15) },
+      { scenario: 'durable-vs-memory', target: 'tracehop (storage {type: disk, directory: DIR/stream, fsync: always})', measurement: measured(70, 11, 20) },
+      { scenario: 'durable-vs-memory', target: 'tracehop (storage memory)', measurement: measured(100, 8.8, 10) },
+    ];
+    const ratios = Object.fromEntries(ratioValues(rows).map((r) => [r.label, r.value]));
+    expect(ratios['agenta-flat: durable (fsync always) / memory spans/s']).toBeCloseTo(0.7);
+    expect(ratios['agenta-flat: durable / memory CPU-seconds per M spans (lower = durable cheaper)']).toBeCloseTo(1.25);
+    expect(ratios['agenta-flat: durable / memory p99 latency']).toBeCloseTo(2);
+    expect(ratios['otlp-proto: durable (fsync always) / memory spans/s']).toBeCloseTo(0.8);
+    expect(ratios['otlp-proto: durable / memory CPU-seconds per M spans (lower = durable cheaper)']).toBeCloseTo(1.25);
+    // otlp-proto-durable has no Collector row here: no tracehop / otelcol ratio is made up for it.
+    expect(Object.keys(ratios).some((label) => label.startsWith('otlp-proto-durable: tracehop / otelcol'))).toBe(false);
+  });
 });

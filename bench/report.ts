@@ -115,11 +115,18 @@ export function ratioValues(rows: Row[]): Array<{ label: string; value: number }
     push(`otlp-proto-cpus-all: ${many.target} / otelcol spans/s`, many.measurement.load.spansPerSecond / collector.load.spansPerSecond);
     push(`otlp-proto-cpus-all: otelcol / ${many.target} CPU-seconds per M spans (higher = tracehop cheaper)`, collector.cpuPerMillion / many.measurement.cpuPerMillion);
   }
-  const durable = rows.find((r) => r.scenario === 'durable-vs-memory' && r.target.includes('disk'))?.measurement;
-  const memory = rows.find((r) => r.scenario === 'durable-vs-memory' && r.target.includes('memory'))?.measurement;
-  if (durable && memory) {
-    push('durable (fsync always) / memory spans/s', durable.load.spansPerSecond / memory.load.spansPerSecond);
-    push('durable / memory p99 latency', durable.load.latencyMs.p99 / memory.load.latencyMs.p99);
+  // Issue 26's durable targets name two loads: agenta-flat (its own scenario runs both streams back to
+  // back) and otlp-proto (the otlp-proto and otlp-proto-durable rows: same body and exporter, only the
+  // stream differs).
+  const durableAgainstMemory = [
+    { load: 'agenta-flat', durable: find('durable-vs-memory', 'tracehop (storage {type: disk'), memory: find('durable-vs-memory', 'tracehop (storage memory') },
+    { load: 'otlp-proto', durable: find('otlp-proto-durable', 'tracehop'), memory: find('otlp-proto', 'tracehop') },
+  ];
+  for (const { load, durable, memory } of durableAgainstMemory) {
+    if (!durable || !memory) continue;
+    push(`${load}: durable (fsync always) / memory spans/s`, durable.load.spansPerSecond / memory.load.spansPerSecond);
+    push(`${load}: durable / memory CPU-seconds per M spans (lower = durable cheaper)`, durable.cpuPerMillion / memory.cpuPerMillion);
+    push(`${load}: durable / memory p99 latency`, durable.load.latencyMs.p99 / memory.load.latencyMs.p99);
   }
   return out;
 }

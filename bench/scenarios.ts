@@ -399,11 +399,19 @@ export const scenarios: Scenario[] = [
       undefined, undefined, [], otlpProtoBody, '{type: disk, directory: DIR/stream, fsync: always}'),
   },
   {
+    // The two streams take turns at running first, round by round, as the peers of a pair do; the rows
+    // keep one order (durable first).
     name: 'durable-vs-memory',
-    run: async (ctx) => [
-      await tracehopHttp(ctx, 'durable-vs-memory', (i) => flatBody(i), '{type: disk, directory: DIR/stream, fsync: always}'),
-      await tracehopHttp(ctx, 'durable-vs-memory', (i) => flatBody(i), 'memory'),
-    ],
+    run: async (ctx) => {
+      const durable = () => tracehopHttp(ctx, 'durable-vs-memory', (i) => flatBody(i), '{type: disk, directory: DIR/stream, fsync: always}');
+      const memory = () => tracehopHttp(ctx, 'durable-vs-memory', (i) => flatBody(i), 'memory');
+      if (collectorFirst(ctx.round)) {
+        const m = await memory();
+        return [await durable(), m];
+      }
+      const d = await durable();
+      return [d, await memory()];
+    },
   },
   {
     // agenta-flat into the embedded trace store: intake waits for an exporter that is behind (the intake
