@@ -38,7 +38,7 @@ export interface BenchContext {
   durationMs: number;
   pin: Pin;
   collector(): string | undefined;
-  /** 1 for the first round; the peers of a pair take turns at going first (see `collectorFirst`). */
+  /** 1 for the first round; the peers of a pair take turns at going first (see `secondPeerFirst`). */
   round: number;
   /** `pinned`: the daemon and the load generator each on a CPU of its own (taskset); `all` (`--cpus all`):
    *  every process shares all the machine's CPUs, as a gateway runs. */
@@ -46,12 +46,12 @@ export interface BenchContext {
 }
 
 /**
- * Whether the Collector runs before tracehop in this round of a pair: in every second round. The two
- * runs of a pair follow each other, and whatever favours the first or the second of them (the drift of a
- * shared host over half a minute, the page cache and files the run before left behind) then falls on
- * each peer in turn instead of on the same one in every round.
+ * Whether the second peer of a pair (the Collector; durable-vs-memory's memory stream) runs first in this
+ * round: in every second round. The two runs of a pair follow each other, and whatever favours the first
+ * or the second of them (the drift of a shared host over half a minute, the page cache and files the run
+ * before left behind) then falls on each peer in turn instead of on the same one in every round.
  */
-export function collectorFirst(round: number): boolean {
+export function secondPeerFirst(round: number): boolean {
   return round % 2 === 0;
 }
 
@@ -184,7 +184,7 @@ async function otlpPair(
       measure(t, load(`${t.endpoints.otlp[0]}/v1/traces`, 'application/x-protobuf', bodies, ctx, rate), ctx.pin));
     return { scenario: name, target: 'otelcol', measurement: theirs };
   };
-  const first = collectorFirst(ctx.round) ? await runCollector() : undefined;
+  const first = secondPeerFirst(ctx.round) ? await runCollector() : undefined;
   const rows: Row[] = [];
   for (const nodeOptions of ['', ...tracehopNodeOptions]) {
     const ours = await withTarget(startTracehop(name, tracehopConfig('otlp', tracehopExporter, storage, exporterIds[0]), ctx.pin, { nodeOptions }), (t) =>
@@ -405,7 +405,7 @@ export const scenarios: Scenario[] = [
     run: async (ctx) => {
       const durable = () => tracehopHttp(ctx, 'durable-vs-memory', (i) => flatBody(i), '{type: disk, directory: DIR/stream, fsync: always}');
       const memory = () => tracehopHttp(ctx, 'durable-vs-memory', (i) => flatBody(i), 'memory');
-      if (collectorFirst(ctx.round)) {
+      if (secondPeerFirst(ctx.round)) {
         const m = await memory();
         return [await durable(), m];
       }

@@ -337,6 +337,12 @@ describe('OTLP/JSON', () => {
     expect(span.startNs).toBe(0n);
   });
 
+  it('a time that fixed64 cannot carry (2^64 and above) is no time: the rules reject the span as missing it', () => {
+    const times = ['18446744073709551615', '18446744073709551616', '99999999999999999999', 1e20];
+    const text = JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: times.map((t) => ({ traceId: '5b8efff798038103d269b633813fc60c', spanId: '00f067aa0ba902b7', startTimeUnixNano: t })) }] }] });
+    expect(decodeExportRequestJson(enc.encode(text)).spans.map((s) => s.startNs)).toEqual([18446744073709551615n, 0n, 0n, 0n]);
+  });
+
   it('undecodable bodies throw OtlpDecodeError naming the place', () => {
     const bad = ['', 'not json', '[]', '{"resourceSpans":{}}', '{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":5}]}]}]}',
       '{"resourceSpans":[{"scopeSpans":[{"spans":[{"attributes":[{"key":"a","value":{"intValue":"1.5"}}]}]}]}]}'];

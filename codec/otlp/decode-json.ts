@@ -55,13 +55,18 @@ function id(v: unknown): string {
   return v.toLowerCase();
 }
 
-/** fixed64 nanoseconds: a decimal string or an integer; anything else is 0n (the rules: missing time). */
+/** fixed64 nanoseconds: a decimal string or an integer below 2^64; anything else is 0n (the rules:
+ *  missing time). Twenty digits reach past 2^64, which protobuf's fixed64 cannot carry: such a time is
+ *  no time, as in the tracing API (ingest-api.md §4.4). */
 function nanos(v: unknown): bigint {
-  if (typeof v === 'string') return /^\d{1,20}$/.test(v) ? BigInt(v) : 0n;
-  if (typeof v === 'number') return Number.isInteger(v) && v >= 0 ? BigInt(v) : 0n;
-  if (typeof v === 'bigint') return v >= 0n ? v : 0n;
-  return 0n;
+  let n = 0n;
+  if (typeof v === 'string') n = /^\d{1,20}$/.test(v) ? BigInt(v) : 0n;
+  else if (typeof v === 'number') n = Number.isInteger(v) && v >= 0 ? BigInt(v) : 0n;
+  else if (typeof v === 'bigint') n = v >= 0n ? v : 0n;
+  return n < FIXED64_END ? n : 0n;
 }
+
+const FIXED64_END = 1n << 64n;
 
 /** An enum by number or by name; -1 (out of every range) when neither. */
 function enumValue(v: unknown, names: readonly string[]): number {

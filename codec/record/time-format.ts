@@ -1,6 +1,6 @@
 // Writing a span time (bigint nanoseconds since the Unix epoch, UTC) as the ISO 8601 text of the JSON
 // record (ingest-api.md §4.4 output): `YYYY-MM-DDThh:mm:ss[.f]Z`, the fraction trimmed of trailing zeros,
-// at most 9 digits, none when zero. Parsing lives in codec/tracing/time.ts.
+// at most 9 digits, none when zero. Parsing lives in model/time.ts.
 //
 // Three of these per span on the record's hot path, so the digits go straight into the writer's bytes;
 // formatTimeNs is the same code writing into a buffer of its own.

@@ -3,6 +3,7 @@
 // reasons. The processors after it see only canonical spans.
 import type { Rejection, SpanDraft, TracingBody } from '../../model/batch.ts';
 import { RandomIds } from '../../model/ids.ts';
+import { isJsonObject } from '../../model/json-object.ts';
 import type { Span } from '../../model/span.ts';
 import { checkDraft, newLineage, type Lineage } from './check-span.ts';
 import { treeDrafts } from './tree.ts';
@@ -28,9 +29,8 @@ export function rejection(index: number, path: string, traceId: unknown, spanId:
 
 function draftRejection(draft: SpanDraft, reason: string): Rejection {
   const v = draft.value;
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return rejection(draft.index, draft.path, 0, 0, reason);
-  const o = v as Record<string, unknown>;
-  return rejection(draft.index, draft.path, o.trace_id, o.span_id, reason);
+  if (!isJsonObject(v)) return rejection(draft.index, draft.path, 0, 0, reason);
+  return rejection(draft.index, draft.path, v.trace_id, v.span_id, reason);
 }
 
 /**

@@ -5,6 +5,7 @@
 // Keys are matched by pipeline/auth.ts (digests only; never logged).
 import { readFileSync, statSync } from 'node:fs';
 import { parse } from 'yaml';
+import { isJsonObject } from '../../model/json-object.ts';
 import type { Authenticator, Identity } from '../../pipeline/component.ts';
 import { StartupError } from '../../pipeline/errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
@@ -12,9 +13,8 @@ import { KeySet, type KeyEntry } from '../../pipeline/auth.ts';
 import type { ApiKeysConfig } from './config.ts';
 
 /** An entry as `keys` takes it: exactly one of key / key_sha256 (64 hex digits), an optional project. */
-function isEntry(v: unknown): v is KeyEntry {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-  const e = v as Record<string, unknown>;
+function isEntry(e: unknown): e is KeyEntry {
+  if (!isJsonObject(e)) return false;
   if (Object.keys(e).some((k) => k !== 'key' && k !== 'key_sha256' && k !== 'project')) return false;
   if ((e.key === undefined) === (e.key_sha256 === undefined)) return false;
   if (e.key !== undefined && (typeof e.key !== 'string' || e.key === '')) return false;

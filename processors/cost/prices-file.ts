@@ -9,6 +9,7 @@
 // one. An exact name wins over a glob; among globs the first in the file wins.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { isJsonObject } from '../../model/json-object.ts';
 
 /** Prices in USD per million tokens. */
 export interface UserPrice {
@@ -38,10 +39,9 @@ function isPrice(v: unknown): v is number {
 }
 
 /** The problem with one entry, or its price. */
-function entry(name: string, v: unknown): UserPrice | string {
+function entry(name: string, e: unknown): UserPrice | string {
   const where = `models.${JSON.stringify(name)}`;
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return `${where} must be an object {input, output}`;
-  const e = v as Record<string, unknown>;
+  if (!isJsonObject(e)) return `${where} must be an object {input, output}`;
   const extra = Object.keys(e).find((k) => k !== 'input' && k !== 'output');
   if (extra !== undefined) return `${where}.${extra} is not a known key (input, output)`;
   if (!isPrice(e.input)) return `${where}.input must be a number of USD per million tokens, 0 or more`;
