@@ -4,7 +4,7 @@
 //
 // Three of these per span on the record's hot path, so the digits go straight into the writer's bytes;
 // formatTimeNs is the same code writing into a buffer of its own.
-import { uint64ToNumber } from '../../model/byte-order.ts';
+import { Uint64ToNumber } from '../../model/byte-order.ts';
 import { Piece } from '../bytes/piece.ts';
 import { JsonWriter } from './json-writer.ts';
 import { COLON, DIGIT_0, DOT, LETTER_Z } from '../bytes/ascii.ts';
@@ -25,6 +25,7 @@ export class TimeText {
   private dayEndNs = 0n; // an empty window until the first time is written
   private readonly secondText = new Piece(19);
   private lastSecondOfDay = -1;
+  private readonly toNumber = new Uint64ToNumber();
 
   /** Moves the cached day to the one holding `ns` (floor division, so times before the epoch work too). */
   private enterDay(ns: bigint): void {
@@ -54,8 +55,8 @@ export class TimeText {
     if (ns < this.dayStartNs || ns >= this.dayEndNs) this.enterDay(ns);
     // In [0, 86_400e9), below 2^53: exact as a double. `| 0`: second and fraction fit in 31 bits, and as
     // int32 the digit arithmetic stays integer (measured: as doubles every `%` is an fmod call, 2x slower).
-    // uint64ToNumber, not Number(): no heap BigInt for the difference.
-    const inDayNs = uint64ToNumber(ns - this.dayStartNs);
+    // Uint64ToNumber, not Number(): no heap BigInt for the difference.
+    const inDayNs = this.toNumber.of(ns - this.dayStartNs);
     const second = Math.floor(inDayNs / 1e9) | 0;
     let f = (inDayNs - second * 1e9) | 0;
     if (second !== this.lastSecondOfDay) this.enterSecond(second);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/helpers/random.ts';
+import { Uint64ToNumber } from '../../model/byte-order.ts';
 import { lengthNs } from './metrics.ts';
 
 // lengthNs is Number(end - start) without the heap BigInt: it must give the very same double, including
@@ -12,13 +13,14 @@ function randomU64(random: () => number, bits: number): bigint {
 }
 
 describe('lengthNs', () => {
+  const toNumber = new Uint64ToNumber();
   it('equals Number(end - start) for random times of every magnitude', () => {
     const random = seededRandom(4301);
     for (let i = 0; i < 20000; i++) {
       const start = randomU64(random, 1 + Math.floor(random() * 64));
       const length = randomU64(random, 1 + Math.floor(random() * 64));
       const end = start + length;
-      expect(lengthNs(start, end), `${start} ${end}`).toBe(Number(end - start));
+      expect(lengthNs(start, end, toNumber), `${start} ${end}`).toBe(Number(end - start));
     }
   });
 
@@ -30,7 +32,7 @@ describe('lengthNs', () => {
     cases.push([1n, (1n << 64n) - 1n], [(1n << 64n) - 2n, (1n << 64n) - 1n]);
     for (const [start, end] of cases) {
       if (end <= start) continue;
-      expect(lengthNs(start, end), `${start} ${end}`).toBe(Number(end - start));
+      expect(lengthNs(start, end, toNumber), `${start} ${end}`).toBe(Number(end - start));
     }
   });
 
@@ -38,14 +40,14 @@ describe('lengthNs', () => {
     const cases: Array<[bigint, bigint]> = [
       [-5n, 10n], [-(1n << 63n), 1n << 63n], [0n, 1n << 64n], [1n, (1n << 70n) + 3n], [-(1n << 65n), -1n],
     ];
-    for (const [start, end] of cases) expect(lengthNs(start, end)).toBe(Number(end - start));
+    for (const [start, end] of cases) expect(lengthNs(start, end, toNumber)).toBe(Number(end - start));
   });
 
   it('is what the namespace writes as ag.metrics.duration.cumulative (ms)', async () => {
     const { computeSpanMetrics } = await import('./metrics.ts');
     const c: { durationCumulative?: number | bigint } = {};
     const span = { startNs: 1776363498001000000n, endNs: 1776363498251000123n, events: undefined };
-    computeSpanMetrics(span as never, c as never);
+    computeSpanMetrics(span as never, c as never, new Uint64ToNumber());
     expect(c.durationCumulative).toBe(250.000123);
   });
 });

@@ -5,7 +5,7 @@ import {
   slotPosition, TOKENS_CUMULATIVE_TRIPLE, TOKENS_INCREMENTAL, TOKENS_INCREMENTAL_TRIPLE,
 } from '../../model/ag-metrics.ts';
 import type { AttributeList } from '../../model/attributes/list.ts';
-import { uint64ToNumber } from '../../model/byte-order.ts';
+import type { Uint64ToNumber } from '../../model/byte-order.ts';
 import type { Span } from '../../model/span.ts';
 import { DETACHED, forEachTraceTree } from '../../model/trace-tree.ts';
 import type { Cleaned } from './layout.ts';
@@ -14,16 +14,16 @@ const MAX_U64 = 0xffff_ffff_ffff_ffffn;
 
 /**
  * end - start as a double, the same as `Number(end - start)` for end > start. When both are in
- * [0, 2^64) the difference goes through uint64ToNumber, which builds no heap BigInt per span.
+ * [0, 2^64) the difference goes through `toNumber` (the caller's), which builds no heap BigInt per span.
  */
-export function lengthNs(start: bigint, end: bigint): number {
+export function lengthNs(start: bigint, end: bigint, toNumber: Uint64ToNumber): number {
   if (start < 0n || end > MAX_U64) return Number(end - start);
-  return uint64ToNumber(end - start);
+  return toNumber.of(end - start);
 }
 
 /** Duration in ms as an exact double (no rounding) when the span has positive length; error count when it has events. */
-export function computeSpanMetrics(span: Span, c: Cleaned): void {
-  if (span.endNs > span.startNs) c.durationCumulative = lengthNs(span.startNs, span.endNs) / 1e6;
+export function computeSpanMetrics(span: Span, c: Cleaned, toNumber: Uint64ToNumber): void {
+  if (span.endNs > span.startNs) c.durationCumulative = lengthNs(span.startNs, span.endNs, toNumber) / 1e6;
   const events = span.events;
   if (events !== undefined && events.length > 0) {
     let errors = 0;

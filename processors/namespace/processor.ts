@@ -2,6 +2,7 @@
 // in place. It never rejects and never throws on input; running it twice equals running it once.
 import type { SyncProcessor } from '../../pipeline/component.ts';
 import type { WorkingBatch } from '../../model/batch.ts';
+import { Uint64ToNumber } from '../../model/byte-order.ts';
 import type { Span } from '../../model/span.ts';
 import type { Cleaned } from './layout.ts';
 import type { NamespaceConfig, SemconvMode } from './config.ts';
@@ -44,12 +45,12 @@ class LinkedTraces {
 }
 
 /** S8 for one span: span type, trace type, computed metrics (§4.1-§4.3, without propagation). */
-function settle(span: Span, c: Cleaned, linked: LinkedTraces): void {
+function settle(span: Span, c: Cleaned, linked: LinkedTraces, toNumber: Uint64ToNumber): void {
   c.typeSpan ??= span.spanType ?? 'task';
   let tt = c.typeTrace ?? validTraceType(span.traceType);
   if (tt === undefined) tt = linked.has(span.traceId) ? 'annotation' : 'invocation';
   c.typeTrace = tt;
-  computeSpanMetrics(span, c);
+  computeSpanMetrics(span, c, toNumber);
 }
 
 /** S9 and the span fields derived from the attributes. */
@@ -79,6 +80,8 @@ export class NamespaceProcessor implements SyncProcessor {
   readonly afterMetrics: SyncProcessor | undefined;
   private readonly semconv: SemconvMode;
   private readonly normaliser = new Normaliser();
+  /** Scratch of the duration metric (metrics.ts lengthNs). */
+  private readonly toNumber = new Uint64ToNumber();
 
   constructor(config: Partial<NamespaceConfig> = {}) {
     this.semconv = config.semconv ?? 'otlp';
@@ -96,7 +99,7 @@ export class NamespaceProcessor implements SyncProcessor {
     for (let i = 0; i < n; i++) {
       const span = spans[i];
       const w = this.normaliser.normalise(span.attributes, semconv);
-      settle(span, w.c, linked);
+      settle(span, w.c, linked, this.toNumber);
       writeBack(span, w.c, w.q);
     }
   }
