@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Scalar, visit, type Document } from 'yaml';
+import { isJsonObject } from '../model/json-object.ts';
 import { SYNC_PROCESSORS, type ComponentKind } from '../pipeline/component.ts';
 import type { ComponentEntry, GraphSpec, PipelineEntry } from '../pipeline/graph.ts';
 import type { Registry } from '../pipeline/registry.ts';
@@ -190,8 +191,8 @@ class Loader {
   /** Every `auth: {authenticator: <id>}` in a receiver's settings names an enabled extension. */
   private checkAuthenticators(receivers: Map<string, ComponentEntry>, enabled: Map<string, ComponentEntry>): void {
     const visit = (value: unknown, path: string[]): void => {
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
-      for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+      if (!isJsonObject(value)) return;
+      for (const [key, child] of Object.entries(value)) {
         const here = [...path, key];
         if (key === 'auth' && typeof child === 'object' && child !== null) {
           const id = (child as { authenticator?: unknown }).authenticator;

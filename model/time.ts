@@ -6,7 +6,8 @@
 // below milliseconds).
 
 /** 2^64: the exclusive upper bound of a valid time. */
-const NS_LIMIT = 1n << 64n;
+/** The first time past what a 64-bit count of nanoseconds holds (OTLP's fixed64, the record's times). */
+export const NS_LIMIT = 1n << 64n;
 
 /** floor(2^64 / 1e9): a whole second below this one, plus any fraction, is always under 2^64 ns. */
 const MAX_SECONDS = 18_446_744_073;

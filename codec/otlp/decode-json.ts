@@ -11,6 +11,7 @@ import { flattenInto } from '../../model/attributes/flatten.ts';
 import { AttributeList } from '../../model/attributes/list.ts';
 import { parseJsonBytes } from '../json/parse.ts';
 import { isJsonObject } from '../../model/json-object.ts';
+import { NS_LIMIT } from '../../model/time.ts';
 import { MAX_VALUE_DEPTH, OtlpDecodeError, OtlpSpanLimitError, OtlpValueLimitError } from './errors.ts';
 import type { DecodedRequest } from './decode-proto.ts';
 
@@ -63,10 +64,8 @@ function nanos(v: unknown): bigint {
   if (typeof v === 'string') n = /^\d{1,20}$/.test(v) ? BigInt(v) : 0n;
   else if (typeof v === 'number') n = Number.isInteger(v) && v >= 0 ? BigInt(v) : 0n;
   else if (typeof v === 'bigint') n = v >= 0n ? v : 0n;
-  return n < FIXED64_END ? n : 0n;
+  return n < NS_LIMIT ? n : 0n;
 }
-
-const FIXED64_END = 1n << 64n;
 
 /** An enum by number or by name; -1 (out of every range) when neither. */
 function enumValue(v: unknown, names: readonly string[]): number {

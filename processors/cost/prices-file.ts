@@ -63,12 +63,11 @@ export function readPricesFile(file: string): UserPrices | string {
   } catch (error) {
     return `${file} is not YAML or JSON: ${(error as Error).message.split('\n')[0]}`;
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${file} must hold an object with "models"`;
-  const top = value as Record<string, unknown>;
-  const extra = Object.keys(top).find((k) => k !== 'models');
+  if (!isJsonObject(value)) return `${file} must hold an object with "models"`;
+  const extra = Object.keys(value).find((k) => k !== 'models');
   if (extra !== undefined) return `${file}: "${extra}" is not a known key (models)`;
-  const models = top.models;
-  if (typeof models !== 'object' || models === null || Array.isArray(models)) return `${file}: models must be an object of model name or glob -> {input, output}`;
+  const models = value.models;
+  if (!isJsonObject(models)) return `${file}: models must be an object of model name or glob -> {input, output}`;
   const out: UserPrices = { exact: new Map(), globs: [] };
   for (const [name, v] of Object.entries(models)) {
     const price = entry(name, v);
