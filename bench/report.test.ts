@@ -58,6 +58,7 @@ describe('bench report', () => {
     expect(ratios['otlp-proto-cpus-all: otelcol / tracehop (workers: 2) CPU-seconds per M spans (higher = tracehop cheaper)']).toBeCloseTo(1.5);
     expect(formatReport([rows], { pinned: false, durationMs: 10_000, cpus: 'all' })).toContain('sharing all CPUs (--cpus all)');
   });
+
   it('durable against memory on both loads issue 26 names, each within its round', () => {
     const rows: Row[] = [
       { scenario: 'otlp-proto', target: 'tracehop', measurement: measured(100, 8, 10) },
