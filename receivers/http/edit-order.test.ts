@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { encodeSpanJson } from '../../codec/record/index.ts';
 import type { TraceReads } from '../../exporters/store/reads.ts';
 import { StoreExporter } from '../../exporters/store/store-exporter.ts';
@@ -82,22 +82,30 @@ it('answers 503 to every PATCH that arrived before a late edit expired, not only
 
 it('stops checking an edit the store never holds once it expires, waited for or not', async () => {
   const reads = listenedReads(store.reads()!);
-  const order = new EditOrder(() => reads.reads, 200);
   const [span] = ingested(FIXTURE_F);
-  const arrived = Date.now();
-  order.appended('', span.traceId, span.spanId, '{"not":"this"}');
-  await store.export([span]);
-  expect(reads.listeners()).toBe(1);
-  await sleep(260);
-  // No PATCH waited: the expiry alone lets the store's commits go.
-  expect(reads.listeners()).toBe(0);
-  expect(await order.stored('', span.traceId, Date.now())).toBe(true);
-  // The mark stays for one bound after the expiry: a PATCH that arrived before it still answers 503.
-  expect(await order.stored('', span.traceId, arrived)).toBe(false);
-  await sleep(200);
-  // Then stored()'s own sweep drops it (no commit is listened to any more): nothing is left to wait
-  // on, whenever the PATCH arrived.
-  expect(await order.stored('', span.traceId, arrived)).toBe(true);
+  // The expiry and the mark's lifetime follow the clock and one timer: both are faked, so what is asserted
+  // does not depend on how long the store's work takes on a busy host.
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  try {
+    const order = new EditOrder(() => reads.reads, 200);
+    const arrived = Date.now();
+    order.appended('', span.traceId, span.spanId, '{"not":"this"}');
+    // The store commits a different record for that span: the edit stays open.
+    await store.export([span]);
+    expect(reads.listeners()).toBe(1);
+    vi.advanceTimersByTime(260);
+    // No PATCH waited: the expiry alone lets the store's commits go.
+    expect(reads.listeners()).toBe(0);
+    expect(await order.stored('', span.traceId, Date.now())).toBe(true);
+    // The mark stays for one bound after the expiry: a PATCH that arrived before it still answers 503.
+    expect(await order.stored('', span.traceId, arrived)).toBe(false);
+    vi.advanceTimersByTime(200);
+    // Then stored()'s own sweep drops it (no commit is listened to any more): nothing is left to wait
+    // on, whenever the PATCH arrived.
+    expect(await order.stored('', span.traceId, arrived)).toBe(true);
+  } finally {
+    vi.useRealTimers();
+  }
 });
 
 it('bounds the wait for an edit in flight when read.query_timeout is 0', () => {
