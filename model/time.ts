@@ -5,7 +5,6 @@
 // not a regex or Date.parse (which would also read offset-less times as local time and lose everything
 // below milliseconds).
 
-/** 2^64: the exclusive upper bound of a valid time. */
 /** The first time past what a 64-bit count of nanoseconds holds (OTLP's fixed64, the record's times). */
 export const NS_LIMIT = 1n << 64n;
 

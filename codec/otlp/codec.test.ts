@@ -7,6 +7,7 @@ import {
 } from './index.ts';
 import { decodeExportRequest } from '../../test/helpers/otlp-decode.ts';
 import { ProtoWriter } from './proto-writer.ts';
+import { OtlpRules } from './rules.ts';
 import { WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from './proto-reader.ts';
 import { withAllFields } from '../../test/helpers/spans.ts';
 
@@ -340,7 +341,10 @@ describe('OTLP/JSON', () => {
   it('a time that fixed64 cannot carry (2^64 and above) is no time: the rules reject the span as missing it', () => {
     const times = ['18446744073709551615', '18446744073709551616', '99999999999999999999', 1e20];
     const text = JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: times.map((t) => ({ traceId: '5b8efff798038103d269b633813fc60c', spanId: '00f067aa0ba902b7', startTimeUnixNano: t })) }] }] });
-    expect(decodeExportRequestJson(enc.encode(text)).spans.map((s) => s.startNs)).toEqual([18446744073709551615n, 0n, 0n, 0n]);
+    const spans = decodeExportRequestJson(enc.encode(text)).spans;
+    expect(spans.map((s) => s.startNs)).toEqual([18446744073709551615n, 0n, 0n, 0n]);
+    const rules = new OtlpRules();
+    expect(spans.slice(1).map((s) => rules.problem(s))).toEqual(['missing start_time', 'missing start_time', 'missing start_time']);
   });
 
   it('undecodable bodies throw OtlpDecodeError naming the place', () => {

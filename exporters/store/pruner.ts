@@ -47,7 +47,7 @@ export class Pruner {
   }
 
   /** Bytes of the main file's pages in use: page_count - freelist_count, times the page size. */
-  usedBytes(): number {
+  private usedBytes(): number {
     const pages = Number(this.#pageCount.get()!.page_count);
     const free = Number(this.#freelist.get()!.freelist_count);
     return (pages - free) * this.#pageSize;
