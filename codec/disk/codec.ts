@@ -250,11 +250,14 @@ export abstract class ValueEncoder {
     const values = v.valueArray;
     for (let i = 0; i < keys.length; i++) {
       this.key(keys[i]);
-      // Attribute values are mostly strings: written without going through the type switch.
-      const x = values[i];
-      if (typeof x === 'string') this.string(x, T_STRING);
-      else this.value(x);
+      this.attributeValue(values[i]);
     }
+  }
+
+  /** An attribute's value: mostly a string, written without going through the type switch. */
+  protected attributeValue(x: AttrValue): void {
+    if (typeof x === 'string') this.string(x, T_STRING);
+    else this.value(x);
   }
 }
 

@@ -16,7 +16,7 @@ import type { Attributes, OtlpExtras, Span, SpanEvent, SpanLink, SpanReference, 
 import { spanStatus } from '../../model/span.ts';
 import { AttributeList } from '../../model/attributes/list.ts';
 import type { AttrValue } from '../../model/span.ts';
-import { Decoder, T_ARRAY, T_OBJECT, T_STRING, T_UNDEFINED, ValueEncoder } from './codec.ts';
+import { Decoder, T_ARRAY, T_OBJECT, T_UNDEFINED, ValueEncoder } from './codec.ts';
 
 /** An attribute list with the keys of an earlier one of the record: varint list number, then values. */
 const T_SHAPED_MAP = 20;
@@ -97,11 +97,7 @@ export class SpanEncoder extends ValueEncoder {
         this.buf[this.pos++] = T_SHAPED_MAP;
         this.varint(id);
         const values = a.valueArray;
-        for (let i = 0; i < values.length; i++) {
-          const x = values[i];
-          if (typeof x === 'string') this.string(x, T_STRING);
-          else this.value(x);
-        }
+        for (let i = 0; i < values.length; i++) this.attributeValue(values[i]);
         return;
       }
       // Numbered in the order written, as the decoder numbers them. Held, not copied: the record is
