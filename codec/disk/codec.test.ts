@@ -2,27 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { Span } from '../../model/span.ts';
 import { decodeValue } from './codec.ts';
 import { SpanEncoder } from './span-codec.ts';
-import { recordOf, thr1Backlog } from '../../test/durability/helpers.ts';
+import { recordBounds, recordOf, thr1Backlog } from '../../test/durability/helpers.ts';
 import { thr1BacklogRecords } from '../../test/durability/fixtures/thr1-backlog.ts';
 import { everyFieldSpan } from '../../test/helpers/spans.ts';
 import { appendRecord, decodeRecordSpans, HEADER_BYTES, MAGIC_V1, parseRecord, stampSeq } from './record.ts';
 
-/** The records of the THR1 fixture segment: where each starts and ends. */
-function thr1Records(buf: Buffer): { start: number; end: number }[] {
-  const out: { start: number; end: number }[] = [];
-  for (let p = 0; p < buf.length;) {
-    const r = parseRecord(buf, p, buf.length);
-    if (r.kind !== 'ok') throw new Error(`fixture record at ${p}: ${r.kind}`);
-    out.push({ start: p, end: r.end });
-    p = r.end;
-  }
-  return out;
-}
-
 describe('THR1 payloads (decodeValue), as an earlier release wrote them', () => {
   it('reads every span of the fixture segment exactly: bigint, order, -0, lone surrogates in values and keys, absent vs []', () => {
     const buf = thr1Backlog();
-    const records = thr1Records(buf);
+    const records = recordBounds(buf, 'THR1 fixture');
     const expected = thr1BacklogRecords();
     expect(records).toHaveLength(expected.length);
     records.forEach(({ start, end }, i) => {
@@ -53,7 +41,7 @@ describe('THR1 payloads (decodeValue), as an earlier release wrote them', () => 
 
   it('rejects truncated or malformed payloads with a RangeError instead of returning garbage', () => {
     const buf = thr1Backlog();
-    const [{ start, end }] = thr1Records(buf);
+    const [{ start, end }] = recordBounds(buf, 'THR1 fixture');
     const payload = buf.subarray(start + HEADER_BYTES, end);
     expect(() => decodeValue(payload.subarray(0, payload.length - 5))).toThrow(RangeError);
     expect(() => decodeValue(Buffer.from([99]))).toThrow(RangeError);

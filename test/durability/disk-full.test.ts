@@ -5,9 +5,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RefusedError } from '../../pipeline/errors.ts';
 import { createDiskStream } from '../../pipeline/stream/disk/disk-stream.ts';
-import { parseRecord } from '../../codec/disk/record.ts';
 import type { IngestStream } from '../../pipeline/stream/stream.ts';
-import { captureLogger, segmentFiles, testIo, waitFor, type TestIo } from './helpers.ts';
+import { captureLogger, recordBounds, segmentFiles, testIo, waitFor, type TestIo } from './helpers.ts';
 import { makeSpans } from './spans.ts';
 import { mountTmpfs } from '../helpers/tmpfs.ts';
 
@@ -19,15 +18,7 @@ afterAll(() => tmpfs.remove());
 /** Every segment file parses from start to end into whole valid records; returns their count. */
 function checkSegments(dir: string): number {
   let records = 0;
-  for (const name of segmentFiles(dir)) {
-    const buf = fs.readFileSync(path.join(dir, name));
-    for (let p = 0; p < buf.length; ) {
-      const r = parseRecord(buf, p, buf.length);
-      if (r.kind !== 'ok') throw new Error(`${name}: ${r.kind} record at ${p}`);
-      records++;
-      p = r.end;
-    }
-  }
+  for (const name of segmentFiles(dir)) records += recordBounds(fs.readFileSync(path.join(dir, name)), name).length;
   return records;
 }
 

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SpanEncoder } from '../../codec/disk/span-codec.ts';
-import { appendRecord } from '../../codec/disk/record.ts';
+import { appendRecord, parseRecord } from '../../codec/disk/record.ts';
 import type { Span } from '../../model/span.ts';
 import { createLogger, type Logger } from '../../pipeline/log.ts';
 import { nodeIo, type DiskIo } from '../../pipeline/stream/disk/io.ts';
@@ -87,6 +87,21 @@ export async function waitFor(check: () => boolean, what: string): Promise<void>
 
 export function segmentFiles(dir: string): string[] {
   return fs.readdirSync(dir).filter((n) => n.endsWith('.seg')).sort();
+}
+
+/**
+ * Where each record of `buf` (a segment's bytes) starts and ends, read with the stream's own record
+ * parser; throws, naming `what` and the offset, at anything that is not a whole valid record.
+ */
+export function recordBounds(buf: Buffer, what: string): { start: number; end: number }[] {
+  const out: { start: number; end: number }[] = [];
+  for (let p = 0; p < buf.length; ) {
+    const r = parseRecord(buf, p, buf.length);
+    if (r.kind !== 'ok') throw new Error(`${what}: ${r.kind} record at ${p}`);
+    out.push({ start: p, end: r.end });
+    p = r.end;
+  }
+  return out;
 }
 
 /** The bytes of one record of `spans` alone, as the disk stream appends it (header, no seq yet). */

@@ -4,12 +4,12 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger, type Logger } from '../../log.ts';
 import type { IngestStream } from '../stream.ts';
-import { captureLogger, recordOf, segmentFiles, tempDir, thr1Backlog } from '../../../test/durability/helpers.ts';
+import { captureLogger, recordBounds, recordOf, segmentFiles, tempDir, thr1Backlog } from '../../../test/durability/helpers.ts';
 import { thr1BacklogRecords } from '../../../test/durability/fixtures/thr1-backlog.ts';
 import { makeSpans } from '../../../test/durability/spans.ts';
 import { segmentName } from './segment.ts';
 import { createDiskStream } from './disk-stream.ts';
-import { HEADER_BYTES, parseRecord, stampSeq } from '../../../codec/disk/record.ts';
+import { HEADER_BYTES, stampSeq } from '../../../codec/disk/record.ts';
 
 const opened: IngestStream[] = [];
 afterEach(async () => {
@@ -33,15 +33,7 @@ async function writeRecords(dir: string, count: number, segmentBytes = 1 << 20):
 
 /** Start offsets of the records in a segment file. */
 function recordOffsets(file: string): number[] {
-  const buf = fs.readFileSync(file);
-  const out: number[] = [];
-  for (let p = 0; p < buf.length; ) {
-    const r = parseRecord(buf, p, buf.length);
-    if (r.kind !== 'ok') throw new Error(`unexpected ${r.kind} at ${p}`);
-    out.push(p);
-    p = r.end;
-  }
-  return out;
+  return recordBounds(fs.readFileSync(file), file).map((r) => r.start);
 }
 
 async function readAllNames(stream: IngestStream): Promise<string[]> {
